@@ -1,0 +1,46 @@
+//! # libacp-core
+//!
+//! The Agent Client Protocol engine shared by every libacp binding.
+//!
+//! Layers, bottom up (see `DESIGN.md` in the repository):
+//! * [`framing`]: bytes to frames (NDJSON or Content-Length), bounded size;
+//! * [`transport`]: stdio, a spawned agent process, in-memory pairs, sockets;
+//! * [`message`]: JSON-RPC 2.0 decoding and encoding, params kept raw;
+//! * [`rpc`]: the connection engine (ids, pending calls, ordering,
+//!   cancellation, back-pressure, close);
+//! * [`schema`]: the ACP v1 types (the official schema crate) and
+//!   [`schema::Tolerant`] decoding.
+//!
+//! ```no_run
+//! use libacp_core::{AgentCommand, Connection, ConnectionOptions, NoHandler};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let conn = Connection::spawn(&AgentCommand::new("my-agent"), NoHandler, ConnectionOptions::default())?;
+//! let result = conn
+//!     .request("initialize", &serde_json::json!({"protocolVersion": 1}))
+//!     .await?;
+//! println!("{}", result.get());
+//! conn.close().await;
+//! # Ok(()) }
+//! ```
+
+pub mod error;
+pub mod framing;
+pub mod json;
+pub mod message;
+pub mod rpc;
+pub mod schema;
+pub mod transport;
+
+pub use error::{CallError, CloseReason, ConnectionError, RespondError, RpcError, codes};
+pub use framing::Framing;
+pub use message::RequestId;
+pub use rpc::{
+    BoxFuture, CancelHandle, CancelMode, Connection, ConnectionOptions, Direction, Event,
+    EventHook, FnHandler, Handler, IncomingNotification, IncomingRequest, NoHandler, OutgoingCall,
+    Peer, Responder, TraceHook,
+};
+pub use schema::{Tolerant, v1};
+pub use serde_json::value::RawValue;
+pub use transport::Transport;
+pub use transport::process::{AgentCommand, ExitInfo, ProcessStatus, ShutdownGrace};

@@ -1,0 +1,481 @@
+//! JSON-RPC 2.0 messages: decoding one frame into a request, notification or
+//! response, and encoding outgoing messages.
+//!
+//! Params and results stay raw JSON text ([`RawValue`]): the engine never
+//! parses them into a tree, so a handler that wants typed values parses once,
+//! and a handler that forwards JSON forwards it untouched.
+
+use std::fmt;
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+use crate::error::RpcError;
+
+/// A JSON-RPC request id. Incoming ids are echoed exactly as received.
+///
+/// Numbers that are not 64-bit integers (fractions, exponents, huge values)
+/// are kept as their JSON text in [`RequestId::Other`] so that they too are
+/// echoed unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum RequestId {
+    /// `null` (discouraged by JSON-RPC, but legal).
+    Null,
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    Str(String),
+    /// Any other JSON number, kept as its exact text.
+    Other(String),
+}
+
+impl RequestId {
+    fn from_raw(raw: &RawValue) -> Result<Self, String> {
+        let text = raw.get();
+        match text.as_bytes().first() {
+            Some(b'"') => serde_json::from_str::<String>(text)
+                .map(Self::Str)
+                .map_err(|e| e.to_string()),
+            Some(b'n') if text == "null" => Ok(Self::Null),
+            Some(b'-' | b'0'..=b'9') => Ok(match text.parse::<i64>() {
+                // Only when it prints back the same ("-0" stays "-0").
+                Ok(n) if n.to_string() == text => Self::Number(n),
+                _ => Self::Other(text.to_owned()),
+            }),
+            _ => Err(format!(
+                "`id` must be a string, a number or null, not {text}"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Null => f.write_str("null"),
+            Self::Number(n) => write!(f, "{n}"),
+            Self::Str(s) => write!(f, "{s:?}"),
+            Self::Other(t) => f.write_str(t),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        Self::Number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        Self::Str(s.to_owned())
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Null => s.serialize_unit(),
+            Self::Number(n) => s.serialize_i64(*n),
+            Self::Str(v) => s.serialize_str(v),
+            Self::Other(text) => match RawValue::from_string(text.clone()) {
+                Ok(raw) => raw.serialize(s),
+                Err(e) => Err(serde::ser::Error::custom(e)),
+            },
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <&RawValue>::deserialize(d)?;
+        Self::from_raw(raw).map_err(D::Error::custom)
+    }
+}
+
+/// One decoded incoming frame.
+#[derive(Debug)]
+pub enum Message {
+    /// A request: the peer expects exactly one answer with this id.
+    Request {
+        /// The id to echo in the answer.
+        id: RequestId,
+        /// The method name, untouched (extension methods start with `_`).
+        method: String,
+        /// The params, raw; `None` when absent.
+        params: Option<Box<RawValue>>,
+    },
+    /// A notification: no answer.
+    Notification {
+        /// The method name.
+        method: String,
+        /// The params, raw; `None` when absent.
+        params: Option<Box<RawValue>>,
+    },
+    /// An answer to one of our requests.
+    Response {
+        /// The id as the peer sent it; `None` when missing or `null`.
+        id: Option<RequestId>,
+        /// The result, or the peer's error.
+        result: Result<Box<RawValue>, RpcError>,
+    },
+}
+
+/// Why a frame could not be decoded, with what the engine answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodeError {
+    /// The error to send back (`-32700` or `-32600`), or to report only.
+    pub error: RpcError,
+    /// The id to answer with, when one could be read (else `null`).
+    pub id: Option<RequestId>,
+    /// `false` when the frame looked like a response: never answer those,
+    /// or two peers could answer each other's errors forever.
+    pub answerable: bool,
+}
+
+/// The wire shape of any message, borrowed from the frame.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, borrow)]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    method: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    params: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    result: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    error: Option<&'a RawValue>,
+}
+
+/// Decodes one frame (one JSON value).
+///
+/// `jsonrpc` may be missing (some peers omit it) but, when present, must be
+/// `"2.0"`. Batches are not part of ACP v1 and get `-32600`.
+pub fn decode(frame: &[u8]) -> Result<Message, Box<DecodeError>> {
+    let first = frame
+        .iter()
+        .copied()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
+    if first == Some(b'[') {
+        // Validate it is JSON first so that garbage gets -32700, not -32600.
+        return Err(match serde_json::from_slice::<&RawValue>(frame) {
+            Ok(_) => Box::new(DecodeError {
+                error: RpcError::invalid_request("batch requests are not supported by ACP v1"),
+                id: None,
+                answerable: true,
+            }),
+            Err(e) => parse_error(&e),
+        });
+    }
+    let env: Envelope<'_> = match serde_json::from_slice(frame) {
+        Ok(env) => env,
+        Err(e) if e.is_data() => {
+            return Err(Box::new(DecodeError {
+                error: RpcError::invalid_request("a JSON-RPC message must be a JSON object"),
+                id: None,
+                answerable: true,
+            }));
+        }
+        Err(e) => return Err(parse_error(&e)),
+    };
+    let id = match env.id.map(RequestId::from_raw).transpose() {
+        Ok(id) => id,
+        Err(detail) => {
+            return Err(invalid(
+                detail,
+                None,
+                env.result.is_none() && env.error.is_none(),
+            ));
+        }
+    };
+    if let Some(v) = env.jsonrpc
+        && v.get() != "\"2.0\""
+    {
+        let looks_like_response = env.method.is_none();
+        return Err(invalid(
+            format!("`jsonrpc` must be \"2.0\", not {}", v.get()),
+            id,
+            !looks_like_response,
+        ));
+    }
+    if let Some(method) = env.method {
+        let method: String = serde_json::from_str(method.get())
+            .map_err(|_| invalid("`method` must be a string".into(), id.clone(), true))?;
+        let params = match env.params {
+            None => None,
+            Some(p) if p.get() == "null" => None,
+            Some(p) if matches!(p.get().as_bytes().first(), Some(b'{' | b'[')) => {
+                Some(p.to_owned())
+            }
+            Some(_) => {
+                return Err(invalid(
+                    "`params` must be an object or an array".into(),
+                    id,
+                    true,
+                ));
+            }
+        };
+        return Ok(match id {
+            Some(id) => Message::Request { id, method, params },
+            None => Message::Notification { method, params },
+        });
+    }
+    let id = id.filter(|id| *id != RequestId::Null);
+    match (env.result, env.error) {
+        (Some(result), None) => Ok(Message::Response {
+            id,
+            result: Ok(result.to_owned()),
+        }),
+        (None, Some(error)) => {
+            let error = serde_json::from_str::<RpcError>(error.get()).unwrap_or_else(|e| {
+                RpcError::internal_error(format!("malformed error object from peer: {e}"))
+                    .with_data(serde_json::json!({ "raw": error.get() }))
+            });
+            Ok(Message::Response {
+                id,
+                result: Err(error),
+            })
+        }
+        (Some(_), Some(_)) => Err(invalid(
+            "a response must not carry both `result` and `error`".into(),
+            id,
+            false,
+        )),
+        (None, None) => Err(invalid(
+            "a message needs `method` (request or notification) or `result`/`error` (response)"
+                .into(),
+            id,
+            true,
+        )),
+    }
+}
+
+fn parse_error(e: &serde_json::Error) -> Box<DecodeError> {
+    Box::new(DecodeError {
+        error: RpcError::parse_error(e.to_string()),
+        id: None,
+        answerable: true,
+    })
+}
+
+fn invalid(detail: String, id: Option<RequestId>, answerable: bool) -> Box<DecodeError> {
+    Box::new(DecodeError {
+        error: RpcError::invalid_request(detail),
+        id,
+        answerable,
+    })
+}
+
+#[derive(Serialize)]
+struct OutRequest<'a> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a RawValue>,
+}
+
+#[derive(Serialize)]
+struct OutNotification<'a> {
+    jsonrpc: &'static str,
+    method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a RawValue>,
+}
+
+#[derive(Serialize)]
+struct OutResult<'a> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    result: &'a RawValue,
+}
+
+#[derive(Serialize)]
+struct OutError<'a> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    error: &'a RpcError,
+}
+
+fn to_vec<T: Serialize>(value: &T) -> Vec<u8> {
+    // Serializing these structs cannot fail: every field is a string, an id
+    // or an already-validated RawValue, and RpcError's data is a Value.
+    serde_json::to_vec(value).unwrap_or_else(|e| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"_libacp/encode_error","params":{{"error":{}}}}}"#,
+            serde_json::Value::from(e.to_string())
+        )
+        .into_bytes()
+    })
+}
+
+/// Encodes a request.
+pub fn encode_request(id: &RequestId, method: &str, params: Option<&RawValue>) -> Vec<u8> {
+    to_vec(&OutRequest {
+        jsonrpc: "2.0",
+        id,
+        method,
+        params,
+    })
+}
+
+/// Encodes a notification.
+pub fn encode_notification(method: &str, params: Option<&RawValue>) -> Vec<u8> {
+    to_vec(&OutNotification {
+        jsonrpc: "2.0",
+        method,
+        params,
+    })
+}
+
+/// Encodes a response. `id` is `None` for errors about frames whose id could
+/// not be read (JSON-RPC requires `"id": null` then).
+pub fn encode_response(id: Option<&RequestId>, result: Result<&RawValue, &RpcError>) -> Vec<u8> {
+    let id = id.unwrap_or(&RequestId::Null);
+    match result {
+        Ok(result) => to_vec(&OutResult {
+            jsonrpc: "2.0",
+            id,
+            result,
+        }),
+        Err(error) => to_vec(&OutError {
+            jsonrpc: "2.0",
+            id,
+            error,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(frame: &str) -> (RequestId, String, Option<String>) {
+        match decode(frame.as_bytes()) {
+            Ok(Message::Request { id, method, params }) => {
+                (id, method, params.map(|p| p.get().to_owned()))
+            }
+            other => panic!("not a request: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn decodes_request_with_numeric_and_string_ids() {
+        assert_eq!(
+            req(r#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"a":1}}"#),
+            (
+                RequestId::Number(7),
+                "initialize".into(),
+                Some(r#"{"a":1}"#.into())
+            )
+        );
+        assert_eq!(
+            req(r#"{"jsonrpc":"2.0","id":"x-1","method":"m"}"#).0,
+            RequestId::Str("x-1".into())
+        );
+    }
+
+    #[test]
+    fn odd_numeric_ids_are_echoed_exactly() {
+        for text in ["1.5", "18446744073709551616", "1e3", "-0"] {
+            let (id, _, _) = req(&format!(r#"{{"jsonrpc":"2.0","id":{text},"method":"m"}}"#));
+            let out = encode_response(Some(&id), Ok(&RawValue::from_string("1".into()).unwrap()));
+            let out = String::from_utf8(out).unwrap();
+            assert!(out.contains(&format!(r#""id":{text},"#)), "{out}");
+        }
+    }
+
+    #[test]
+    fn params_stay_raw_and_unknown_fields_are_ignored() {
+        let (_, _, params) = req(
+            r#"{"jsonrpc":"2.0","id":1,"method":"_x/y","params":{"_meta":{"k":[1, 2]}},"extra":true}"#,
+        );
+        assert_eq!(params.as_deref(), Some(r#"{"_meta":{"k":[1, 2]}}"#));
+    }
+
+    #[test]
+    fn missing_jsonrpc_is_tolerated_wrong_one_is_not() {
+        assert!(matches!(
+            decode(br#"{"id":1,"method":"m"}"#),
+            Ok(Message::Request { .. })
+        ));
+        let err = decode(br#"{"jsonrpc":"1.0","id":1,"method":"m"}"#).unwrap_err();
+        assert_eq!(err.error.code, crate::codes::INVALID_REQUEST);
+        assert_eq!(err.id, Some(RequestId::Number(1)));
+    }
+
+    #[test]
+    fn invalid_json_is_parse_error_with_null_id() {
+        let err = decode(b"{not json").unwrap_err();
+        assert_eq!(err.error.code, crate::codes::PARSE_ERROR);
+        assert_eq!(err.id, None);
+        assert!(err.answerable);
+    }
+
+    #[test]
+    fn non_objects_and_batches_are_invalid_requests() {
+        for frame in [
+            "42",
+            "\"s\"",
+            "[]",
+            r#"[{"jsonrpc":"2.0","method":"m"}]"#,
+            "null",
+        ] {
+            let err = decode(frame.as_bytes()).unwrap_err();
+            assert_eq!(err.error.code, crate::codes::INVALID_REQUEST, "{frame}");
+        }
+        assert_eq!(
+            decode(b"[1,").unwrap_err().error.code,
+            crate::codes::PARSE_ERROR
+        );
+    }
+
+    #[test]
+    fn responses_decode_and_bad_ones_are_not_answered() {
+        match decode(
+            br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"nope","data":"m"}}"#,
+        ) {
+            Ok(Message::Response { id, result: Err(e) }) => {
+                assert_eq!(id, Some(RequestId::Number(3)));
+                assert_eq!(e.code, -32601);
+                assert_eq!(e.data, Some(serde_json::json!("m")));
+            }
+            other => panic!("{other:?}"),
+        }
+        // An error without an id (seen from real agents) is a response with no id.
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"x"}}"#),
+            Ok(Message::Response { id: None, .. })
+        ));
+        let err = decode(br#"{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1}}"#).unwrap_err();
+        assert!(!err.answerable);
+    }
+
+    #[test]
+    fn scalar_params_are_invalid() {
+        let err = decode(br#"{"jsonrpc":"2.0","id":1,"method":"m","params":3}"#).unwrap_err();
+        assert_eq!(err.error.code, crate::codes::INVALID_REQUEST);
+        assert_eq!(err.id, Some(RequestId::Number(1)));
+    }
+
+    #[test]
+    fn encodes_compact_messages() {
+        let p = RawValue::from_string(r#"{"a":1}"#.into()).unwrap();
+        assert_eq!(
+            encode_request(&RequestId::Number(0), "m", Some(&p)),
+            br#"{"jsonrpc":"2.0","id":0,"method":"m","params":{"a":1}}"#
+        );
+        assert_eq!(
+            encode_notification("n", None),
+            br#"{"jsonrpc":"2.0","method":"n"}"#
+        );
+        assert_eq!(
+            encode_response(None, Err(&RpcError::new(-1, "x"))),
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"x"}}"#
+        );
+    }
+}

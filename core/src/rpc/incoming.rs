@@ -1,0 +1,239 @@
+//! Incoming requests and notifications, and the [`Responder`] that answers a
+//! request exactly once.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+
+use super::shared::{ANSWERED, CANCELLED, InflightState, OPEN, Shared};
+use super::{Event, Peer, lock};
+use crate::error::{RespondError, RpcError};
+use crate::message::RequestId;
+
+/// A request from the peer. Answer it through its [`Responder`].
+#[derive(Debug)]
+pub struct IncomingRequest {
+    /// The id the peer chose (echoed in the answer by the responder).
+    pub id: RequestId,
+    /// The method name, untouched.
+    pub method: String,
+    /// The params as raw JSON; `None` when absent.
+    pub params: Option<Box<RawValue>>,
+    /// Cancelled when the peer sends `$/cancel_request` for this request (the
+    /// engine has then answered `-32800`) or the connection closes.
+    pub cancellation: CancellationToken,
+    /// The connection it came on, for nested requests to the peer.
+    pub peer: Peer,
+}
+
+impl IncomingRequest {
+    /// Decodes the params as `T`; missing params decode as `null`.
+    /// A failure is the `-32602` error to answer with.
+    pub fn params_as<T: DeserializeOwned>(&self) -> Result<T, RpcError> {
+        decode_params(self.params.as_deref())
+    }
+}
+
+/// A notification from the peer.
+#[derive(Debug)]
+pub struct IncomingNotification {
+    /// The method name, untouched.
+    pub method: String,
+    /// The params as raw JSON; `None` when absent.
+    pub params: Option<Box<RawValue>>,
+    /// The connection it came on.
+    pub peer: Peer,
+}
+
+impl IncomingNotification {
+    /// Decodes the params as `T`.
+    pub fn params_as<T: DeserializeOwned>(&self) -> Result<T, RpcError> {
+        decode_params(self.params.as_deref())
+    }
+}
+
+fn decode_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, RpcError> {
+    let text = params.map_or("null", RawValue::get);
+    serde_json::from_str(text).map_err(|e| RpcError::invalid_params(e.to_string()))
+}
+
+/// Answers one incoming request. Thread-safe; may be moved to any thread and
+/// used after the handler returned.
+///
+/// * The first answer is sent; any later one is refused with
+///   [`RespondError::AlreadyAnswered`].
+/// * If the peer cancels first, the engine answers `-32800` and a later
+///   answer gets [`RespondError::Cancelled`].
+/// * Dropping an unanswered responder answers `-32603` ("the handler ended
+///   without answering"), so the peer never waits forever.
+pub struct Responder {
+    shared: Arc<Shared>,
+    id: RequestId,
+    state: Arc<InflightState>,
+}
+
+impl std::fmt::Debug for Responder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Responder").field("id", &self.id).finish()
+    }
+}
+
+impl Responder {
+    pub(crate) fn new(shared: Arc<Shared>, id: RequestId, state: Arc<InflightState>) -> Self {
+        Self { shared, id, state }
+    }
+
+    /// The id of the request this answers.
+    pub fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    /// Whether an answer (the handler's or the engine's) was sent.
+    pub fn is_answered(&self) -> bool {
+        self.state.answer.load(Ordering::SeqCst) != OPEN
+    }
+
+    /// The request's cancellation token.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.state.token
+    }
+
+    /// Sends the answer: a raw JSON result or an error.
+    pub fn respond(&self, result: Result<Box<RawValue>, RpcError>) -> Result<(), RespondError> {
+        if let Err(state) =
+            self.state
+                .answer
+                .compare_exchange(OPEN, ANSWERED, Ordering::SeqCst, Ordering::SeqCst)
+        {
+            return Err(
+                if state == CANCELLED && self.shared.close_reason().is_none() {
+                    RespondError::Cancelled
+                } else if state == CANCELLED {
+                    RespondError::Closed
+                } else {
+                    RespondError::AlreadyAnswered
+                },
+            );
+        }
+        let sent = match &result {
+            Ok(raw) => self.shared.send_response(Some(&self.id), Ok(raw)),
+            Err(e) => self.shared.send_response(Some(&self.id), Err(e)),
+        };
+        self.finish();
+        self.shared.close_if_idle();
+        if sent {
+            Ok(())
+        } else {
+            Err(RespondError::Closed)
+        }
+    }
+
+    /// Serializes `result` and sends it; a value that does not serialize is
+    /// answered `-32603` and reported as [`RespondError::Serialize`].
+    pub fn respond_with<T: Serialize>(
+        &self,
+        result: Result<T, RpcError>,
+    ) -> Result<(), RespondError> {
+        match result.map(|v| crate::json::to_raw(&v)) {
+            Ok(Ok(raw)) => self.respond(Ok(raw)),
+            Ok(Err(e)) => {
+                self.respond(Err(RpcError::internal_error(format!(
+                    "result did not serialize: {e}"
+                ))))?;
+                Err(RespondError::Serialize)
+            }
+            Err(e) => self.respond(Err(e)),
+        }
+    }
+
+    /// Removes the in-flight entry (only if it is still ours).
+    fn finish(&self) {
+        let mut table = lock(&self.shared.inflight);
+        if table
+            .get(&self.id)
+            .is_some_and(|s| Arc::ptr_eq(s, &self.state))
+        {
+            table.remove(&self.id);
+        }
+    }
+}
+
+impl Drop for Responder {
+    fn drop(&mut self) {
+        if self.state.answer.load(Ordering::SeqCst) == OPEN {
+            let _ = self.respond(Err(RpcError::internal_error(
+                "the request handler ended without answering",
+            )));
+        }
+    }
+}
+
+/// Registers an incoming request as in flight. `None` when a request with
+/// the same id is already in flight (the duplicate is answered `-32600`).
+pub(crate) fn register(shared: &Arc<Shared>, id: &RequestId) -> Option<Arc<InflightState>> {
+    let state = Arc::new(InflightState {
+        answer: std::sync::atomic::AtomicU8::new(OPEN),
+        token: CancellationToken::new(),
+    });
+    {
+        let mut table = lock(&shared.inflight);
+        if table.contains_key(id) {
+            drop(table);
+            shared.event(Event::DuplicateRequestId { id: id.clone() });
+            shared.send_response(
+                Some(id),
+                Err(&RpcError::invalid_request(format!(
+                    "request id {id} is already in use by a request in flight"
+                ))),
+            );
+            return None;
+        }
+        table.insert(id.clone(), Arc::clone(&state));
+    }
+    Some(state)
+}
+
+/// Handles `$/cancel_request` from the peer: cancels the handler's token and
+/// answers `-32800` unless the request was answered already.
+pub(crate) fn cancel_from_peer(shared: &Arc<Shared>, params: Option<&RawValue>) {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct CancelParams {
+        request_id: RequestId,
+    }
+    let Some(Ok(CancelParams { request_id })) =
+        params.map(|p| serde_json::from_str::<CancelParams>(p.get()))
+    else {
+        shared.event(Event::InvalidCancel {
+            params: params.map(|p| p.get().to_owned()),
+        });
+        return;
+    };
+    let state = lock(&shared.inflight).get(&request_id).cloned();
+    let Some(state) = state else {
+        shared.event(Event::CancelForUnknownRequest { id: request_id });
+        return;
+    };
+    if state
+        .answer
+        .compare_exchange(OPEN, CANCELLED, Ordering::SeqCst, Ordering::SeqCst)
+        .is_ok()
+    {
+        state.token.cancel();
+        shared.send_response(Some(&request_id), Err(&RpcError::request_cancelled()));
+        {
+            let mut table = lock(&shared.inflight);
+            if table
+                .get(&request_id)
+                .is_some_and(|s| Arc::ptr_eq(s, &state))
+            {
+                table.remove(&request_id);
+            }
+        }
+        shared.close_if_idle();
+    }
+}

@@ -1,0 +1,515 @@
+//! The role-neutral JSON-RPC 2.0 connection engine.
+//!
+//! A [`Connection`] runs three tasks on a Tokio runtime: a reader, a
+//! dispatcher and a writer (see [`inbound`] and [`outbox`] for what each does
+//! and why). Hosts implement [`Handler`] for what the peer sends and use
+//! [`Peer`] (or the [`Connection`] that derefs to it) to send.
+//!
+//! Guarantees (each has a test in `tests/`):
+//! * notifications reach the handler in arrival order, one at a time;
+//! * a response is delivered only after every notification received before
+//!   it was handled; requests start in arrival order and run concurrently,
+//!   so a handler may await a nested request to the peer;
+//! * every incoming request is answered exactly once;
+//! * when the connection closes, every pending call fails at once with
+//!   [`ConnectionError::Closed`] and new calls fail immediately;
+//! * queues are bounded: a fast sender or a slow handler waits instead of
+//!   growing memory.
+
+mod inbound;
+mod incoming;
+mod outbox;
+mod outgoing;
+mod shared;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+
+pub use incoming::{IncomingNotification, IncomingRequest, Responder};
+pub use outgoing::{CancelHandle, CancelMode, OutgoingCall};
+
+use crate::error::{CallError, CloseReason, ConnectionError, RpcError};
+use crate::framing::{DEFAULT_MAX_FRAME_SIZE, Framing};
+use crate::message::{self, RequestId};
+use crate::transport::Transport;
+use crate::transport::process::{AgentCommand, ProcessStatus};
+use shared::Shared;
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+tokio::task_local! {
+    /// Set while a notification handler of the connection at this address runs.
+    static NOTIFICATION_SCOPE: usize;
+}
+
+/// Locks a mutex, recovering from poisoning (a panicking host callback must
+/// not wedge the connection).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Which way a traced frame went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Read from the peer.
+    Incoming,
+    /// Written to the peer.
+    Outgoing,
+}
+
+/// Sees every frame (without framing bytes) in both directions. Called on
+/// the reader task (incoming) and the writer task (outgoing): keep it quick.
+pub type TraceHook = Arc<dyn Fn(Direction, &[u8]) + Send + Sync>;
+
+/// Receives [`Event`]s. Called on the connection's tasks: keep it quick.
+pub type EventHook = Arc<dyn Fn(&Event) + Send + Sync>;
+
+/// Things the engine handled on its own that a host may want to log. None of
+/// them closes the connection except [`Event::Closed`], which reports it.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Event {
+    /// A frame over `max_frame_size` was skipped; `answered` when an error
+    /// was sent back to a request whose id could be read.
+    OversizedFrame {
+        /// Its size in bytes.
+        size: usize,
+        /// Its top-level id, when recovered.
+        id: Option<RequestId>,
+        /// Whether the peer was sent an error for it.
+        answered: bool,
+    },
+    /// A frame that was not valid JSON-RPC (the error says why).
+    InvalidFrame {
+        /// The `-32700`/`-32600` error.
+        error: RpcError,
+        /// Whether it was sent to the peer (never for response-like frames).
+        answered: bool,
+    },
+    /// A Content-Length header section that could not be understood.
+    BadHeader(String),
+    /// A response with no id, or an id we are not waiting for (for example
+    /// a late answer to an abandoned or timed-out call).
+    UnmatchedResponse {
+        /// The id as received.
+        id: Option<RequestId>,
+        /// What it carried.
+        result: Result<Box<RawValue>, RpcError>,
+    },
+    /// The peer reused the id of a request still in flight; it was answered
+    /// `-32600`.
+    DuplicateRequestId {
+        /// The reused id.
+        id: RequestId,
+    },
+    /// `$/cancel_request` for a request not in flight (answered already, or
+    /// unknown). Ignored, as the protocol requires.
+    CancelForUnknownRequest {
+        /// The id named by the cancellation.
+        id: RequestId,
+    },
+    /// `$/cancel_request` with params that do not name a request.
+    InvalidCancel {
+        /// The params as received.
+        params: Option<String>,
+    },
+    /// A handler panicked; its request (if any) was answered `-32603`.
+    HandlerPanicked {
+        /// The panic message.
+        message: String,
+    },
+    /// The connection closed.
+    Closed(CloseReason),
+}
+
+/// Connection settings. `Default` gives NDJSON, 64 MiB frames, 1024-frame
+/// queues and no timeout.
+#[derive(Clone)]
+pub struct ConnectionOptions {
+    /// NDJSON or Content-Length.
+    pub framing: Framing,
+    /// Largest frame accepted from the peer, in bytes.
+    pub max_frame_size: usize,
+    /// Outgoing requests and notifications queued before senders wait.
+    pub outgoing_queue: usize,
+    /// Incoming messages queued for the dispatcher before the reader waits.
+    pub incoming_queue: usize,
+    /// Default timeout of every outgoing request (`None`: wait forever).
+    pub request_timeout: Option<Duration>,
+    /// On close, how long queued frames may take to be written.
+    pub flush_timeout: Duration,
+    /// Sees every frame.
+    pub trace: Option<TraceHook>,
+    /// Receives [`Event`]s.
+    pub events: Option<EventHook>,
+}
+
+impl Default for ConnectionOptions {
+    fn default() -> Self {
+        Self {
+            framing: Framing::Ndjson,
+            max_frame_size: DEFAULT_MAX_FRAME_SIZE,
+            outgoing_queue: 1024,
+            incoming_queue: 1024,
+            request_timeout: None,
+            flush_timeout: Duration::from_secs(2),
+            trace: None,
+            events: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for ConnectionOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectionOptions")
+            .field("framing", &self.framing)
+            .field("max_frame_size", &self.max_frame_size)
+            .field("outgoing_queue", &self.outgoing_queue)
+            .field("incoming_queue", &self.incoming_queue)
+            .field("request_timeout", &self.request_timeout)
+            .field("flush_timeout", &self.flush_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the peer sends, handled by the host.
+///
+/// Both methods are called on the connection's dispatcher task, one message
+/// at a time, in arrival order.
+pub trait Handler: Send + Sync + 'static {
+    /// Starts handling a request. Must not block: start the work (spawn a
+    /// task) and return; answer through `responder`, now or later, from any
+    /// thread. The default answers `-32601`.
+    fn on_request(&self, request: IncomingRequest, responder: Responder) {
+        let _ = responder.respond(Err(RpcError::method_not_found(&request.method)));
+    }
+
+    /// Handles a notification. The returned future is awaited before the
+    /// next message is dispatched. It may make requests to the peer (their
+    /// answers skip the ordering barrier); it must not wait for anything else
+    /// the peer has yet to send. The default ignores the notification.
+    fn on_notification(&self, notification: IncomingNotification) -> BoxFuture<'static, ()> {
+        drop(notification);
+        Box::pin(async {})
+    }
+}
+
+/// A [`Handler`] that answers every request `-32601` and ignores
+/// notifications.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoHandler;
+
+impl Handler for NoHandler {}
+
+type RequestFn =
+    dyn Fn(IncomingRequest) -> BoxFuture<'static, Result<Box<RawValue>, RpcError>> + Send + Sync;
+type NotificationFn = dyn Fn(IncomingNotification) -> BoxFuture<'static, ()> + Send + Sync;
+
+/// A [`Handler`] made of async closures. Each request's future is spawned on
+/// the runtime; if the peer cancels the request, the future is dropped (the
+/// engine has answered `-32800`).
+#[derive(Default)]
+pub struct FnHandler {
+    request: Option<Arc<RequestFn>>,
+    notification: Option<Arc<NotificationFn>>,
+}
+
+impl std::fmt::Debug for FnHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FnHandler").finish_non_exhaustive()
+    }
+}
+
+impl FnHandler {
+    /// A handler that answers `-32601` and ignores notifications until
+    /// closures are set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Handles requests with `f`.
+    #[must_use]
+    pub fn on_request<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(IncomingRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Box<RawValue>, RpcError>> + Send + 'static,
+    {
+        self.request = Some(Arc::new(move |r| Box::pin(f(r))));
+        self
+    }
+
+    /// Handles notifications with `f`.
+    #[must_use]
+    pub fn on_notification<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(IncomingNotification) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.notification = Some(Arc::new(move |n| Box::pin(f(n))));
+        self
+    }
+}
+
+impl Handler for FnHandler {
+    fn on_request(&self, request: IncomingRequest, responder: Responder) {
+        let Some(f) = &self.request else {
+            let _ = responder.respond(Err(RpcError::method_not_found(&request.method)));
+            return;
+        };
+        let token = request.cancellation.clone();
+        let fut = f(request);
+        tokio::spawn(async move {
+            tokio::select! {
+                result = fut => { let _ = responder.respond(result); }
+                () = token.cancelled() => {}
+            }
+        });
+    }
+
+    fn on_notification(&self, notification: IncomingNotification) -> BoxFuture<'static, ()> {
+        match &self.notification {
+            Some(f) => f(notification),
+            None => Box::pin(async {}),
+        }
+    }
+}
+
+/// A handle for talking to the peer. Cheap to clone; does not keep the
+/// connection open (only [`Connection`] handles do).
+#[derive(Clone)]
+pub struct Peer {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Peer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Peer")
+            .field("closed", &self.shared.close_reason())
+            .finish()
+    }
+}
+
+impl Peer {
+    fn new(shared: Arc<Shared>) -> Self {
+        Self { shared }
+    }
+
+    /// Sends a request with `params` serialized to JSON. Await the returned
+    /// call for the raw result.
+    pub fn request<P: Serialize + ?Sized>(&self, method: &str, params: &P) -> OutgoingCall {
+        match crate::json::to_raw(params) {
+            Ok(raw) => self.request_raw(method, Some(raw)),
+            Err(e) => OutgoingCall::failed(
+                Arc::clone(&self.shared),
+                CallError::InvalidParams(e.to_string()),
+            ),
+        }
+    }
+
+    /// Sends a request with raw params (`None`: no `params` member). The
+    /// params must be a JSON object or array; anything else fails locally
+    /// with [`CallError::InvalidParams`] and nothing is sent.
+    pub fn request_raw(&self, method: &str, params: Option<Box<RawValue>>) -> OutgoingCall {
+        let params = match params.map(check_params).transpose() {
+            Ok(p) => p,
+            Err(e) => return OutgoingCall::failed(Arc::clone(&self.shared), e),
+        };
+        OutgoingCall::new(Arc::clone(&self.shared), method, params.as_deref())
+    }
+
+    /// Sends a notification with `params` serialized to JSON. Waits while
+    /// the outgoing queue is full.
+    pub async fn notify<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<(), CallError> {
+        let raw =
+            crate::json::to_raw(params).map_err(|e| CallError::InvalidParams(e.to_string()))?;
+        self.notify_raw(method, Some(raw)).await
+    }
+
+    /// Sends a notification with raw params (see [`Peer::request_raw`]).
+    pub async fn notify_raw(
+        &self,
+        method: &str,
+        params: Option<Box<RawValue>>,
+    ) -> Result<(), CallError> {
+        let params = params.map(check_params).transpose()?;
+        let frame = message::encode_notification(method, params.as_deref());
+        let reserved = self
+            .shared
+            .outbox
+            .reserve()
+            .await
+            .map_err(|_| self.shared.closed_error())?;
+        self.shared
+            .outbox
+            .push_reserved(reserved, frame)
+            .map_err(|_| self.shared.closed_error().into())
+    }
+
+    /// Closes the connection (idempotent): pending calls fail with
+    /// [`CloseReason::Local`], handlers are cancelled, queued frames are
+    /// flushed (within `flush_timeout`), the write half is closed and a
+    /// spawned agent is shut down. Returns when all of that is done.
+    pub async fn close(&self) {
+        self.shared.shutdown(CloseReason::Local);
+        self.terminated().await;
+    }
+
+    /// Waits until the connection is closed and returns why.
+    pub async fn closed(&self) -> CloseReason {
+        let mut rx = self.shared.subscribe_reason();
+        loop {
+            if let Some(reason) = rx.borrow_and_update().clone() {
+                return reason;
+            }
+            if rx.changed().await.is_err() {
+                return CloseReason::Local;
+            }
+        }
+    }
+
+    /// Waits until the connection is closed, its writer finished and its
+    /// agent process (if any) is gone.
+    pub async fn terminated(&self) {
+        let mut rx = self.shared.terminated.subscribe();
+        let _ = rx.wait_for(|done| *done).await;
+    }
+
+    /// Why the connection closed, if it has.
+    pub fn close_reason(&self) -> Option<CloseReason> {
+        self.shared.close_reason()
+    }
+
+    /// The spawned agent's status, for connections made by
+    /// [`Connection::spawn`].
+    pub fn process(&self) -> Option<&ProcessStatus> {
+        self.shared.process_status.as_ref()
+    }
+}
+
+fn check_params(raw: Box<RawValue>) -> Result<Box<RawValue>, CallError> {
+    if matches!(raw.get().as_bytes().first(), Some(b'{' | b'[')) {
+        Ok(crate::json::compact_if_needed(raw))
+    } else {
+        Err(CallError::InvalidParams(format!(
+            "params must be a JSON object or array, not {}",
+            raw.get()
+        )))
+    }
+}
+
+/// Closes the connection when the last [`Connection`] handle is dropped.
+struct CloseOnDrop(Arc<Shared>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.shutdown(CloseReason::Local);
+    }
+}
+
+/// An open connection. Derefs to [`Peer`] for sending. Clones share the
+/// connection; when the last clone is dropped the connection closes (as by
+/// [`Peer::close`], without waiting).
+#[derive(Clone)]
+pub struct Connection {
+    peer: Peer,
+    _owner: Arc<CloseOnDrop>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.peer.fmt(f)
+    }
+}
+
+impl std::ops::Deref for Connection {
+    type Target = Peer;
+    fn deref(&self) -> &Peer {
+        &self.peer
+    }
+}
+
+impl Connection {
+    /// Starts a connection over `transport` on the current Tokio runtime.
+    ///
+    /// # Panics
+    /// Outside a Tokio runtime (use [`Connection::start_on`]).
+    pub fn start(
+        transport: Transport,
+        handler: impl Handler,
+        options: ConnectionOptions,
+    ) -> Connection {
+        Self::start_on(
+            &tokio::runtime::Handle::current(),
+            transport,
+            handler,
+            options,
+        )
+    }
+
+    /// Starts a connection whose tasks run on `runtime`.
+    pub fn start_on(
+        runtime: &tokio::runtime::Handle,
+        transport: Transport,
+        handler: impl Handler,
+        options: ConnectionOptions,
+    ) -> Connection {
+        let Transport {
+            reader,
+            writer,
+            process,
+        } = transport;
+        let incoming_queue = options.incoming_queue.max(1);
+        let shared = Arc::new(Shared::new(
+            options,
+            runtime.clone(),
+            process.as_ref().map(|p| p.status()),
+        ));
+        let (tx, rx) = mpsc::channel(incoming_queue);
+        runtime.spawn(inbound::run_reader(Arc::clone(&shared), reader, tx));
+        runtime.spawn(inbound::run_dispatcher(
+            Arc::clone(&shared),
+            Arc::new(handler),
+            rx,
+        ));
+        let writer_task = runtime.spawn(outbox::run_writer(Arc::clone(&shared), writer));
+        let finisher = Arc::clone(&shared);
+        runtime.spawn(async move {
+            let _ = writer_task.await;
+            if let Some(process) = process {
+                process.shutdown().await;
+            }
+            finisher.terminated.send_replace(true);
+        });
+        Connection {
+            peer: Peer::new(Arc::clone(&shared)),
+            _owner: Arc::new(CloseOnDrop(shared)),
+        }
+    }
+
+    /// Spawns an agent process and starts a connection over its stdio (the
+    /// client side). A spawn failure is returned at once.
+    pub fn spawn(
+        command: &AgentCommand,
+        handler: impl Handler,
+        options: ConnectionOptions,
+    ) -> Result<Connection, ConnectionError> {
+        let transport = crate::transport::process::spawn(command)?;
+        Ok(Self::start(transport, handler, options))
+    }
+
+    /// A non-owning handle (does not keep the connection open).
+    pub fn peer(&self) -> Peer {
+        self.peer.clone()
+    }
+}
