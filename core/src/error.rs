@@ -170,6 +170,9 @@ pub enum CallError {
     /// The request could not be built locally (params did not serialize, or
     /// were not a JSON object/array). Nothing was sent.
     InvalidParams(String),
+    /// The peer answered, but the result did not decode as the expected type
+    /// (see [`crate::OutgoingCall::decode`]).
+    InvalidResult(String),
 }
 
 impl CallError {
@@ -190,6 +193,7 @@ impl fmt::Display for CallError {
             Self::Cancelled => f.write_str("request cancelled by the caller"),
             Self::Timeout => f.write_str("request timed out"),
             Self::InvalidParams(e) => write!(f, "invalid params: {e}"),
+            Self::InvalidResult(e) => write!(f, "unexpected result from the peer: {e}"),
         }
     }
 }
@@ -199,6 +203,17 @@ impl std::error::Error for CallError {}
 impl From<RpcError> for CallError {
     fn from(e: RpcError) -> Self {
         Self::Rpc(e)
+    }
+}
+
+/// Lets a handler answer with the failure of a nested call (`?`): the
+/// peer's error is passed on as it is; anything else becomes `-32603`.
+impl From<CallError> for RpcError {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::Rpc(inner) => inner,
+            other => RpcError::internal_error(other.to_string()),
+        }
     }
 }
 

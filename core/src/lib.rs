@@ -42,5 +42,11 @@ pub use rpc::{
 };
 pub use schema::{Tolerant, v1};
 pub use serde_json::value::RawValue;
+pub use tokio_util::sync::CancellationToken;
 pub use transport::Transport;
 pub use transport::process::{AgentCommand, ExitInfo, ProcessStatus, ShutdownGrace};
+
+/// The README's Rust examples, compiled as doc tests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

@@ -201,6 +201,16 @@ pub trait Handler: Send + Sync + 'static {
     }
 }
 
+impl<H: Handler + ?Sized> Handler for Arc<H> {
+    fn on_request(&self, request: IncomingRequest, responder: Responder) {
+        (**self).on_request(request, responder);
+    }
+
+    fn on_notification(&self, notification: IncomingNotification) -> BoxFuture<'static, ()> {
+        (**self).on_notification(notification)
+    }
+}
+
 /// A [`Handler`] that answers every request `-32601` and ignores
 /// notifications.
 #[derive(Debug, Clone, Copy, Default)]
@@ -234,14 +244,24 @@ impl FnHandler {
         Self::default()
     }
 
-    /// Handles requests with `f`.
+    /// Handles requests with `f`, whose result is anything serializable
+    /// (a `serde_json::Value`, a schema type, or a raw `Box<RawValue>`). A
+    /// result that does not serialize is answered `-32603`.
     #[must_use]
-    pub fn on_request<F, Fut>(mut self, f: F) -> Self
+    pub fn on_request<F, Fut, T>(mut self, f: F) -> Self
     where
         F: Fn(IncomingRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Box<RawValue>, RpcError>> + Send + 'static,
+        Fut: Future<Output = Result<T, RpcError>> + Send + 'static,
+        T: Serialize + 'static,
     {
-        self.request = Some(Arc::new(move |r| Box::pin(f(r))));
+        self.request = Some(Arc::new(move |r| {
+            let fut = f(r);
+            Box::pin(async move {
+                let value = fut.await?;
+                crate::json::to_raw(&value)
+                    .map_err(|e| RpcError::internal_error(format!("result did not serialize: {e}")))
+            })
+        }));
         self
     }
 

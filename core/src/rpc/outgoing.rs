@@ -137,6 +137,13 @@ impl OutgoingCall {
         self
     }
 
+    /// Awaits the answer and decodes it as `T`; a result that does not
+    /// decode is [`CallError::InvalidResult`].
+    pub async fn decode<T: serde::de::DeserializeOwned>(self) -> Result<T, CallError> {
+        let raw = self.await?;
+        serde_json::from_str(raw.get()).map_err(|e| CallError::InvalidResult(e.to_string()))
+    }
+
     /// A handle that cancels this call from elsewhere.
     pub fn cancel_handle(&self) -> CancelHandle {
         CancelHandle {

@@ -1,0 +1,185 @@
+//! Framing over a live connection: oversized and malformed frames are
+//! answered and skipped while the connection keeps going; CRLF, the final
+//! unterminated line and Content-Length framing all work end to end.
+
+use libacp_core::{ConnectionOptions, FnHandler, Framing, RpcError};
+use libacp_tests::{Events, connect_pair, connect_raw, raw, value, within};
+use serde_json::json;
+
+fn echo() -> FnHandler {
+    FnHandler::new().on_request(|req| async move {
+        Ok(req
+            .params
+            .unwrap_or_else(|| raw(json!({ "method": req.method }))))
+    })
+}
+
+fn ping(id: u64) -> serde_json::Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "ping", "params": {"n": id}})
+}
+
+#[tokio::test]
+async fn oversized_request_is_answered_with_its_id_and_the_connection_continues() {
+    let events = Events::default();
+    let options = ConnectionOptions {
+        max_frame_size: 1024,
+        ..events.options()
+    };
+    let (_conn, mut peer) = connect_raw(echo(), options);
+    let big = "x".repeat(100_000);
+    peer.send(json!({"jsonrpc": "2.0", "method": "ping", "params": {"t": big}, "id": "big-1"}))
+        .await;
+    let answer = peer.expect().await;
+    assert_eq!(answer["id"], "big-1");
+    assert_eq!(answer["error"]["code"], -32600);
+    assert_eq!(answer["error"]["data"]["limit"], 1024);
+    events.wait_for("OversizedFrame").await;
+
+    peer.send(ping(2)).await;
+    assert_eq!(
+        peer.expect().await,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"n": 2}})
+    );
+}
+
+#[tokio::test]
+async fn oversized_notification_is_reported_not_answered() {
+    let events = Events::default();
+    let options = ConnectionOptions {
+        max_frame_size: 512,
+        ..events.options()
+    };
+    let (_conn, mut peer) = connect_raw(echo(), options);
+    let big = "n".repeat(10_000);
+    peer.send(json!({"jsonrpc": "2.0", "method": "note", "params": {"t": big}}))
+        .await;
+    peer.send(ping(1)).await;
+    // The first thing back is the answer to the ping: nothing for the note.
+    assert_eq!(peer.expect().await["id"], 1);
+    assert!(
+        events
+            .wait_for("OversizedFrame")
+            .await
+            .contains("answered: false")
+    );
+}
+
+#[tokio::test]
+async fn oversized_response_fails_the_call_instead_of_hanging() {
+    let options = ConnectionOptions {
+        max_frame_size: 256,
+        ..ConnectionOptions::default()
+    };
+    let (conn, mut peer) = connect_raw(FnHandler::new(), options);
+    let call = tokio::spawn({
+        let conn = conn.clone();
+        async move { conn.request("get", &json!({})).await }
+    });
+    let request = peer.expect().await;
+    let big = "r".repeat(5_000);
+    peer.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": {"t": big}}))
+        .await;
+    let result = within("call", call).await.expect("task");
+    let err = result.expect_err("too large");
+    assert_eq!(err.rpc_code(), Some(-32603));
+}
+
+#[tokio::test]
+async fn invalid_json_gets_parse_error_with_null_id_and_connection_survives() {
+    let (_conn, mut peer) = connect_raw(echo(), ConnectionOptions::default());
+    peer.send_raw(b"{this is not json\n").await;
+    let answer = peer.expect().await;
+    assert_eq!(answer["id"], serde_json::Value::Null);
+    assert_eq!(answer["error"]["code"], -32700);
+    peer.send(ping(1)).await;
+    assert_eq!(peer.expect().await["result"]["n"], 1);
+}
+
+#[tokio::test]
+async fn non_request_json_gets_invalid_request() {
+    let (_conn, mut peer) = connect_raw(echo(), ConnectionOptions::default());
+    for (frame, id) in [
+        ("42", json!(null)),
+        ("[]", json!(null)),
+        (r#"{"jsonrpc":"2.0","id":9}"#, json!(9)),
+        (r#"{"jsonrpc":"2.0","id":10,"method":7}"#, json!(10)),
+        (
+            r#"{"jsonrpc":"2.0","id":11,"method":"m","params":"str"}"#,
+            json!(11),
+        ),
+    ] {
+        peer.send_raw(format!("{frame}\n").as_bytes()).await;
+        let answer = peer.expect().await;
+        assert_eq!(answer["error"]["code"], -32600, "{frame}");
+        assert_eq!(answer["id"], id, "{frame}");
+    }
+    peer.send(ping(1)).await;
+    assert_eq!(peer.expect().await["result"]["n"], 1);
+}
+
+#[tokio::test]
+async fn crlf_and_final_line_without_newline_are_delivered() {
+    let (_conn, mut peer) = connect_raw(echo(), ConnectionOptions::default());
+    peer.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\r\n")
+        .await;
+    assert_eq!(peer.expect().await["result"]["method"], "a");
+    peer.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"last\"}")
+        .await;
+    peer.close_write().await;
+    // Answered even though the line never ended and the stream did.
+    assert_eq!(peer.expect().await["result"]["method"], "last");
+}
+
+#[tokio::test]
+async fn content_length_framing_end_to_end() {
+    let options = || ConnectionOptions {
+        framing: Framing::ContentLength,
+        ..ConnectionOptions::default()
+    };
+    let (client, _agent) = connect_pair(FnHandler::new(), options(), echo(), options());
+    let text = "multi-byte: \u{e9}\u{1F600}\nline two";
+    let result = within("request", client.request("echo", &json!({"text": text})))
+        .await
+        .expect("answer");
+    assert_eq!(value(&result), json!({"text": text}));
+}
+
+#[tokio::test]
+async fn large_frames_under_the_limit_arrive_intact() {
+    let (client, _agent) = connect_pair(
+        FnHandler::new(),
+        ConnectionOptions::default(),
+        echo(),
+        ConnectionOptions::default(),
+    );
+    let big = "\"quoted\" line\n".repeat(8 * 1024 * 1024 / 14);
+    let result = within("8 MiB echo", client.request("echo", &json!({"t": big})))
+        .await
+        .expect("answer");
+    assert_eq!(value(&result)["t"].as_str().map(str::len), Some(big.len()));
+}
+
+#[tokio::test]
+async fn errors_from_handlers_reach_the_caller_with_code_and_data() {
+    let agent = FnHandler::new().on_request(|_req| async move {
+        Err::<(), _>(
+            RpcError::new(-32002, "Resource not found").with_data(json!({"sessionId": "s9"})),
+        )
+    });
+    let (client, _agent) = connect_pair(
+        FnHandler::new(),
+        ConnectionOptions::default(),
+        agent,
+        ConnectionOptions::default(),
+    );
+    let err = within("call", client.request("session/prompt", &json!({})))
+        .await
+        .expect_err("error");
+    match err {
+        libacp_core::CallError::Rpc(e) => {
+            assert_eq!(e.code, -32002);
+            assert_eq!(e.data, Some(json!({"sessionId": "s9"})));
+        }
+        other => panic!("{other:?}"),
+    }
+}
