@@ -30,6 +30,7 @@ pub mod json;
 pub mod message;
 pub mod rpc;
 pub mod schema;
+pub mod services;
 pub mod transport;
 
 pub use error::{CallError, CloseReason, ConnectionError, RespondError, RpcError, codes};

@@ -1,0 +1,1 @@
+//! Sandboxed `fs/*` handlers (work in progress).

@@ -1,0 +1,1 @@
+//! The session model (work in progress).

@@ -1,0 +1,1 @@
+//! The terminal manager (work in progress).
