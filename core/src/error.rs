@@ -173,6 +173,83 @@ pub enum CallError {
     /// The peer answered, but the result did not decode as the expected type
     /// (see [`crate::OutgoingCall::decode`]).
     InvalidResult(String),
+    /// The protocol layer refused the call locally; nothing was sent.
+    Refused(Refusal),
+}
+
+/// Why the protocol layer refused an outgoing call without sending it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// Only `initialize` may be sent before the connection is initialized.
+    NotInitialized {
+        /// The refused method.
+        method: String,
+    },
+    /// `initialize` was already sent (or answered).
+    AlreadyInitialized,
+    /// The peer did not advertise the capability this call needs.
+    CapabilityNotAdvertised {
+        /// The refused method (or content type, for prompts).
+        method: String,
+        /// The capability, as a path into the peer's capabilities
+        /// (for example `agentCapabilities.loadSession`).
+        capability: String,
+    },
+    /// The call names a session this connection does not know.
+    UnknownSession {
+        /// The session id.
+        session_id: String,
+    },
+    /// The session already has a prompt turn in progress.
+    PromptInProgress {
+        /// The session id.
+        session_id: String,
+    },
+    /// The agent answered `initialize` with a protocol version libacp does
+    /// not speak; the connection was closed.
+    UnsupportedVersion {
+        /// The version the agent answered with.
+        version: String,
+    },
+    /// The method is handled by this side, so it cannot be sent to the peer
+    /// (for example an agent sending `session/prompt`).
+    WrongDirection {
+        /// The refused method.
+        method: String,
+    },
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotInitialized { method } => {
+                write!(f, "`{method}` cannot be sent before `initialize` completed")
+            }
+            Self::AlreadyInitialized => f.write_str("`initialize` was already sent"),
+            Self::CapabilityNotAdvertised { method, capability } => write!(
+                f,
+                "`{method}` needs `{capability}`, which the peer did not advertise"
+            ),
+            Self::UnknownSession { session_id } => write!(f, "unknown session `{session_id}`"),
+            Self::PromptInProgress { session_id } => {
+                write!(
+                    f,
+                    "session `{session_id}` already has a prompt turn in progress"
+                )
+            }
+            Self::UnsupportedVersion { version } => write!(
+                f,
+                "the agent answered with protocol version {version}, which libacp does not speak"
+            ),
+            Self::WrongDirection { method } => {
+                write!(
+                    f,
+                    "`{method}` is handled by this side and cannot be sent to the peer"
+                )
+            }
+        }
+    }
 }
 
 impl CallError {
@@ -194,6 +271,7 @@ impl fmt::Display for CallError {
             Self::Timeout => f.write_str("request timed out"),
             Self::InvalidParams(e) => write!(f, "invalid params: {e}"),
             Self::InvalidResult(e) => write!(f, "unexpected result from the peer: {e}"),
+            Self::Refused(r) => write!(f, "refused locally: {r}"),
         }
     }
 }

@@ -28,14 +28,16 @@ pub mod error;
 pub mod framing;
 pub mod json;
 pub mod message;
+pub mod protocol;
 pub mod rpc;
 pub mod schema;
 pub mod services;
 pub mod transport;
 
-pub use error::{CallError, CloseReason, ConnectionError, RespondError, RpcError, codes};
+pub use error::{CallError, CloseReason, ConnectionError, Refusal, RespondError, RpcError, codes};
 pub use framing::Framing;
 pub use message::RequestId;
+pub use protocol::{AcpCall, AcpConnection, AcpHooks, AcpOptions, AcpPeer, Phase, Role};
 pub use rpc::{
     BoxFuture, CancelHandle, CancelMode, Connection, ConnectionOptions, Direction, Event,
     EventHook, FnHandler, Handler, IncomingNotification, IncomingRequest, NoHandler, OutgoingCall,

@@ -191,3 +191,135 @@ impl Parked {
         .await
     }
 }
+
+/// A client and an agent [`libacp_core::AcpConnection`] talking in memory.
+pub fn acp_pair(
+    client: impl Handler,
+    agent: impl Handler,
+    agent_options: libacp_core::AcpOptions,
+) -> (libacp_core::AcpConnection, libacp_core::AcpConnection) {
+    use libacp_core::{AcpConnection, AcpOptions, Role};
+    let (tc, ta) = Transport::memory_pair();
+    (
+        AcpConnection::start(Role::Client, tc, client, AcpOptions::default()),
+        AcpConnection::start(Role::Agent, ta, agent, agent_options),
+    )
+}
+
+/// An ACP agent connection with a [`RawPeer`] playing the client.
+pub fn acp_agent_raw(
+    agent: impl Handler,
+    options: libacp_core::AcpOptions,
+) -> (libacp_core::AcpConnection, RawPeer) {
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let conn = libacp_core::AcpConnection::start(
+        libacp_core::Role::Agent,
+        Transport::from_stream(ours),
+        agent,
+        options,
+    );
+    let (r, w) = tokio::io::split(theirs);
+    (
+        conn,
+        RawPeer {
+            reader: BufReader::new(r),
+            writer: Some(w),
+        },
+    )
+}
+
+/// An ACP client connection with a [`RawPeer`] playing the agent.
+pub fn acp_client_raw(client: impl Handler) -> (libacp_core::AcpConnection, RawPeer) {
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let conn = libacp_core::AcpConnection::start(
+        libacp_core::Role::Client,
+        Transport::from_stream(ours),
+        client,
+        libacp_core::AcpOptions::default(),
+    );
+    let (r, w) = tokio::io::split(theirs);
+    (
+        conn,
+        RawPeer {
+            reader: BufReader::new(r),
+            writer: Some(w),
+        },
+    )
+}
+
+/// A small scripted agent for protocol tests, on the dynamic API.
+///
+/// * `initialize` answers with `caps` as `agentCapabilities` (and
+///   `authMethods: [{"id":"key","name":"Key"}]`);
+/// * `session/new` answers `{"sessionId": "s<N>"}`;
+/// * `session/load` replays two updates, then answers `{}`;
+/// * `authenticate`, `session/close`, `session/set_mode` answer `{}`;
+/// * `session/prompt`: text `wait` waits for cancellation and then answers
+///   with an *error* (the core must still answer `cancelled`); `permission`
+///   asks the client for permission and answers with the outcome in
+///   `_meta`; anything else answers `end_turn`.
+pub fn scripted_agent(caps: serde_json::Value) -> libacp_core::FnHandler {
+    use libacp_core::{AcpPeer, RpcError};
+    use serde_json::json;
+    let counter = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    libacp_core::FnHandler::new().on_request(move |req| {
+        let caps = caps.clone();
+        let counter = counter.clone();
+        async move {
+            let acp = AcpPeer::of(&req.peer).expect("an ACP connection");
+            let params: Value = req.params_as().unwrap_or(Value::Null);
+            match req.method.as_str() {
+                "initialize" => Ok(json!({
+                    "protocolVersion": 1,
+                    "agentCapabilities": caps,
+                    "authMethods": [{"id": "key", "name": "Key"}],
+                })),
+                "session/new" => {
+                    let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    Ok(json!({ "sessionId": format!("s{n}") }))
+                }
+                "session/load" => {
+                    for text in ["earlier question", "earlier answer"] {
+                        acp.notify_json(
+                            "session/update",
+                            &json!({"sessionId": params["sessionId"], "update": {
+                                "sessionUpdate": "agent_message_chunk",
+                                "content": {"type": "text", "text": text}}}),
+                        )
+                        .await
+                        .map_err(RpcError::from)?;
+                    }
+                    Ok(json!({}))
+                }
+                "session/prompt" => {
+                    let text = params["prompt"][0]["text"].as_str().unwrap_or("").to_owned();
+                    match text.as_str() {
+                        "wait" => {
+                            req.cancellation.cancelled().await;
+                            Err(RpcError::internal_error("handler gave up"))
+                        }
+                        "permission" => {
+                            let outcome: Value = acp
+                                .request_json(
+                                    "session/request_permission",
+                                    &json!({"sessionId": params["sessionId"],
+                                        "toolCall": {"toolCallId": "t1", "title": "Edit"},
+                                        "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]}),
+                                )
+                                .decode()
+                                .await?;
+                            Ok(json!({"stopReason": "end_turn", "_meta": {"outcome": outcome}}))
+                        }
+                        _ => Ok(json!({"stopReason": "end_turn"})),
+                    }
+                }
+                _ => Ok(json!({})),
+            }
+        }
+    })
+}
+
+/// `initialize` params of a client advertising `caps`.
+pub fn init_params(caps: Value) -> Value {
+    serde_json::json!({"protocolVersion": 1, "clientCapabilities": caps})
+}

@@ -97,9 +97,19 @@ impl Responder {
         self.state.answer.load(Ordering::SeqCst) != OPEN
     }
 
-    /// The request's cancellation token.
+    /// The request's cancellation token (the same as
+    /// [`IncomingRequest::cancellation`]).
     pub fn cancellation(&self) -> &CancellationToken {
         &self.state.token
+    }
+
+    /// Fires when the answer is no longer the handler's to give: the engine
+    /// answered on its behalf (`$/cancel_request`, a client cancelling a
+    /// permission request) or the connection closed. Unlike
+    /// [`Responder::cancellation`], it does not fire for `session/cancel`,
+    /// after which a prompt handler is expected to wind down and answer.
+    pub fn superseded(&self) -> &CancellationToken {
+        &self.state.superseded
     }
 
     /// Sends the answer: a raw JSON result or an error.
@@ -119,6 +129,7 @@ impl Responder {
                 },
             );
         }
+        let result = self.state.finish(result);
         let sent = match &result {
             Ok(raw) => self.shared.send_response(Some(&self.id), Ok(raw)),
             Err(e) => self.shared.send_response(Some(&self.id), Err(e)),
@@ -130,6 +141,12 @@ impl Responder {
         } else {
             Err(RespondError::Closed)
         }
+    }
+
+    /// Installs a finisher (see [`super::shared::Finisher`]). Replaces any
+    /// earlier one.
+    pub(crate) fn set_finisher(&self, finisher: super::shared::Finisher) {
+        *lock(&self.state.finisher) = Some(finisher);
     }
 
     /// Serializes `result` and sends it; a value that does not serialize is
@@ -178,6 +195,8 @@ pub(crate) fn register(shared: &Arc<Shared>, id: &RequestId) -> Option<Arc<Infli
     let state = Arc::new(InflightState {
         answer: std::sync::atomic::AtomicU8::new(OPEN),
         token: CancellationToken::new(),
+        superseded: CancellationToken::new(),
+        finisher: std::sync::Mutex::new(None),
     });
     {
         let mut table = lock(&shared.inflight);
@@ -213,27 +232,45 @@ pub(crate) fn cancel_from_peer(shared: &Arc<Shared>, params: Option<&RawValue>) 
         });
         return;
     };
-    let state = lock(&shared.inflight).get(&request_id).cloned();
-    let Some(state) = state else {
+    if !answer_for_handler(shared, &request_id, Err(RpcError::request_cancelled())) {
         shared.event(Event::CancelForUnknownRequest { id: request_id });
-        return;
+    }
+}
+
+/// Answers an incoming request on its handler's behalf because it was
+/// cancelled: fires its token and sends `result` (through its finisher).
+/// The handler's own later answer is refused with
+/// [`RespondError::Cancelled`]. Returns `false` when the request is not in
+/// flight (answered already, or unknown).
+pub(crate) fn answer_for_handler(
+    shared: &Arc<Shared>,
+    id: &RequestId,
+    result: Result<Box<RawValue>, RpcError>,
+) -> bool {
+    let state = lock(&shared.inflight).get(id).cloned();
+    let Some(state) = state else {
+        return false;
     };
     if state
         .answer
         .compare_exchange(OPEN, CANCELLED, Ordering::SeqCst, Ordering::SeqCst)
-        .is_ok()
+        .is_err()
     {
-        state.token.cancel();
-        shared.send_response(Some(&request_id), Err(&RpcError::request_cancelled()));
-        {
-            let mut table = lock(&shared.inflight);
-            if table
-                .get(&request_id)
-                .is_some_and(|s| Arc::ptr_eq(s, &state))
-            {
-                table.remove(&request_id);
-            }
-        }
-        shared.close_if_idle();
+        return false;
     }
+    state.token.cancel();
+    state.superseded.cancel();
+    let result = state.finish(result);
+    match &result {
+        Ok(raw) => shared.send_response(Some(id), Ok(raw)),
+        Err(e) => shared.send_response(Some(id), Err(e)),
+    };
+    {
+        let mut table = lock(&shared.inflight);
+        if table.get(id).is_some_and(|s| Arc::ptr_eq(s, &state)) {
+            table.remove(id);
+        }
+    }
+    shared.close_if_idle();
+    true
 }

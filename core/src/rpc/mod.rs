@@ -39,6 +39,7 @@ use crate::framing::{DEFAULT_MAX_FRAME_SIZE, Framing};
 use crate::message::{self, RequestId};
 use crate::transport::Transport;
 use crate::transport::process::{AgentCommand, ProcessStatus};
+pub(crate) use shared::Finisher;
 use shared::Shared;
 
 /// A boxed, sendable future.
@@ -120,6 +121,8 @@ pub enum Event {
         /// The params as received.
         params: Option<String>,
     },
+    /// The protocol layer ignored a message (the text says which and why).
+    Ignored(String),
     /// A handler panicked; its request (if any) was answered `-32603`.
     HandlerPanicked {
         /// The panic message.
@@ -223,8 +226,10 @@ type RequestFn =
 type NotificationFn = dyn Fn(IncomingNotification) -> BoxFuture<'static, ()> + Send + Sync;
 
 /// A [`Handler`] made of async closures. Each request's future is spawned on
-/// the runtime; if the peer cancels the request, the future is dropped (the
-/// engine has answered `-32800`).
+/// the runtime. When its answer is superseded (the peer sent
+/// `$/cancel_request` and the engine answered `-32800`, or the connection
+/// closed) the future is dropped; otherwise it runs to completion and its
+/// result is the answer (watch `IncomingRequest::cancellation` to stop early).
 #[derive(Default)]
 pub struct FnHandler {
     request: Option<Arc<RequestFn>>,
@@ -283,7 +288,7 @@ impl Handler for FnHandler {
             let _ = responder.respond(Err(RpcError::method_not_found(&request.method)));
             return;
         };
-        let token = request.cancellation.clone();
+        let token = responder.superseded().clone();
         let fut = f(request);
         tokio::spawn(async move {
             tokio::select! {
@@ -410,6 +415,31 @@ impl Peer {
         self.shared.close_reason()
     }
 
+    /// Answers an incoming request on its handler's behalf (see
+    /// `incoming::answer_for_handler`).
+    pub(crate) fn answer_for_handler(
+        &self,
+        id: &RequestId,
+        result: Result<Box<RawValue>, RpcError>,
+    ) -> bool {
+        incoming::answer_for_handler(&self.shared, id, result)
+    }
+
+    /// The extension attached by the layer above (see `Shared::extension`).
+    pub(crate) fn extension(&self) -> Option<&Arc<dyn std::any::Any + Send + Sync>> {
+        self.shared.extension.as_ref()
+    }
+
+    /// Spawns a task on the connection's runtime.
+    pub(crate) fn spawn(&self, fut: impl Future<Output = ()> + Send + 'static) {
+        self.shared.runtime.spawn(fut);
+    }
+
+    /// Reports an event through the connection's event hook.
+    pub(crate) fn report(&self, event: Event) {
+        self.shared.event(event);
+    }
+
     /// The spawned agent's status, for connections made by
     /// [`Connection::spawn`].
     pub fn process(&self) -> Option<&ProcessStatus> {
@@ -484,6 +514,16 @@ impl Connection {
         handler: impl Handler,
         options: ConnectionOptions,
     ) -> Connection {
+        Self::start_with_extension(runtime, transport, handler, options, None)
+    }
+
+    pub(crate) fn start_with_extension(
+        runtime: &tokio::runtime::Handle,
+        transport: Transport,
+        handler: impl Handler,
+        options: ConnectionOptions,
+        extension: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    ) -> Connection {
         let Transport {
             reader,
             writer,
@@ -494,6 +534,7 @@ impl Connection {
             options,
             runtime.clone(),
             process.as_ref().map(|p| p.status()),
+            extension,
         ));
         let (tx, rx) = mpsc::channel(incoming_queue);
         runtime.spawn(inbound::run_reader(Arc::clone(&shared), reader, tx));

@@ -45,9 +45,35 @@ pub(crate) const OPEN: u8 = 0;
 pub(crate) const ANSWERED: u8 = 1;
 pub(crate) const CANCELLED: u8 = 2;
 
+/// Rewrites (or just observes) the answer to an incoming request right
+/// before it is sent, whoever sends it: the handler, the engine on
+/// cancellation, or a dropped responder. Installed by the protocol layer.
+pub(crate) type Finisher =
+    Box<dyn FnOnce(Result<Box<RawValue>, RpcError>) -> Result<Box<RawValue>, RpcError> + Send>;
+
 pub(crate) struct InflightState {
     pub(crate) answer: AtomicU8,
+    /// What the handler watches: the peer cancelled (`$/cancel_request`, or
+    /// `session/cancel` for a prompt) or the connection closed.
     pub(crate) token: CancellationToken,
+    /// Fires when nobody needs the handler's answer any more: the engine
+    /// answered on its behalf, or the connection closed.
+    pub(crate) superseded: CancellationToken,
+    pub(crate) finisher: Mutex<Option<Finisher>>,
+}
+
+impl InflightState {
+    /// Applies the finisher, if any, to the answer about to be sent.
+    pub(crate) fn finish(
+        &self,
+        result: Result<Box<RawValue>, RpcError>,
+    ) -> Result<Box<RawValue>, RpcError> {
+        let finisher = lock(&self.finisher).take();
+        match finisher {
+            Some(f) => f(result),
+            None => result,
+        }
+    }
 }
 
 pub(crate) struct Shared {
@@ -68,6 +94,9 @@ pub(crate) struct Shared {
     input_finished: std::sync::atomic::AtomicBool,
     pub(crate) runtime: tokio::runtime::Handle,
     pub(crate) process_status: Option<crate::transport::process::ProcessStatus>,
+    /// State a layer above the engine attaches to the connection (the
+    /// protocol layer's), reachable from any [`super::Peer`].
+    pub(crate) extension: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Shared {
@@ -75,6 +104,7 @@ impl Shared {
         options: ConnectionOptions,
         runtime: tokio::runtime::Handle,
         process_status: Option<crate::transport::process::ProcessStatus>,
+        extension: Option<Arc<dyn std::any::Any + Send + Sync>>,
     ) -> Self {
         Self {
             outbox: Outbox::new(options.outgoing_queue, options.framing),
@@ -89,6 +119,7 @@ impl Shared {
             input_finished: std::sync::atomic::AtomicBool::new(false),
             runtime,
             process_status,
+            extension,
         }
     }
 

@@ -1,0 +1,480 @@
+//! The incoming half of the protocol layer: a [`Handler`] that stands
+//! between the engine and the host's handler and enforces the ACP rules on
+//! what the peer sends (phases, capabilities, sessions, turns, validation),
+//! answering violations itself so the host only sees valid traffic.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::methods::{self, SessionScope};
+use super::state::{Phase, State, Turn, session_id_of, tree};
+use super::{AcpHooks, Role, validate};
+use crate::error::{RpcError, codes};
+use crate::rpc::{
+    BoxFuture, Event, Finisher, Handler, IncomingNotification, IncomingRequest, Responder, lock,
+};
+
+/// Wraps the host's handler; see the module docs.
+#[derive(Clone)]
+pub(crate) struct ProtocolHandler {
+    pub(crate) state: Arc<Mutex<State>>,
+    pub(crate) host: Arc<dyn Handler>,
+    pub(crate) hooks: AcpHooks,
+    pub(crate) require_auth: bool,
+}
+
+enum Decision {
+    Pass(IncomingRequest, Responder),
+    Reject(Responder, RpcError),
+    Deferred,
+}
+
+impl Handler for ProtocolHandler {
+    fn on_request(&self, request: IncomingRequest, responder: Responder) {
+        match self.admit(request, responder, false) {
+            Decision::Pass(request, responder) => self.host.on_request(request, responder),
+            Decision::Reject(responder, error) => {
+                let _ = responder.respond(Err(error));
+            }
+            Decision::Deferred => {}
+        }
+    }
+
+    fn on_notification(&self, notification: IncomingNotification) -> BoxFuture<'static, ()> {
+        if let Some(reason) = self.admit_notification(&notification) {
+            notification.peer.report(Event::Ignored(reason));
+            return Box::pin(async {});
+        }
+        self.host.on_notification(notification)
+    }
+}
+
+fn not_initialized(method: &str) -> RpcError {
+    RpcError::new(
+        codes::INVALID_REQUEST,
+        format!(
+            "Invalid request: `{method}` was sent before `initialize`; send `initialize` first"
+        ),
+    )
+    .with_data(serde_json::json!({ "method": method }))
+}
+
+fn unknown_session(session_id: &str) -> RpcError {
+    RpcError::new(
+        codes::RESOURCE_NOT_FOUND,
+        "Resource not found: unknown session",
+    )
+    .with_data(serde_json::json!({ "sessionId": session_id }))
+}
+
+fn not_advertised(method: &str, capability: &str) -> RpcError {
+    RpcError::new(codes::METHOD_NOT_FOUND, "Method not found").with_data(serde_json::json!({
+        "method": method,
+        "reason": format!("`{capability}` was not advertised"),
+    }))
+}
+
+impl ProtocolHandler {
+    /// Applies the rules to one request. `draining`: the request was
+    /// pipelined behind `initialize` and is dispatched now that it is answered.
+    fn admit(&self, request: IncomingRequest, responder: Responder, draining: bool) -> Decision {
+        let method = request.method.clone();
+        let info = methods::lookup(&method);
+        let mut state = lock(&self.state);
+        let role = state.role;
+
+        // Extension and unknown methods: the host decides (default -32601).
+        let Some(info) = info else {
+            return Decision::Pass(request, responder);
+        };
+        if info.notification {
+            return Decision::Reject(
+                responder,
+                RpcError::invalid_request(format!("`{method}` is a notification, not a request")),
+            );
+        }
+        if info.handled_by != role {
+            return Decision::Reject(
+                responder,
+                RpcError::method_not_found(&method).with_data(serde_json::json!({
+                    "method": method,
+                    "reason": format!("`{method}` is handled by the other side"),
+                })),
+            );
+        }
+
+        // Phases.
+        match (role, state.phase, method.as_str()) {
+            (Role::Agent, Phase::AwaitingInitialize, "initialize") => {}
+            (Role::Agent, _, "initialize") => {
+                return Decision::Reject(
+                    responder,
+                    RpcError::new(
+                        codes::INVALID_REQUEST,
+                        "Invalid request: the connection is already initialized",
+                    ),
+                );
+            }
+            (Role::Agent, Phase::Initializing, _) if !draining => {
+                // Pipelined behind `initialize`: handled once it is answered.
+                state.deferred.push((request, responder));
+                return Decision::Deferred;
+            }
+            (_, Phase::AwaitingInitialize, _) if !draining => {
+                return Decision::Reject(responder, not_initialized(&method));
+            }
+            _ => {}
+        }
+
+        // Validation of params (required fields, absolute paths, 1-based lines).
+        let params = tree(request.params.as_deref());
+        let params = if params.is_null() {
+            Value::Object(serde_json::Map::new())
+        } else {
+            params
+        };
+        if let Err(v) = validate::check(&method, &params) {
+            return Decision::Reject(responder, v.into_rpc(&method));
+        }
+
+        // Capabilities this side advertised.
+        if let Some(cap) = info.capability
+            && !cap.advertised_in(&state.local_caps)
+        {
+            return Decision::Reject(responder, not_advertised(&method, cap.path()));
+        }
+
+        // Authentication (agent side, when the host requires it).
+        if role == Role::Agent
+            && self.require_auth
+            && !state.authenticated
+            && matches!(
+                method.as_str(),
+                "session/new" | "session/load" | "session/resume"
+            )
+        {
+            return Decision::Reject(
+                responder,
+                RpcError::new(codes::AUTH_REQUIRED, "Authentication required")
+                    .with_data(serde_json::json!({ "authMethods": state.auth_methods.clone() })),
+            );
+        }
+
+        // Sessions.
+        let session_id = params
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        match (info.session, &session_id) {
+            (SessionScope::Required, Some(id)) if !state.session_known(id) => {
+                return Decision::Reject(responder, unknown_session(id));
+            }
+            (SessionScope::Optional, Some(id)) if !state.session_known(id) => {
+                return Decision::Reject(responder, unknown_session(id));
+            }
+            _ => {}
+        }
+
+        // Per-method bookkeeping, finished when the answer goes out.
+        let finisher: Option<Finisher> = match (role, method.as_str()) {
+            (Role::Agent, "initialize") => {
+                state.phase = Phase::Initializing;
+                state.peer_caps = params
+                    .get("clientCapabilities")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+                let requested = params.get("protocolVersion").and_then(Value::as_u64);
+                Some(self.finish_initialize(requested, &request))
+            }
+            (Role::Agent, "session/prompt") => {
+                let Some(id) = session_id.clone() else {
+                    return Decision::Reject(responder, RpcError::invalid_params("sessionId"));
+                };
+                let session = state.sessions.entry(id.clone()).or_default();
+                if session.turn.is_some() {
+                    return Decision::Reject(
+                        responder,
+                        RpcError::invalid_request(format!(
+                            "session `{id}` already has a prompt turn in progress"
+                        ))
+                        .with_data(serde_json::json!({ "sessionId": id })),
+                    );
+                }
+                if let Some((i, needed)) = unsupported_prompt_content(&params, &state.local_caps) {
+                    return Decision::Reject(
+                        responder,
+                        RpcError::new(
+                            codes::INVALID_PARAMS,
+                            format!(
+                                "prompt content needs `{}`, which was not advertised",
+                                needed.path()
+                            ),
+                        )
+                        .with_data(serde_json::json!({
+                            "field": format!("/prompt/{i}/type"),
+                            "message": format!("needs {}", needed.path()),
+                        })),
+                    );
+                }
+                let session = state.sessions.entry(id.clone()).or_default();
+                session.turn = Some(Turn {
+                    id: request.id.clone(),
+                    cancelled: false,
+                    token: Some(request.cancellation.clone()),
+                });
+                Some(finish_prompt(
+                    Arc::clone(&self.state),
+                    id,
+                    request.id.clone(),
+                ))
+            }
+            (Role::Agent, "session/new") => {
+                let cwd = params.get("cwd").and_then(Value::as_str).map(Into::into);
+                let st = Arc::clone(&self.state);
+                Some(Box::new(move |result| {
+                    if let Ok(raw) = &result
+                        && let Some(id) = tree(Some(raw)).get("sessionId").and_then(Value::as_str)
+                    {
+                        lock(&st).sessions.entry(id.to_owned()).or_default().cwd = cwd;
+                    }
+                    result
+                }))
+            }
+            (Role::Agent, "session/load" | "session/resume") => {
+                // Registered now, so that the replay sent while loading can
+                // name it; removed again if the load fails.
+                let Some(id) = session_id.clone() else {
+                    return Decision::Reject(responder, RpcError::invalid_params("sessionId"));
+                };
+                let existed = state.sessions.contains_key(&id);
+                let cwd = params.get("cwd").and_then(Value::as_str).map(Into::into);
+                state.sessions.entry(id.clone()).or_default().cwd = cwd;
+                let st = Arc::clone(&self.state);
+                Some(Box::new(move |result| {
+                    if result.is_err() && !existed {
+                        lock(&st).sessions.remove(&id);
+                    }
+                    result
+                }))
+            }
+            (Role::Agent, "session/close" | "session/delete") => {
+                let st = Arc::clone(&self.state);
+                session_id.clone().map(|id| -> Finisher {
+                    Box::new(move |result| {
+                        if result.is_ok() {
+                            lock(&st).sessions.remove(&id);
+                        }
+                        result
+                    })
+                })
+            }
+            (Role::Agent, "authenticate" | "logout") => {
+                let st = Arc::clone(&self.state);
+                let login = method == "authenticate";
+                Some(Box::new(move |result| {
+                    if result.is_ok() {
+                        lock(&st).authenticated = login;
+                    }
+                    result
+                }))
+            }
+            (Role::Client, "session/request_permission") => {
+                let id = session_id.clone().unwrap_or_default();
+                state
+                    .sessions
+                    .entry(id.clone())
+                    .or_default()
+                    .permissions
+                    .push(request.id.clone());
+                let st = Arc::clone(&self.state);
+                let rid = request.id.clone();
+                Some(Box::new(move |result| {
+                    if let Some(s) = lock(&st).sessions.get_mut(&id) {
+                        s.permissions.retain(|p| *p != rid);
+                    }
+                    result
+                }))
+            }
+            _ => None,
+        };
+        drop(state);
+        if let Some(f) = finisher {
+            responder.set_finisher(f);
+        }
+        Decision::Pass(request, responder)
+    }
+
+    /// Agent side: once the host answers `initialize`, negotiate the
+    /// version into the answer, record what we advertised, and dispatch the
+    /// requests that were pipelined behind it.
+    fn finish_initialize(&self, requested: Option<u64>, request: &IncomingRequest) -> Finisher {
+        let state = Arc::clone(&self.state);
+        let this = self.clone();
+        let peer = request.peer.clone();
+        let hooks = self.hooks.clone();
+        Box::new(move |result| {
+            let Ok(raw) = result else {
+                let mut s = lock(&state);
+                s.phase = Phase::AwaitingInitialize;
+                let deferred = std::mem::take(&mut s.deferred);
+                drop(s);
+                for (_req, responder) in deferred {
+                    let _ = responder.respond(Err(RpcError::invalid_request(
+                        "`initialize` failed; send `initialize` first",
+                    )));
+                }
+                return result;
+            };
+            let mut answer = tree(Some(&raw));
+            // Same version if we speak it, else the latest we speak.
+            let negotiated = match requested {
+                Some(v) if super::SUPPORTED_VERSIONS.iter().any(|s| u64::from(*s) == v) => v,
+                _ => u64::from(super::LATEST_VERSION),
+            };
+            if let Some(obj) = answer.as_object_mut() {
+                obj.insert("protocolVersion".into(), Value::from(negotiated));
+            }
+            {
+                let mut s = lock(&state);
+                s.version = u16::try_from(negotiated).ok();
+                s.local_caps = answer
+                    .get("agentCapabilities")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+                s.auth_methods = answer
+                    .get("authMethods")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Array(Vec::new()));
+            }
+            // Dispatch what was pipelined, in order, then open the gate.
+            // Requests arriving meanwhile keep queueing behind them.
+            let drain_state = Arc::clone(&state);
+            peer.spawn(async move {
+                loop {
+                    let batch = {
+                        let mut s = lock(&drain_state);
+                        let batch = std::mem::take(&mut s.deferred);
+                        if batch.is_empty() {
+                            s.phase = Phase::Ready;
+                            break;
+                        }
+                        batch
+                    };
+                    for (request, responder) in batch {
+                        match this.admit(request, responder, true) {
+                            Decision::Pass(request, responder) => {
+                                this.host.on_request(request, responder);
+                            }
+                            Decision::Reject(responder, error) => {
+                                let _ = responder.respond(Err(error));
+                            }
+                            Decision::Deferred => {}
+                        }
+                    }
+                }
+            });
+            if let Some(on_ready) = &hooks.on_initialized {
+                on_ready();
+            }
+            crate::json::to_raw(&answer)
+                .map_err(|e| RpcError::internal_error(format!("initialize answer: {e}")))
+        })
+    }
+
+    /// Returns why a notification is dropped, if it is.
+    fn admit_notification(&self, n: &IncomingNotification) -> Option<String> {
+        let info = methods::lookup(&n.method)?;
+        let mut state = lock(&self.state);
+        if !info.notification || info.handled_by != state.role {
+            return Some(format!(
+                "`{}` is not a notification this side handles",
+                n.method
+            ));
+        }
+        if state.phase != Phase::Ready {
+            return Some(format!(
+                "`{}` arrived before initialization completed",
+                n.method
+            ));
+        }
+        match (state.role, n.method.as_str()) {
+            (Role::Agent, "session/cancel") => {
+                let id = session_id_of(n.params.as_deref())?;
+                let Some(session) = state.sessions.get_mut(&id) else {
+                    return Some(format!("`session/cancel` for unknown session `{id}`"));
+                };
+                if let Some(turn) = session.turn.as_mut() {
+                    turn.cancelled = true;
+                    if let Some(token) = &turn.token {
+                        token.cancel();
+                    }
+                }
+                None
+            }
+            (Role::Client, "session/update") => {
+                drop(state);
+                if let (Some(sink), Some(params)) = (&self.hooks.on_update, n.params.as_deref()) {
+                    sink(params);
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The prompt's finisher: ends the turn, and answers `cancelled` whatever
+/// the handler returned if `session/cancel` arrived first.
+fn finish_prompt(state: Arc<Mutex<State>>, session_id: String, id: crate::RequestId) -> Finisher {
+    Box::new(move |result| {
+        let cancelled = {
+            let mut s = lock(&state);
+            match s.sessions.get_mut(&session_id) {
+                Some(session) if session.turn.as_ref().is_some_and(|t| t.id == id) => {
+                    session.turn.take().is_some_and(|t| t.cancelled)
+                }
+                _ => false,
+            }
+        };
+        if !cancelled {
+            return result;
+        }
+        let mut answer = match &result {
+            Ok(raw) => tree(Some(raw)),
+            Err(_) => Value::Null,
+        };
+        if !answer.is_object() {
+            answer = Value::Object(serde_json::Map::new());
+        }
+        if let Some(obj) = answer.as_object_mut() {
+            obj.insert("stopReason".into(), Value::from("cancelled"));
+        }
+        crate::json::to_raw(&answer).map_err(|e| RpcError::internal_error(e.to_string()))
+    })
+}
+
+/// Prompt content types need the matching `promptCapabilities`: returns the
+/// index of the first block the agent did not advertise, and what it needs.
+pub(crate) fn unsupported_prompt_content(
+    params: &Value,
+    agent_caps: &Value,
+) -> Option<(usize, methods::Capability)> {
+    let blocks = params.get("prompt")?.as_array()?;
+    blocks.iter().enumerate().find_map(|(i, block)| {
+        let needed = match block.get("type").and_then(Value::as_str) {
+            Some("image") => methods::Capability::PromptImage,
+            Some("audio") => methods::Capability::PromptAudio,
+            Some("resource") => methods::Capability::PromptEmbeddedContext,
+            _ => return None,
+        };
+        (!needed.advertised_in(agent_caps)).then_some((i, needed))
+    })
+}
+
+/// The raw `cancelled` outcome for a permission request.
+pub(crate) fn cancelled_permission() -> Box<RawValue> {
+    RawValue::from_string(r#"{"outcome":{"outcome":"cancelled"}}"#.to_owned())
+        .unwrap_or_else(|_| Box::<RawValue>::default())
+}

@@ -1,0 +1,401 @@
+//! The ACP protocol layer, for both roles, over the connection engine.
+//!
+//! [`AcpConnection`] is the **dynamic API**: method names and raw JSON in and
+//! out, the host's [`Handler`] for what the peer sends. It is the surface
+//! every binding uses; the typed Rust API ([`crate::typed`]) is built on it,
+//! so both enforce the same rules:
+//!
+//! * **Phases.** Nothing but `initialize` before `initialize`; a second
+//!   `initialize` is refused. Agent side: requests pipelined right behind
+//!   `initialize` are *queued* and handled, in order, once `initialize` has
+//!   been answered (real clients do pipeline, and some agents wrongly reject
+//!   that; libacp accepts it). Client side: calls other than `initialize` are
+//!   refused locally until `initialize` has been answered, so libacp never
+//!   pipelines towards agents that would reject it.
+//! * **Versions.** The agent side answers the requested version if it speaks
+//!   it, else the latest it speaks (written into the host's answer). The
+//!   client side refuses an answer with a version it cannot speak
+//!   ([`Refusal::UnsupportedVersion`]) and closes the connection.
+//! * **Capabilities, both ways.** A call the peer did not advertise is
+//!   refused locally ([`Refusal::CapabilityNotAdvertised`]) and never sent;
+//!   an incoming call this side did not advertise is answered `-32601`.
+//! * **Sessions and turns.** Unknown session ids get `-32002` with
+//!   `data.sessionId` (incoming) or [`Refusal::UnknownSession`] (outgoing);
+//!   one prompt turn per session.
+//! * **Cancellation.** Client side: [`AcpConnection::cancel_session`] sends
+//!   `session/cancel` and answers the session's pending permission requests
+//!   `cancelled` (their handlers see their cancellation token fire). Agent
+//!   side: `session/cancel` fires the prompt handler's cancellation token,
+//!   and the prompt's answer is `stopReason: "cancelled"` whatever the
+//!   handler answers (even an error, even a dropped responder).
+//! * **Validation** ([`validate`]): absolute paths, 1-based lines, required
+//!   fields; `-32602` with `data.field` incoming, [`CallError::InvalidParams`]
+//!   outgoing.
+//! * **Authentication** (agent side, [`AcpOptions::require_auth`]):
+//!   `session/new|load|resume` answer `-32000` with `data.authMethods` until
+//!   `authenticate` succeeds.
+
+pub mod methods;
+pub mod validate;
+
+mod incoming;
+mod outgoing;
+mod state;
+
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+pub use outgoing::AcpCall;
+pub use state::Phase;
+
+use crate::error::{CallError, CloseReason, ConnectionError};
+use crate::rpc::{Connection, ConnectionOptions, Handler, Peer, lock};
+use crate::transport::Transport;
+use crate::transport::process::{AgentCommand, ProcessStatus};
+use state::State;
+
+/// Which side of the protocol this end plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// The editor: sends prompts, serves files, terminals and permissions.
+    Client,
+    /// The agent: serves sessions and prompts.
+    Agent,
+}
+
+/// Protocol versions this implementation speaks.
+pub const SUPPORTED_VERSIONS: &[u16] = &[1];
+/// The newest of them.
+pub const LATEST_VERSION: u16 = 1;
+
+/// Receives raw `session/update` params.
+pub type UpdateHook = Arc<dyn Fn(&RawValue) + Send + Sync>;
+
+/// Callbacks into the host from the protocol layer. Called on the
+/// connection's tasks; keep them quick.
+#[derive(Clone, Default)]
+pub struct AcpHooks {
+    /// Client side: every `session/update` params, before the host's handler
+    /// sees it (used to feed a session model).
+    pub on_update: Option<UpdateHook>,
+    /// Agent side: `initialize` was answered successfully.
+    pub on_initialized: Option<Arc<dyn Fn() + Send + Sync>>,
+}
+
+impl std::fmt::Debug for AcpHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AcpHooks")
+            .field("on_update", &self.on_update.is_some())
+            .field("on_initialized", &self.on_initialized.is_some())
+            .finish()
+    }
+}
+
+/// Protocol-layer settings.
+#[derive(Debug, Clone, Default)]
+pub struct AcpOptions {
+    /// The connection engine's settings.
+    pub connection: ConnectionOptions,
+    /// Agent side: sessions need `authenticate` first.
+    pub require_auth: bool,
+    /// Callbacks.
+    pub hooks: AcpHooks,
+}
+
+/// An ACP connection for one role: the dynamic (JSON) API. Derefs to
+/// [`AcpPeer`] for sending. Cheap to clone; the connection closes when the
+/// last clone is dropped.
+#[derive(Clone)]
+pub struct AcpConnection {
+    peer: AcpPeer,
+    /// Keeps the connection open while any clone lives.
+    _owner: Connection,
+}
+
+impl std::fmt::Debug for AcpConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.peer.fmt(f)
+    }
+}
+
+impl std::ops::Deref for AcpConnection {
+    type Target = AcpPeer;
+    fn deref(&self) -> &AcpPeer {
+        &self.peer
+    }
+}
+
+/// Sends on an ACP connection under the protocol rules. Does not keep the
+/// connection open. Handlers get one from any engine [`Peer`] with
+/// [`AcpPeer::of`] (for example `AcpPeer::of(&request.peer)`).
+#[derive(Clone)]
+pub struct AcpPeer {
+    role: Role,
+    peer: Peer,
+    state: Arc<Mutex<State>>,
+}
+
+impl std::fmt::Debug for AcpPeer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AcpPeer")
+            .field("role", &self.role)
+            .field("phase", &self.phase())
+            .finish()
+    }
+}
+
+impl AcpConnection {
+    /// Starts a connection playing `role` over `transport`, with `handler`
+    /// receiving what the peer sends (only traffic that passed the rules).
+    /// Must be called within a Tokio runtime.
+    pub fn start(
+        role: Role,
+        transport: Transport,
+        handler: impl Handler,
+        options: AcpOptions,
+    ) -> Self {
+        Self::start_on(
+            &tokio::runtime::Handle::current(),
+            role,
+            transport,
+            handler,
+            options,
+        )
+    }
+
+    /// [`AcpConnection::start`] on a given runtime.
+    pub fn start_on(
+        runtime: &tokio::runtime::Handle,
+        role: Role,
+        transport: Transport,
+        handler: impl Handler,
+        options: AcpOptions,
+    ) -> Self {
+        let state = Arc::new(Mutex::new(State::new(role)));
+        let wrapper = incoming::ProtocolHandler {
+            state: Arc::clone(&state),
+            host: Arc::new(handler),
+            hooks: options.hooks,
+            require_auth: options.require_auth,
+        };
+        let extension: Arc<dyn std::any::Any + Send + Sync> = Arc::clone(&state) as _;
+        let conn = Connection::start_with_extension(
+            runtime,
+            transport,
+            wrapper,
+            options.connection,
+            Some(extension),
+        );
+        Self {
+            peer: AcpPeer {
+                role,
+                peer: conn.peer(),
+                state,
+            },
+            _owner: conn,
+        }
+    }
+
+    /// Client side: spawns the agent command and connects to its stdio.
+    pub fn spawn_agent(
+        command: &AgentCommand,
+        handler: impl Handler,
+        options: AcpOptions,
+    ) -> Result<Self, ConnectionError> {
+        let transport = crate::transport::process::spawn(command)?;
+        Ok(Self::start(Role::Client, transport, handler, options))
+    }
+
+    /// Agent side: serves on this process's stdin/stdout.
+    pub fn serve_stdio(handler: impl Handler, options: AcpOptions) -> Self {
+        Self::start(Role::Agent, Transport::stdio(), handler, options)
+    }
+
+    /// A non-owning handle.
+    pub fn acp_peer(&self) -> AcpPeer {
+        self.peer.clone()
+    }
+}
+
+impl AcpPeer {
+    /// The ACP peer of an engine connection started by [`AcpConnection`]
+    /// (`None` for a plain engine connection).
+    pub fn of(peer: &Peer) -> Option<AcpPeer> {
+        let state = Arc::clone(peer.extension()?)
+            .downcast::<Mutex<State>>()
+            .ok()?;
+        let role = lock(&state).role;
+        Some(AcpPeer {
+            role,
+            peer: peer.clone(),
+            state,
+        })
+    }
+
+    /// The role this end plays.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// Sends a request after checking it against the protocol rules.
+    pub fn request(&self, method: &str, params: Option<Box<RawValue>>) -> AcpCall {
+        let params = match params.map(crate::json::compact_if_needed) {
+            Some(p) if !p.get().starts_with('{') && !p.get().starts_with('[') => {
+                return AcpCall::refused(
+                    Arc::clone(&self.state),
+                    self.peer.clone(),
+                    CallError::InvalidParams(format!(
+                        "params must be a JSON object or array, not {}",
+                        p.get()
+                    )),
+                );
+            }
+            p => p,
+        };
+        outgoing::request(&self.state, &self.peer, method, params)
+    }
+
+    /// [`AcpConnection::request`] with params serialized from `params`.
+    pub fn request_json<P: Serialize + ?Sized>(&self, method: &str, params: &P) -> AcpCall {
+        match crate::json::to_raw(params) {
+            Ok(raw) => self.request(method, Some(raw)),
+            Err(e) => AcpCall::refused(
+                Arc::clone(&self.state),
+                self.peer.clone(),
+                CallError::InvalidParams(e.to_string()),
+            ),
+        }
+    }
+
+    /// Sends a notification after checking it against the protocol rules.
+    /// `session/cancel` from a client goes through
+    /// [`AcpConnection::cancel_session`] instead.
+    pub async fn notify(
+        &self,
+        method: &str,
+        params: Option<Box<RawValue>>,
+    ) -> Result<(), CallError> {
+        if self.role == Role::Client && method == "session/cancel" {
+            let id = state::session_id_of(params.as_deref())
+                .ok_or_else(|| CallError::InvalidParams("/sessionId is required".into()))?;
+            return self.cancel_session(&id).await;
+        }
+        outgoing::check_notification(&self.state, method, params.as_deref())?;
+        self.peer.notify_raw(method, params).await
+    }
+
+    /// [`AcpConnection::notify`] with params serialized from `params`.
+    pub async fn notify_json<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<(), CallError> {
+        let raw =
+            crate::json::to_raw(params).map_err(|e| CallError::InvalidParams(e.to_string()))?;
+        self.notify(method, Some(raw)).await
+    }
+
+    /// Client side: cancels the session's prompt turn. Sends
+    /// `session/cancel`, and answers every `session/request_permission` of
+    /// that session still pending with `outcome: cancelled` (the handlers of
+    /// those requests see their cancellation token fire, so a UI can dismiss
+    /// its prompt).
+    pub async fn cancel_session(&self, session_id: &str) -> Result<(), CallError> {
+        let pending = {
+            let mut st = lock(&self.state);
+            if st.role != Role::Client {
+                return Err(CallError::Refused(crate::Refusal::WrongDirection {
+                    method: "session/cancel".into(),
+                }));
+            }
+            if st.phase != Phase::Ready {
+                return Err(CallError::Refused(crate::Refusal::NotInitialized {
+                    method: "session/cancel".into(),
+                }));
+            }
+            let Some(session) = st.sessions.get_mut(session_id) else {
+                return Err(CallError::Refused(crate::Refusal::UnknownSession {
+                    session_id: session_id.to_owned(),
+                }));
+            };
+            if let Some(turn) = session.turn.as_mut() {
+                turn.cancelled = true;
+            }
+            std::mem::take(&mut session.permissions)
+        };
+        let peer = &self.peer;
+        let sent = peer
+            .notify(
+                "session/cancel",
+                &serde_json::json!({ "sessionId": session_id }),
+            )
+            .await;
+        for id in pending {
+            peer.answer_for_handler(&id, Ok(incoming::cancelled_permission()));
+        }
+        sent
+    }
+
+    /// Where the connection is in its lifecycle.
+    pub fn phase(&self) -> Phase {
+        lock(&self.state).phase
+    }
+
+    /// The negotiated protocol version, once initialized.
+    pub fn protocol_version(&self) -> Option<u16> {
+        lock(&self.state).version
+    }
+
+    /// The capabilities the peer advertised (`{}` before `initialize`).
+    pub fn peer_capabilities(&self) -> Value {
+        lock(&self.state).peer_caps.clone()
+    }
+
+    /// The capabilities this side advertised.
+    pub fn local_capabilities(&self) -> Value {
+        lock(&self.state).local_caps.clone()
+    }
+
+    /// The agent's `authMethods` (from its `initialize` answer).
+    pub fn auth_methods(&self) -> Value {
+        lock(&self.state).auth_methods.clone()
+    }
+
+    /// Ids of the sessions open on this connection.
+    pub fn sessions(&self) -> Vec<String> {
+        let mut ids: Vec<String> = lock(&self.state).sessions.keys().cloned().collect();
+        ids.sort();
+        ids
+    }
+
+    /// Whether the session has a prompt turn in progress.
+    pub fn turn_in_progress(&self, session_id: &str) -> bool {
+        lock(&self.state)
+            .sessions
+            .get(session_id)
+            .is_some_and(|s| s.turn.is_some())
+    }
+
+    /// The underlying engine handle.
+    pub fn peer(&self) -> &Peer {
+        &self.peer
+    }
+
+    /// Closes the connection (see [`Peer::close`]).
+    pub async fn close(&self) {
+        self.peer.close().await;
+    }
+
+    /// Waits until the connection is closed.
+    pub async fn closed(&self) -> CloseReason {
+        self.peer.closed().await
+    }
+
+    /// The spawned agent's status (client side, [`AcpConnection::spawn_agent`]).
+    pub fn process(&self) -> Option<&ProcessStatus> {
+        self.peer.process()
+    }
+}

@@ -1,0 +1,390 @@
+//! The outgoing half of the protocol layer: checks a call against the ACP
+//! rules before anything is sent (phase, direction, the peer's advertised
+//! capabilities, sessions, one prompt turn per session, validation), and
+//! records what the answer means (negotiated version, capabilities,
+//! sessions opened and closed, turns ended).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::incoming::unsupported_prompt_content;
+use super::methods::{self, SessionScope};
+use super::state::{Phase, State, Turn, session_id_of, tree};
+use super::{Role, validate};
+use crate::error::{CallError, Refusal};
+use crate::rpc::{CancelHandle, OutgoingCall, Peer, lock};
+
+/// What the answer to a call changes in the protocol state.
+enum Effect {
+    None,
+    /// Client: `initialize` (peer caps, version, phase).
+    Initialize,
+    /// `session/new` (id from the result) or load/resume (id known).
+    Open {
+        session_id: Option<String>,
+        cwd: Option<String>,
+    },
+    /// `session/close`, `session/delete`.
+    Close {
+        session_id: String,
+    },
+    /// `session/prompt`: ends the turn.
+    Prompt {
+        session_id: String,
+    },
+    /// `authenticate` (true) or `logout` (false).
+    Auth(bool),
+}
+
+/// An outgoing ACP call: a future of the peer's answer. Refused calls
+/// resolve at once to [`CallError::Refused`] or
+/// [`CallError::InvalidParams`] without sending anything.
+#[must_use = "a request is sent only when awaited"]
+pub struct AcpCall {
+    inner: Result<OutgoingCall, Option<CallError>>,
+    state: Arc<Mutex<State>>,
+    peer: Peer,
+    effect: Effect,
+    /// Whether `effect` was applied (else Drop undoes the bookkeeping).
+    settled: bool,
+}
+
+impl std::fmt::Debug for AcpCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AcpCall").finish_non_exhaustive()
+    }
+}
+
+impl AcpCall {
+    pub(crate) fn refused(state: Arc<Mutex<State>>, peer: Peer, error: CallError) -> Self {
+        Self {
+            inner: Err(Some(error)),
+            state,
+            peer,
+            effect: Effect::None,
+            settled: true,
+        }
+    }
+
+    /// A handle to cancel the call (`None` for a refused call).
+    pub fn cancel_handle(&self) -> Option<CancelHandle> {
+        self.inner.as_ref().ok().map(OutgoingCall::cancel_handle)
+    }
+
+    /// The request id on the wire (`None` for a refused call).
+    pub fn id(&self) -> Option<crate::RequestId> {
+        self.inner.as_ref().ok().map(OutgoingCall::id)
+    }
+
+    /// Sets a timeout (see [`OutgoingCall::timeout`]).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        let inner = std::mem::replace(&mut self.inner, Err(None));
+        self.inner = inner.map(|call| call.timeout(timeout));
+        self
+    }
+
+    /// Awaits the answer and decodes it as `T`.
+    pub async fn decode<T: serde::de::DeserializeOwned>(self) -> Result<T, CallError> {
+        let raw = self.await?;
+        serde_json::from_str(raw.get()).map_err(|e| CallError::InvalidResult(e.to_string()))
+    }
+
+    fn apply(
+        &mut self,
+        result: Result<Box<RawValue>, CallError>,
+    ) -> Result<Box<RawValue>, CallError> {
+        self.settled = true;
+        let effect = std::mem::replace(&mut self.effect, Effect::None);
+        let mut state = lock(&self.state);
+        match effect {
+            Effect::None => result,
+            Effect::Initialize => {
+                let Ok(raw) = result else {
+                    state.phase = Phase::AwaitingInitialize;
+                    return result;
+                };
+                let answer = tree(Some(&raw));
+                let version = answer.get("protocolVersion").and_then(Value::as_u64);
+                let Some(version) = version
+                    .and_then(|v| u16::try_from(v).ok())
+                    .filter(|v| super::SUPPORTED_VERSIONS.contains(v))
+                else {
+                    state.phase = Phase::AwaitingInitialize;
+                    drop(state);
+                    // The spec: a client that cannot speak the agent's
+                    // version closes the connection.
+                    let peer = self.peer.clone();
+                    peer.clone().spawn(async move { peer.close().await });
+                    return Err(CallError::Refused(Refusal::UnsupportedVersion {
+                        version: answer
+                            .get("protocolVersion")
+                            .map_or_else(|| "(none)".to_owned(), Value::to_string),
+                    }));
+                };
+                state.version = Some(version);
+                state.peer_caps = answer
+                    .get("agentCapabilities")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+                state.auth_methods = answer
+                    .get("authMethods")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Array(Vec::new()));
+                state.phase = Phase::Ready;
+                Ok(raw)
+            }
+            Effect::Open { session_id, cwd } => {
+                state.opening = state.opening.saturating_sub(1);
+                if let Ok(raw) = &result {
+                    let id = session_id.or_else(|| {
+                        tree(Some(raw))
+                            .get("sessionId")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned)
+                    });
+                    if let Some(id) = id {
+                        state.sessions.entry(id).or_default().cwd = cwd.map(Into::into);
+                    }
+                }
+                result
+            }
+            Effect::Close { session_id } => {
+                if result.is_ok() {
+                    state.sessions.remove(&session_id);
+                }
+                result
+            }
+            Effect::Prompt { session_id } => {
+                if let Some(s) = state.sessions.get_mut(&session_id) {
+                    s.turn = None;
+                }
+                result
+            }
+            Effect::Auth(login) => {
+                if result.is_ok() {
+                    state.authenticated = login;
+                }
+                result
+            }
+        }
+    }
+}
+
+impl Future for AcpCall {
+    type Output = Result<Box<RawValue>, CallError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        match &mut this.inner {
+            Err(e) => Poll::Ready(Err(e.take().unwrap_or(CallError::Cancelled))),
+            Ok(call) => match Pin::new(call).poll(cx) {
+                Poll::Pending => Poll::Pending,
+                Poll::Ready(result) => Poll::Ready(this.apply(result)),
+            },
+        }
+    }
+}
+
+impl Drop for AcpCall {
+    fn drop(&mut self) {
+        if !self.settled {
+            // Abandoned before the answer: undo what the call had reserved.
+            let _ = self.apply(Err(CallError::Cancelled));
+        }
+    }
+}
+
+/// Checks and starts an outgoing request.
+pub(crate) fn request(
+    state: &Arc<Mutex<State>>,
+    peer: &Peer,
+    method: &str,
+    params: Option<Box<RawValue>>,
+) -> AcpCall {
+    let refuse = |e: CallError| AcpCall::refused(Arc::clone(state), peer.clone(), e);
+    let params_tree = match params.as_deref() {
+        Some(p) => tree(Some(p)),
+        None => Value::Object(serde_json::Map::new()),
+    };
+    let mut st = lock(state);
+    let effect = match check(&mut st, method, &params_tree, false) {
+        Ok(effect) => effect,
+        Err(e) => return refuse(e),
+    };
+    drop(st);
+    AcpCall {
+        inner: Ok(peer.request_raw(method, params)),
+        state: Arc::clone(state),
+        peer: peer.clone(),
+        effect,
+        settled: false,
+    }
+}
+
+/// Checks an outgoing notification; `Err` means it must not be sent.
+pub(crate) fn check_notification(
+    state: &Arc<Mutex<State>>,
+    method: &str,
+    params: Option<&RawValue>,
+) -> Result<(), CallError> {
+    let Some(info) = methods::lookup(method) else {
+        return Ok(());
+    };
+    let mut st = lock(state);
+    if !info.notification {
+        return Err(CallError::InvalidParams(format!(
+            "`{method}` is a request, not a notification"
+        )));
+    }
+    // Hot path (streaming updates): only tool-call updates are inspected in
+    // depth; everything needs a known session.
+    if method == "session/update" {
+        let id = session_id_of(params)
+            .ok_or_else(|| CallError::InvalidParams("/sessionId is required".into()))?;
+        phase_and_direction(&st, info, method)?;
+        if !st.session_known(&id) {
+            return Err(CallError::Refused(Refusal::UnknownSession {
+                session_id: id,
+            }));
+        }
+        if let Some(p) = params
+            && memchr::memmem::find(p.get().as_bytes(), b"\"tool_call").is_some()
+        {
+            validate::check(method, &tree(Some(p)))
+                .map_err(|v| CallError::InvalidParams(v.to_string()))?;
+        }
+        return Ok(());
+    }
+    let params_tree = match params {
+        Some(p) => tree(Some(p)),
+        None => Value::Object(serde_json::Map::new()),
+    };
+    check(&mut st, method, &params_tree, true).map(|_| ())
+}
+
+fn phase_and_direction(
+    st: &State,
+    info: &methods::MethodInfo,
+    method: &str,
+) -> Result<(), CallError> {
+    if info.handled_by == st.role {
+        return Err(CallError::Refused(Refusal::WrongDirection {
+            method: method.to_owned(),
+        }));
+    }
+    if method == "initialize" {
+        return if st.phase == Phase::AwaitingInitialize {
+            Ok(())
+        } else {
+            Err(CallError::Refused(Refusal::AlreadyInitialized))
+        };
+    }
+    if st.phase != Phase::Ready && !(st.role == Role::Agent && st.phase == Phase::Initializing) {
+        return Err(CallError::Refused(Refusal::NotInitialized {
+            method: method.to_owned(),
+        }));
+    }
+    Ok(())
+}
+
+fn check(
+    st: &mut State,
+    method: &str,
+    params: &Value,
+    notification: bool,
+) -> Result<Effect, CallError> {
+    let Some(info) = methods::lookup(method) else {
+        return Ok(Effect::None); // extension methods pass untouched
+    };
+    if info.notification != notification {
+        return Err(CallError::InvalidParams(format!(
+            "`{method}` is a {}",
+            if info.notification {
+                "notification"
+            } else {
+                "request"
+            }
+        )));
+    }
+    phase_and_direction(st, info, method)?;
+    validate::check(method, params).map_err(|v| CallError::InvalidParams(v.to_string()))?;
+    if let Some(cap) = info.capability
+        && !cap.advertised_in(&st.peer_caps)
+    {
+        return Err(CallError::Refused(Refusal::CapabilityNotAdvertised {
+            method: method.to_owned(),
+            capability: cap.path().to_owned(),
+        }));
+    }
+    let session_id = params
+        .get("sessionId")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    if matches!(
+        info.session,
+        SessionScope::Required | SessionScope::Optional
+    ) && let Some(id) = &session_id
+        && !st.session_known(id)
+    {
+        return Err(CallError::Refused(Refusal::UnknownSession {
+            session_id: id.clone(),
+        }));
+    }
+    Ok(match method {
+        "initialize" => {
+            st.phase = Phase::Initializing;
+            st.local_caps = params
+                .get("clientCapabilities")
+                .cloned()
+                .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+            Effect::Initialize
+        }
+        "session/new" | "session/load" | "session/resume" => {
+            st.opening += 1;
+            Effect::Open {
+                session_id: if method == "session/new" {
+                    None
+                } else {
+                    session_id
+                },
+                cwd: params.get("cwd").and_then(Value::as_str).map(str::to_owned),
+            }
+        }
+        "session/close" | "session/delete" => match session_id {
+            Some(session_id) => Effect::Close { session_id },
+            None => Effect::None,
+        },
+        "session/prompt" => {
+            let Some(id) = session_id else {
+                return Err(CallError::InvalidParams("/sessionId is required".into()));
+            };
+            if let Some((i, needed)) = unsupported_prompt_content(params, &st.peer_caps) {
+                return Err(CallError::Refused(Refusal::CapabilityNotAdvertised {
+                    method: format!("session/prompt content block {i}"),
+                    capability: needed.path().to_owned(),
+                }));
+            }
+            let session = st.sessions.entry(id.clone()).or_default();
+            if session.turn.is_some() {
+                return Err(CallError::Refused(Refusal::PromptInProgress {
+                    session_id: id,
+                }));
+            }
+            session.turn = Some(Turn {
+                id: crate::RequestId::Null,
+                cancelled: false,
+                token: None,
+            });
+            Effect::Prompt { session_id: id }
+        }
+        "authenticate" => Effect::Auth(true),
+        "logout" => Effect::Auth(false),
+        _ => Effect::None,
+    })
+}

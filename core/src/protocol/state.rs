@@ -1,0 +1,113 @@
+//! The protocol state of one connection: phase, negotiated version,
+//! capabilities both ways, authentication, sessions and prompt turns.
+//! Shared by the incoming side (the handler wrapper) and the outgoing side
+//! (the call checks); one mutex, never held across an await or host code.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+
+use super::Role;
+use crate::message::RequestId;
+use crate::rpc::{IncomingRequest, Responder};
+
+/// Where the connection is in its lifecycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Nothing but `initialize` yet.
+    AwaitingInitialize,
+    /// `initialize` is in flight (sent, or being handled).
+    Initializing,
+    /// `initialize` succeeded.
+    Ready,
+}
+
+/// A prompt turn in progress.
+#[derive(Debug)]
+pub(crate) struct Turn {
+    /// The `session/prompt` request's id.
+    pub(crate) id: RequestId,
+    /// Set by `session/cancel`.
+    pub(crate) cancelled: bool,
+    /// Agent side: the handler's cancellation token.
+    pub(crate) token: Option<CancellationToken>,
+}
+
+/// A session open on this connection.
+#[derive(Debug, Default)]
+pub(crate) struct Session {
+    pub(crate) cwd: Option<PathBuf>,
+    pub(crate) turn: Option<Turn>,
+    /// Client side: `session/request_permission` requests from the agent
+    /// still unanswered.
+    pub(crate) permissions: Vec<RequestId>,
+}
+
+#[derive(Debug)]
+pub(crate) struct State {
+    pub(crate) role: Role,
+    pub(crate) phase: Phase,
+    pub(crate) version: Option<u16>,
+    /// What this side advertised (`clientCapabilities` or `agentCapabilities`).
+    pub(crate) local_caps: Value,
+    /// What the peer advertised.
+    pub(crate) peer_caps: Value,
+    /// The agent's `authMethods` (from its `initialize` answer).
+    pub(crate) auth_methods: Value,
+    pub(crate) authenticated: bool,
+    pub(crate) sessions: HashMap<String, Session>,
+    /// `session/new|load|resume` calls in flight.
+    pub(crate) opening: usize,
+    /// Agent side: requests that arrived while `initialize` was being
+    /// handled, dispatched in order once it is answered.
+    pub(crate) deferred: Vec<(IncomingRequest, Responder)>,
+}
+
+impl State {
+    pub(crate) fn new(role: Role) -> Self {
+        Self {
+            role,
+            phase: Phase::AwaitingInitialize,
+            version: None,
+            local_caps: Value::Object(serde_json::Map::new()),
+            peer_caps: Value::Object(serde_json::Map::new()),
+            auth_methods: Value::Array(Vec::new()),
+            authenticated: false,
+            sessions: HashMap::new(),
+            opening: 0,
+            deferred: Vec::new(),
+        }
+    }
+
+    /// Whether `session_id` may be used: open, or (client side) a session
+    /// may be in the middle of being opened (updates and requests can
+    /// arrive before the `session/new` answer).
+    pub(crate) fn session_known(&self, session_id: &str) -> bool {
+        self.sessions.contains_key(session_id) || self.opening > 0
+    }
+}
+
+/// The `sessionId` of some params, read without building a tree.
+pub(crate) fn session_id_of(params: Option<&RawValue>) -> Option<String> {
+    #[derive(Deserialize)]
+    struct SessionRef<'a> {
+        #[serde(rename = "sessionId", borrow, default)]
+        session_id: Option<std::borrow::Cow<'a, str>>,
+    }
+    let params = params?;
+    serde_json::from_str::<SessionRef<'_>>(params.get())
+        .ok()?
+        .session_id
+        .map(std::borrow::Cow::into_owned)
+}
+
+/// Parses raw params into a tree for checks; `null` when absent.
+pub(crate) fn tree(params: Option<&RawValue>) -> Value {
+    params
+        .and_then(|p| serde_json::from_str(p.get()).ok())
+        .unwrap_or(Value::Null)
+}
