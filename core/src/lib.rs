@@ -33,6 +33,7 @@ pub mod rpc;
 pub mod schema;
 pub mod services;
 pub mod transport;
+pub mod typed;
 
 pub use error::{CallError, CloseReason, ConnectionError, Refusal, RespondError, RpcError, codes};
 pub use framing::Framing;
@@ -48,6 +49,7 @@ pub use serde_json::value::RawValue;
 pub use tokio_util::sync::CancellationToken;
 pub use transport::Transport;
 pub use transport::process::{AgentCommand, ExitInfo, ProcessStatus, ShutdownGrace};
+pub use typed::{Agent, AgentConnection, Client, ClientConnection, RequestContext};
 
 /// The README's Rust examples, compiled as doc tests so they stay true.
 #[cfg(doctest)]

@@ -13,7 +13,13 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 pub use agent_client_protocol_schema as official;
-pub use agent_client_protocol_schema::v1;
+/// The ACP v1 types, plus the version type that lives at the crate root.
+pub mod v1 {
+    pub use agent_client_protocol_schema::v1::*;
+    pub use agent_client_protocol_schema::{
+        IntoMaybeUndefined, IntoOption, MaybeUndefined, ProtocolVersion,
+    };
+}
 
 /// A payload decoded as `T` where possible, always kept as raw JSON.
 ///
