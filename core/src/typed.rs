@@ -562,7 +562,7 @@ impl<C: Client> Handler for ClientHandler<C> {
         let conn = ClientConnection { peer, owner: None };
         match n.method.as_str() {
             "session/update" => {
-                let raw = n.params.unwrap_or_else(|| Box::<RawValue>::default());
+                let raw = n.params.unwrap_or_default();
                 let update = Tolerant::decode(raw);
                 Box::pin(async move { h.session_update(conn, update).await })
             }

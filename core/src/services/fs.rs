@@ -1,1 +1,934 @@
-//! Sandboxed `fs/*` handlers (work in progress).
+//! Sandboxed `fs/read_text_file` and `fs/write_text_file` handlers.
+//!
+//! A [`SandboxedFs`] maps each session id to a *root*: the session's working
+//! directory, canonicalised once when the host registers the session with
+//! [`SandboxedFs::add_session`]. Every request is resolved against the real
+//! file system (symlinks followed, `..` applied the way the kernel applies
+//! it) and refused unless the resolved path lies inside that root. This holds
+//! for files that do not exist yet too: the deepest existing ancestor is
+//! canonicalised and the missing components are appended, so a new file
+//! below a symlink that points outside the root is refused, and so is a
+//! dangling symlink whose target lies outside.
+//!
+//! # Contract
+//!
+//! * **Threads.** `SandboxedFs` is `Send + Sync`; share it behind an `Arc`
+//!   and call it from any task. The request handlers do their file I/O on
+//!   Tokio's blocking pool ([`tokio::task::spawn_blocking`]), never on the
+//!   async worker thread, so they must be awaited inside a Tokio runtime.
+//!   [`SandboxedFs::add_session`] is synchronous and performs one
+//!   `canonicalize` call on the caller's thread.
+//! * **Ownership.** The host owns the session table: it registers a session
+//!   when it is created or loaded and removes it when it ends. Requests for
+//!   an unregistered session are refused. Handlers borrow `&self` only; a
+//!   request cancelled by dropping its future may still finish its blocking
+//!   part (a write may still land), as with any `spawn_blocking` work.
+//! * **Scope.** The sandbox confines paths chosen by the *peer*. It is not a
+//!   defence against a local process that swaps directories for symlinks
+//!   while a request runs; the final file is opened with `O_NOFOLLOW` and new
+//!   parent directories are re-checked after creation, which narrows that
+//!   window but does not close it.
+//!
+//! # Errors (all [`RpcError`], sent to the peer as they are)
+//!
+//! | Situation | Code | `data` |
+//! |---|---|---|
+//! | session not registered | `-32002` | `{sessionId}` |
+//! | `path` not absolute | `-32602` | `{path}` |
+//! | resolved path outside the root | `-32602` | `{path, root}` |
+//! | `line` is `0` | `-32602` | `{path, line}` |
+//! | file (or a parent directory, when reading) missing | `-32002` | `{path}` |
+//! | not a regular file (directory, FIFO, device, ...) | `-32602` | `{path}` |
+//! | selected text is not valid UTF-8 | `-32602` | `{path, byteOffset}` |
+//! | selected text larger than the read cap | `-32602` | `{path, maxBytes}` |
+//! | path malformed for the OS (NUL byte, too long, symlink loop) | `-32602` | `{path, error}` |
+//! | any other I/O failure (permissions, disk full, ...) | `-32603` | `{path, error}` |
+//!
+//! A non-UTF-8 file is reported as `-32602` (Invalid params) rather than
+//! `-32603`: the request asked for *text* from a file that is not text, which
+//! is a problem with the parameters, not with the client. `byteOffset` is the
+//! offset in the file of the first invalid byte.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::json;
+
+use crate::error::{RpcError, codes};
+use crate::v1;
+
+/// The largest text [`SandboxedFs::read_text_file`] returns by default
+/// (16 MiB). Larger selections are refused so that one read cannot exhaust
+/// memory or exceed the peer's frame limit; the peer can read in parts with
+/// `line` and `limit`. Change it with [`SandboxedFs::with_max_read_bytes`].
+pub const DEFAULT_MAX_READ_BYTES: usize = 16 * 1024 * 1024;
+
+/// How many symlinks one path resolution may follow (as Linux's `MAXSYMLINKS`).
+const MAX_SYMLINK_HOPS: usize = 40;
+
+/// `fs/read_text_file` and `fs/write_text_file`, confined to each session's
+/// working directory. See the [module documentation](self) for the contract.
+#[derive(Debug)]
+pub struct SandboxedFs {
+    roots: Mutex<HashMap<String, Arc<Path>>>,
+    max_read_bytes: usize,
+}
+
+impl Default for SandboxedFs {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SandboxedFs {
+    /// An empty sandbox: no session is registered, reads are capped at
+    /// [`DEFAULT_MAX_READ_BYTES`].
+    pub fn new() -> Self {
+        Self {
+            roots: Mutex::new(HashMap::new()),
+            max_read_bytes: DEFAULT_MAX_READ_BYTES,
+        }
+    }
+
+    /// Sets the largest text one read may return, in bytes.
+    #[must_use]
+    pub fn with_max_read_bytes(mut self, max: usize) -> Self {
+        self.max_read_bytes = max;
+        self
+    }
+
+    /// Registers (or re-registers) `session_id` with `cwd` as its root.
+    ///
+    /// `cwd` must be absolute and name an existing directory; it is
+    /// canonicalised now, so a later change to a symlink on the way to it
+    /// does not move the root.
+    ///
+    /// Errors: `-32602` with `data: {cwd}` (and `error` for an OS error) when
+    /// `cwd` is relative, missing or not a directory.
+    pub fn add_session(&self, session_id: &str, cwd: &Path) -> Result<(), RpcError> {
+        let bad_cwd = |message: &str, error: Option<io::Error>| {
+            let mut data = json!({ "cwd": cwd.to_string_lossy() });
+            if let Some(e) = error {
+                data["error"] = json!(e.to_string());
+            }
+            RpcError::new(codes::INVALID_PARAMS, message).with_data(data)
+        };
+        if !cwd.is_absolute() {
+            return Err(bad_cwd("cwd must be an absolute path", None));
+        }
+        let root = std::fs::canonicalize(cwd)
+            .map_err(|e| bad_cwd("cwd is not an existing directory", Some(e)))?;
+        if !root.is_dir() {
+            return Err(bad_cwd("cwd is not a directory", None));
+        }
+        lock(&self.roots).insert(session_id.to_owned(), Arc::from(root));
+        Ok(())
+    }
+
+    /// Forgets `session_id`; later requests for it fail with `-32002`.
+    /// Unknown ids are ignored.
+    pub fn remove_session(&self, session_id: &str) {
+        lock(&self.roots).remove(session_id);
+    }
+
+    /// The canonical root registered for `session_id`, if any.
+    pub fn root(&self, session_id: &str) -> Option<PathBuf> {
+        lock(&self.roots).get(session_id).map(|r| r.to_path_buf())
+    }
+
+    /// Handles `fs/read_text_file`.
+    ///
+    /// Returns the text from line `line` (1-based, default 1) on, at most
+    /// `limit` lines (default: to the end of the file). Line endings are
+    /// kept as they are in the file; a `line` past the end gives an empty
+    /// text. Errors: see the [module documentation](self).
+    pub async fn read_text_file(
+        &self,
+        req: v1::ReadTextFileRequest,
+    ) -> Result<v1::ReadTextFileResponse, RpcError> {
+        let root = self.session_root(&req.session_id)?;
+        check_absolute(&req.path)?;
+        if req.line == Some(0) {
+            return Err(RpcError::new(
+                codes::INVALID_PARAMS,
+                "line is 1-based and must be at least 1",
+            )
+            .with_data(json!({ "path": req.path.to_string_lossy(), "line": 0 })));
+        }
+        let max = self.max_read_bytes;
+        let content =
+            blocking(move || read_blocking(&root, &req.path, req.line, req.limit, max)).await?;
+        Ok(v1::ReadTextFileResponse::new(content))
+    }
+
+    /// Handles `fs/write_text_file`.
+    ///
+    /// Creates the file (and any missing parent directories inside the root)
+    /// or truncates and overwrites an existing one. The write is not atomic:
+    /// the file keeps its inode, permissions and hard links. An existing
+    /// symlink inside the root that points inside the root is followed.
+    /// Errors: see the [module documentation](self).
+    pub async fn write_text_file(
+        &self,
+        req: v1::WriteTextFileRequest,
+    ) -> Result<v1::WriteTextFileResponse, RpcError> {
+        let root = self.session_root(&req.session_id)?;
+        check_absolute(&req.path)?;
+        blocking(move || write_blocking(&root, &req.path, req.content.as_bytes())).await?;
+        Ok(v1::WriteTextFileResponse::new())
+    }
+
+    fn session_root(&self, session_id: &v1::SessionId) -> Result<Arc<Path>, RpcError> {
+        lock(&self.roots)
+            .get(&*session_id.0)
+            .cloned()
+            .ok_or_else(|| {
+                RpcError::new(codes::RESOURCE_NOT_FOUND, "unknown session")
+                    .with_data(json!({ "sessionId": &*session_id.0 }))
+            })
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Runs `f` on the blocking pool; a panic or a runtime shutting down
+/// becomes `-32603`.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, RpcError> + Send + 'static,
+) -> Result<T, RpcError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| Err(RpcError::internal_error(format!("file task failed: {e}"))))
+}
+
+fn path_data(path: &Path) -> serde_json::Value {
+    json!({ "path": path.to_string_lossy() })
+}
+
+fn check_absolute(path: &Path) -> Result<(), RpcError> {
+    if path.is_absolute() {
+        Ok(())
+    } else {
+        Err(
+            RpcError::new(codes::INVALID_PARAMS, "path must be absolute")
+                .with_data(path_data(path)),
+        )
+    }
+}
+
+fn not_regular(path: &Path) -> RpcError {
+    RpcError::new(codes::INVALID_PARAMS, "path is not a regular file").with_data(path_data(path))
+}
+
+/// Maps an I/O error on `path` (the path the peer sent) to the wire error.
+fn io_error(path: &Path, e: &io::Error) -> RpcError {
+    let data = json!({ "path": path.to_string_lossy(), "error": e.to_string() });
+    let malformed = matches!(e.kind(), io::ErrorKind::InvalidInput)
+        || matches!(
+            e.raw_os_error(),
+            Some(libc::ELOOP | libc::ENAMETOOLONG | libc::EISDIR)
+        );
+    match e.kind() {
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => {
+            RpcError::new(codes::RESOURCE_NOT_FOUND, "file not found").with_data(path_data(path))
+        }
+        _ if malformed => {
+            RpcError::new(codes::INVALID_PARAMS, format!("invalid path: {e}")).with_data(data)
+        }
+        _ => {
+            RpcError::new(codes::INTERNAL_ERROR, format!("file system error: {e}")).with_data(data)
+        }
+    }
+}
+
+/// Resolves `path` (absolute) and checks that it lies inside `root`
+/// (canonical). Returns the resolved path.
+fn confine(root: &Path, path: &Path) -> Result<PathBuf, RpcError> {
+    let mut hops = 0;
+    let resolved = resolve(path, &mut hops).map_err(|e| io_error(path, &e))?;
+    if resolved.starts_with(root) {
+        Ok(resolved)
+    } else {
+        Err(outside(root, path))
+    }
+}
+
+fn outside(root: &Path, path: &Path) -> RpcError {
+    RpcError::new(
+        codes::INVALID_PARAMS,
+        "path is outside the session's working directory",
+    )
+    .with_data(json!({ "path": path.to_string_lossy(), "root": root.to_string_lossy() }))
+}
+
+/// Resolves an absolute path the way the kernel would, also when its tail
+/// does not exist yet: the deepest existing ancestor is canonicalised
+/// (symlinks followed, `..` applied physically), dangling symlinks are
+/// followed to their targets, and the missing components are appended (a
+/// `..` after a missing component removes it lexically, which is exact
+/// because the path built so far contains no symlinks).
+fn resolve(path: &Path, hops: &mut usize) -> io::Result<PathBuf> {
+    match std::fs::canonicalize(path) {
+        Ok(p) => return Ok(p),
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) => {}
+        Err(e) => return Err(e),
+    }
+    if let Ok(meta) = std::fs::symlink_metadata(path)
+        && meta.file_type().is_symlink()
+    {
+        // A dangling symlink: resolve its target instead.
+        *hops += 1;
+        if *hops > MAX_SYMLINK_HOPS {
+            return Err(io::Error::from_raw_os_error(libc::ELOOP));
+        }
+        let target = std::fs::read_link(path)?;
+        let base = path.parent().unwrap_or(Path::new("/"));
+        return resolve(&base.join(target), hops);
+    }
+    let mut components = path.components();
+    match components.next_back() {
+        Some(Component::Normal(name)) => Ok(resolve(components.as_path(), hops)?.join(name)),
+        Some(Component::ParentDir) => {
+            let parent = resolve(components.as_path(), hops)?;
+            Ok(parent.parent().map(Path::to_path_buf).unwrap_or(parent))
+        }
+        Some(Component::CurDir) => resolve(components.as_path(), hops),
+        // The root always canonicalises; reaching this means it could not
+        // be found, which we report as such.
+        Some(Component::RootDir | Component::Prefix(_)) | None => {
+            Err(io::Error::from(io::ErrorKind::NotFound))
+        }
+    }
+}
+
+fn read_blocking(
+    root: &Path,
+    path: &Path,
+    line: Option<u32>,
+    limit: Option<u32>,
+    max_bytes: usize,
+) -> Result<String, RpcError> {
+    let resolved = confine(root, path)?;
+    // O_NONBLOCK so that opening a FIFO does not hang; it is refused below.
+    let file = OpenOptions::new()
+        .read(true)
+        .open(&resolved)
+        .map_err(|e| io_error(path, &e))?;
+    let meta = file.metadata().map_err(|e| io_error(path, &e))?;
+    if !meta.is_file() {
+        return Err(not_regular(path));
+    }
+    let (bytes, skipped) =
+        select_lines(BufReader::new(file), line, limit, max_bytes).map_err(|e| match e {
+            SelectError::Io(e) => io_error(path, &e),
+            SelectError::TooLarge => RpcError::new(
+                codes::INVALID_PARAMS,
+                format!(
+                    "the selected text is larger than {max_bytes} bytes; read it in parts with `line` and `limit`"
+                ),
+            )
+            .with_data(json!({ "path": path.to_string_lossy(), "maxBytes": max_bytes })),
+        })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = skipped.saturating_add(e.utf8_error().valid_up_to() as u64);
+        RpcError::new(codes::INVALID_PARAMS, "file is not valid UTF-8 text")
+            .with_data(json!({ "path": path.to_string_lossy(), "byteOffset": offset }))
+    })
+}
+
+enum SelectError {
+    Io(io::Error),
+    TooLarge,
+}
+
+/// Skips `line - 1` lines, then collects at most `limit` lines (at most
+/// `max_bytes` bytes). Returns the bytes and the number of bytes skipped.
+/// Memory use is bounded by `max_bytes` plus the reader's buffer, however
+/// long the skipped lines are.
+fn select_lines(
+    mut reader: impl BufRead,
+    line: Option<u32>,
+    limit: Option<u32>,
+    max_bytes: usize,
+) -> Result<(Vec<u8>, u64), SelectError> {
+    let mut skipped: u64 = 0;
+    for _ in 1..line.unwrap_or(1) {
+        let n = reader.skip_until(b'\n').map_err(SelectError::Io)?;
+        if n == 0 {
+            return Ok((Vec::new(), skipped));
+        }
+        skipped = skipped.saturating_add(n as u64);
+    }
+    let mut out = Vec::new();
+    let mut lines: u32 = 0;
+    while limit.is_none_or(|l| lines < l) {
+        // Read at most one byte more than allowed, to detect the overflow.
+        let budget = (max_bytes.saturating_add(1).saturating_sub(out.len())) as u64;
+        let n = (&mut reader)
+            .take(budget)
+            .read_until(b'\n', &mut out)
+            .map_err(SelectError::Io)?;
+        if out.len() > max_bytes {
+            return Err(SelectError::TooLarge);
+        }
+        if n == 0 {
+            break;
+        }
+        lines = lines.saturating_add(1);
+    }
+    Ok((out, skipped))
+}
+
+fn write_blocking(root: &Path, path: &Path, content: &[u8]) -> Result<(), RpcError> {
+    let resolved = confine(root, path)?;
+    let Some(parent) = resolved.parent().filter(|p| p.starts_with(root)) else {
+        // `resolved` is the root itself (or `/`): a directory.
+        return Err(not_regular(path));
+    };
+    if !parent.is_dir() {
+        std::fs::create_dir_all(parent).map_err(|e| match e.kind() {
+            io::ErrorKind::NotADirectory | io::ErrorKind::AlreadyExists => RpcError::new(
+                codes::INVALID_PARAMS,
+                "a parent of the path exists and is not a directory",
+            )
+            .with_data(path_data(path)),
+            _ => io_error(path, &e),
+        })?;
+        // Re-check: what was created must still be inside the root.
+        let created = std::fs::canonicalize(parent).map_err(|e| io_error(path, &e))?;
+        if !created.starts_with(root) {
+            return Err(outside(root, path));
+        }
+    }
+    if let Ok(meta) = std::fs::symlink_metadata(&resolved)
+        && !meta.is_file()
+    {
+        return Err(not_regular(path));
+    }
+    let mut file: File = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(&resolved)
+        .map_err(|e| io_error(path, &e))?;
+    file.write_all(content)
+        .and_then(|()| file.flush())
+        .map_err(|e| io_error(path, &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// A unique directory under the system temp dir, removed on drop.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(tag: &str) -> Self {
+            static N: AtomicU32 = AtomicU32::new(0);
+            let dir = std::env::temp_dir().join(format!(
+                "libacp-fs-{tag}-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            // Canonical, so that assertions compare like with like even when
+            // the temp dir itself sits behind a symlink (macOS /tmp).
+            Self(std::fs::canonicalize(&dir).unwrap())
+        }
+        fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A sandbox with session "s" rooted at `<tmp>/root`, next to `<tmp>/outside`.
+    struct Fixture {
+        fs: SandboxedFs,
+        root: PathBuf,
+        outside: PathBuf,
+        _tmp: TempDir,
+    }
+
+    fn fixture(tag: &str) -> Fixture {
+        let tmp = TempDir::new(tag);
+        let root = tmp.path().join("root");
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir(&root).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("secret.txt"), "secret\n").unwrap();
+        let fs = SandboxedFs::new();
+        fs.add_session("s", &root).unwrap();
+        Fixture {
+            fs,
+            root,
+            outside,
+            _tmp: tmp,
+        }
+    }
+
+    impl Fixture {
+        async fn read(&self, path: impl Into<PathBuf>) -> Result<String, RpcError> {
+            self.fs
+                .read_text_file(v1::ReadTextFileRequest::new("s", path))
+                .await
+                .map(|r| r.content)
+        }
+        async fn read_lines(
+            &self,
+            path: impl Into<PathBuf>,
+            line: Option<u32>,
+            limit: Option<u32>,
+        ) -> Result<String, RpcError> {
+            self.fs
+                .read_text_file(
+                    v1::ReadTextFileRequest::new("s", path)
+                        .line(line)
+                        .limit(limit),
+                )
+                .await
+                .map(|r| r.content)
+        }
+        async fn write(&self, path: impl Into<PathBuf>, content: &str) -> Result<(), RpcError> {
+            self.fs
+                .write_text_file(v1::WriteTextFileRequest::new("s", path, content))
+                .await
+                .map(|_| ())
+        }
+    }
+
+    fn assert_outside(err: &RpcError) {
+        assert_eq!(err.code, codes::INVALID_PARAMS, "{err}");
+        assert!(
+            err.message
+                .contains("outside the session's working directory"),
+            "{err}"
+        );
+        let data = err.data.as_ref().unwrap();
+        assert!(
+            data.get("path").is_some() && data.get("root").is_some(),
+            "{err}"
+        );
+    }
+
+    #[tokio::test]
+    async fn reads_a_file_inside_the_root() {
+        let f = fixture("read");
+        std::fs::write(f.root.join("a.txt"), "one\ntwo\n").unwrap();
+        assert_eq!(f.read(f.root.join("a.txt")).await.unwrap(), "one\ntwo\n");
+    }
+
+    #[tokio::test]
+    async fn relative_path_is_invalid_params_with_the_path() {
+        let f = fixture("relative");
+        std::fs::write(f.root.join("a.txt"), "x").unwrap();
+        for err in [
+            f.read("a.txt").await.unwrap_err(),
+            f.write("a.txt", "y").await.unwrap_err(),
+        ] {
+            assert_eq!(err.code, codes::INVALID_PARAMS);
+            assert_eq!(err.data, Some(json!({ "path": "a.txt" })));
+        }
+        assert_eq!(std::fs::read_to_string(f.root.join("a.txt")).unwrap(), "x");
+    }
+
+    #[tokio::test]
+    async fn unknown_session_is_resource_not_found_with_the_session_id() {
+        let f = fixture("nosession");
+        let err =
+            f.fs.read_text_file(v1::ReadTextFileRequest::new("nope", f.root.join("a.txt")))
+                .await
+                .unwrap_err();
+        assert_eq!(err.code, codes::RESOURCE_NOT_FOUND);
+        assert_eq!(err.data, Some(json!({ "sessionId": "nope" })));
+        let err =
+            f.fs.write_text_file(v1::WriteTextFileRequest::new(
+                "nope",
+                f.root.join("a.txt"),
+                "x",
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, codes::RESOURCE_NOT_FOUND);
+        assert!(!f.root.join("a.txt").exists());
+    }
+
+    #[tokio::test]
+    async fn removed_session_is_unknown() {
+        let f = fixture("removed");
+        std::fs::write(f.root.join("a.txt"), "x").unwrap();
+        f.fs.remove_session("s");
+        assert_eq!(
+            f.read(f.root.join("a.txt")).await.unwrap_err().code,
+            codes::RESOURCE_NOT_FOUND
+        );
+        assert!(f.fs.root("s").is_none());
+    }
+
+    #[test]
+    fn add_session_requires_an_absolute_existing_directory() {
+        let tmp = TempDir::new("add");
+        let fs = SandboxedFs::new();
+        assert_eq!(
+            fs.add_session("a", Path::new("rel")).unwrap_err().code,
+            codes::INVALID_PARAMS
+        );
+        let missing = tmp.path().join("missing");
+        assert_eq!(
+            fs.add_session("a", &missing).unwrap_err().code,
+            codes::INVALID_PARAMS
+        );
+        let file = tmp.path().join("file");
+        std::fs::write(&file, "").unwrap();
+        assert_eq!(
+            fs.add_session("a", &file).unwrap_err().code,
+            codes::INVALID_PARAMS
+        );
+        assert!(fs.root("a").is_none());
+        fs.add_session("a", tmp.path()).unwrap();
+        assert_eq!(fs.root("a").unwrap(), tmp.path());
+    }
+
+    #[tokio::test]
+    async fn root_is_canonicalised_when_registered_through_a_symlink() {
+        let f = fixture("rootlink");
+        let link = f.root.parent().unwrap().join("rootlink");
+        symlink(&f.root, &link).unwrap();
+        f.fs.add_session("s", &link).unwrap();
+        std::fs::write(f.root.join("a.txt"), "x").unwrap();
+        // Both spellings of the same file are inside.
+        assert_eq!(f.read(link.join("a.txt")).await.unwrap(), "x");
+        assert_eq!(f.read(f.root.join("a.txt")).await.unwrap(), "x");
+    }
+
+    #[tokio::test]
+    async fn dot_dot_escape_is_refused() {
+        let f = fixture("dotdot");
+        let escape = f.root.join("..").join("outside").join("secret.txt");
+        assert_outside(&f.read(&escape).await.unwrap_err());
+        assert_outside(&f.write(&escape, "pwned").await.unwrap_err());
+        assert_eq!(
+            std::fs::read_to_string(f.outside.join("secret.txt")).unwrap(),
+            "secret\n"
+        );
+        // A new file reached through `..` is refused as well.
+        let new = f.root.join("..").join("outside").join("new.txt");
+        assert_outside(&f.write(&new, "x").await.unwrap_err());
+        assert!(!f.outside.join("new.txt").exists());
+        // Going above the root through a missing directory too.
+        let deep = f
+            .root
+            .join("missing")
+            .join("..")
+            .join("..")
+            .join("evil.txt");
+        assert_outside(&f.write(&deep, "x").await.unwrap_err());
+        assert!(!f.root.parent().unwrap().join("evil.txt").exists());
+    }
+
+    #[tokio::test]
+    async fn dot_dot_that_stays_inside_is_allowed() {
+        let f = fixture("dotdot-in");
+        std::fs::create_dir(f.root.join("sub")).unwrap();
+        std::fs::write(f.root.join("a.txt"), "x").unwrap();
+        assert_eq!(
+            f.read(f.root.join("sub").join("..").join("a.txt"))
+                .await
+                .unwrap(),
+            "x"
+        );
+        f.write(f.root.join("new").join("..").join("b.txt"), "y")
+            .await
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(f.root.join("b.txt")).unwrap(), "y");
+    }
+
+    #[tokio::test]
+    async fn sibling_with_the_root_as_name_prefix_is_outside() {
+        let f = fixture("prefix");
+        let sibling = PathBuf::from(format!("{}2", f.root.display()));
+        std::fs::create_dir(&sibling).unwrap();
+        std::fs::write(sibling.join("a.txt"), "x").unwrap();
+        assert_outside(&f.read(sibling.join("a.txt")).await.unwrap_err());
+    }
+
+    #[tokio::test]
+    async fn symlink_to_a_file_outside_is_refused() {
+        let f = fixture("symfile");
+        symlink(f.outside.join("secret.txt"), f.root.join("link.txt")).unwrap();
+        assert_outside(&f.read(f.root.join("link.txt")).await.unwrap_err());
+        assert_outside(&f.write(f.root.join("link.txt"), "pwned").await.unwrap_err());
+        assert_eq!(
+            std::fs::read_to_string(f.outside.join("secret.txt")).unwrap(),
+            "secret\n"
+        );
+    }
+
+    #[tokio::test]
+    async fn new_file_below_a_symlinked_directory_outside_is_refused() {
+        let f = fixture("symdir");
+        symlink(&f.outside, f.root.join("out")).unwrap();
+        assert_outside(
+            &f.read(f.root.join("out").join("secret.txt"))
+                .await
+                .unwrap_err(),
+        );
+        let new = f.root.join("out").join("new.txt");
+        assert_outside(&f.write(&new, "x").await.unwrap_err());
+        assert!(!f.outside.join("new.txt").exists());
+        // Also with missing directories below the symlink.
+        let deep = f.root.join("out").join("a").join("b.txt");
+        assert_outside(&f.write(&deep, "x").await.unwrap_err());
+        assert!(!f.outside.join("a").exists());
+    }
+
+    #[tokio::test]
+    async fn dangling_symlink_pointing_outside_is_refused() {
+        let f = fixture("dangling");
+        symlink(f.outside.join("created.txt"), f.root.join("dangling")).unwrap();
+        assert_outside(&f.write(f.root.join("dangling"), "x").await.unwrap_err());
+        assert!(!f.outside.join("created.txt").exists());
+        // A dangling symlink to a missing directory outside, used as a parent.
+        symlink(f.outside.join("dir"), f.root.join("dirlink")).unwrap();
+        let err = f
+            .write(f.root.join("dirlink").join("x.txt"), "x")
+            .await
+            .unwrap_err();
+        assert_outside(&err);
+        assert!(!f.outside.join("dir").exists());
+    }
+
+    #[tokio::test]
+    async fn symlink_inside_the_root_is_followed() {
+        let f = fixture("symin");
+        std::fs::write(f.root.join("target.txt"), "old").unwrap();
+        symlink("target.txt", f.root.join("link.txt")).unwrap();
+        assert_eq!(f.read(f.root.join("link.txt")).await.unwrap(), "old");
+        f.write(f.root.join("link.txt"), "new").await.unwrap();
+        assert_eq!(
+            std::fs::read_to_string(f.root.join("target.txt")).unwrap(),
+            "new"
+        );
+        assert!(
+            std::fs::symlink_metadata(f.root.join("link.txt"))
+                .unwrap()
+                .is_symlink()
+        );
+    }
+
+    #[tokio::test]
+    async fn symlink_loop_is_an_error_not_a_hang() {
+        let f = fixture("loop");
+        symlink("b", f.root.join("a")).unwrap();
+        symlink("a", f.root.join("b")).unwrap();
+        let err = f.read(f.root.join("a")).await.unwrap_err();
+        assert_eq!(err.code, codes::INVALID_PARAMS, "{err}");
+        let err = f.write(f.root.join("a"), "x").await.unwrap_err();
+        assert_eq!(err.code, codes::INVALID_PARAMS, "{err}");
+    }
+
+    #[tokio::test]
+    async fn line_and_limit_select_lines() {
+        let f = fixture("lines");
+        let p = f.root.join("l.txt");
+        std::fs::write(&p, "1\n2\n3\n4\n5").unwrap();
+        assert_eq!(
+            f.read_lines(&p, Some(1), None).await.unwrap(),
+            "1\n2\n3\n4\n5"
+        );
+        assert_eq!(f.read_lines(&p, Some(2), Some(2)).await.unwrap(), "2\n3\n");
+        assert_eq!(f.read_lines(&p, None, Some(1)).await.unwrap(), "1\n");
+        assert_eq!(f.read_lines(&p, Some(4), None).await.unwrap(), "4\n5");
+        assert_eq!(f.read_lines(&p, Some(5), Some(10)).await.unwrap(), "5");
+        assert_eq!(f.read_lines(&p, Some(6), None).await.unwrap(), "");
+        assert_eq!(f.read_lines(&p, Some(100), Some(3)).await.unwrap(), "");
+        assert_eq!(f.read_lines(&p, Some(2), Some(0)).await.unwrap(), "");
+    }
+
+    #[tokio::test]
+    async fn line_endings_are_kept() {
+        let f = fixture("crlf");
+        let p = f.root.join("crlf.txt");
+        std::fs::write(&p, "a\r\nb\r\nc\r\n").unwrap();
+        assert_eq!(f.read_lines(&p, Some(2), Some(1)).await.unwrap(), "b\r\n");
+    }
+
+    #[tokio::test]
+    async fn line_zero_is_invalid_params() {
+        let f = fixture("line0");
+        let p = f.root.join("l.txt");
+        std::fs::write(&p, "1\n").unwrap();
+        let err = f.read_lines(&p, Some(0), None).await.unwrap_err();
+        assert_eq!(err.code, codes::INVALID_PARAMS);
+        assert_eq!(err.data.unwrap()["line"], 0);
+    }
+
+    #[tokio::test]
+    async fn missing_file_is_resource_not_found_with_the_path() {
+        let f = fixture("missing");
+        let p = f.root.join("nope.txt");
+        let err = f.read(&p).await.unwrap_err();
+        assert_eq!(err.code, codes::RESOURCE_NOT_FOUND);
+        assert_eq!(err.data, Some(json!({ "path": p.to_string_lossy() })));
+        let err = f
+            .read(f.root.join("nodir").join("nope.txt"))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, codes::RESOURCE_NOT_FOUND);
+    }
+
+    #[tokio::test]
+    async fn missing_file_outside_is_reported_as_outside() {
+        // No information about what exists outside the root leaks out.
+        let f = fixture("missing-out");
+        assert_outside(&f.read(f.outside.join("nope.txt")).await.unwrap_err());
+        assert_outside(&f.read("/definitely/not/here.txt").await.unwrap_err());
+    }
+
+    #[tokio::test]
+    async fn non_utf8_file_is_invalid_params_with_the_offset() {
+        let f = fixture("utf8");
+        let p = f.root.join("bin");
+        std::fs::write(&p, b"ok\nab\xffcd\n").unwrap();
+        let err = f.read(&p).await.unwrap_err();
+        assert_eq!(err.code, codes::INVALID_PARAMS);
+        assert!(err.message.contains("UTF-8"), "{err}");
+        assert_eq!(err.data.unwrap()["byteOffset"], 5);
+        // Only the selected text must be valid.
+        assert_eq!(f.read_lines(&p, Some(1), Some(1)).await.unwrap(), "ok\n");
+        let err = f.read_lines(&p, Some(2), None).await.unwrap_err();
+        assert_eq!(err.data.unwrap()["byteOffset"], 5);
+    }
+
+    #[tokio::test]
+    async fn directories_and_fifos_are_not_regular_files() {
+        let f = fixture("notfile");
+        std::fs::create_dir(f.root.join("dir")).unwrap();
+        let err = f.read(f.root.join("dir")).await.unwrap_err();
+        assert_eq!(err.code, codes::INVALID_PARAMS, "{err}");
+        let err = f.write(f.root.join("dir"), "x").await.unwrap_err();
+        assert_eq!(err.code, codes::INVALID_PARAMS, "{err}");
+        let err = f.write(&f.root, "x").await.unwrap_err();
+        assert_eq!(err.code, codes::INVALID_PARAMS, "{err}");
+        let fifo = f.root.join("fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let err = tokio::time::timeout(std::time::Duration::from_secs(5), f.read(&fifo))
+            .await
+            .expect("reading a FIFO must not hang")
+            .unwrap_err();
+        assert_eq!(err.code, codes::INVALID_PARAMS, "{err}");
+    }
+
+    #[tokio::test]
+    async fn reads_larger_than_the_cap_are_refused() {
+        let f = fixture("cap");
+        let fs = SandboxedFs::new().with_max_read_bytes(8);
+        fs.add_session("s", &f.root).unwrap();
+        let p = f.root.join("big.txt");
+        std::fs::write(&p, "12345678\nabc\n").unwrap();
+        let read = |line: Option<u32>, limit: Option<u32>| {
+            fs.read_text_file(
+                v1::ReadTextFileRequest::new("s", &p)
+                    .line(line)
+                    .limit(limit),
+            )
+        };
+        let err = read(None, None).await.unwrap_err();
+        assert_eq!(err.code, codes::INVALID_PARAMS);
+        assert_eq!(err.data.unwrap()["maxBytes"], 8);
+        assert_eq!(read(Some(2), None).await.unwrap().content, "abc\n");
+        // Exactly at the cap is fine.
+        std::fs::write(&p, "1234567\n").unwrap();
+        assert_eq!(read(None, None).await.unwrap().content, "1234567\n");
+    }
+
+    #[tokio::test]
+    async fn write_creates_and_overwrites() {
+        let f = fixture("write");
+        let p = f.root.join("w.txt");
+        f.write(&p, "first").await.unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "first");
+        f.write(&p, "2").await.unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "2");
+        f.write(&p, "").await.unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "");
+    }
+
+    #[tokio::test]
+    async fn write_creates_missing_parent_directories_inside_the_root() {
+        let f = fixture("mkdir");
+        let p = f.root.join("a").join("b").join("c.txt");
+        f.write(&p, "deep").await.unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "deep");
+        assert_eq!(f.read(&p).await.unwrap(), "deep");
+    }
+
+    #[tokio::test]
+    async fn write_below_a_file_is_invalid_params() {
+        let f = fixture("belowfile");
+        std::fs::write(f.root.join("file"), "x").unwrap();
+        let err = f
+            .write(f.root.join("file").join("x.txt"), "x")
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, codes::INVALID_PARAMS, "{err}");
+        assert_eq!(std::fs::read_to_string(f.root.join("file")).unwrap(), "x");
+    }
+
+    #[tokio::test]
+    async fn nul_byte_in_path_is_invalid_params() {
+        let f = fixture("nul");
+        let err = f.read(f.root.join("a\0b")).await.unwrap_err();
+        assert_eq!(err.code, codes::INVALID_PARAMS, "{err}");
+        let err = f.write(f.root.join("a\0b"), "x").await.unwrap_err();
+        assert_eq!(err.code, codes::INVALID_PARAMS, "{err}");
+    }
+
+    #[tokio::test]
+    async fn sessions_are_isolated() {
+        let f = fixture("iso");
+        let other = f.root.parent().unwrap().join("other");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join("o.txt"), "o").unwrap();
+        f.fs.add_session("t", &other).unwrap();
+        assert_outside(&f.read(other.join("o.txt")).await.unwrap_err());
+        let r =
+            f.fs.read_text_file(v1::ReadTextFileRequest::new("t", other.join("o.txt")))
+                .await
+                .unwrap();
+        assert_eq!(r.content, "o");
+    }
+
+    #[test]
+    fn select_lines_memory_is_bounded_while_skipping() {
+        // A 1 MiB first line is skipped without being collected.
+        let mut data = vec![b'x'; 1 << 20];
+        data.extend_from_slice(b"\nsecond\n");
+        let Ok((bytes, skipped)) = select_lines(&data[..], Some(2), None, 16) else {
+            panic!("select failed");
+        };
+        assert_eq!(bytes, b"second\n");
+        assert_eq!(skipped, (1 << 20) + 1);
+    }
+}
