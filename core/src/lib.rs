@@ -38,7 +38,9 @@ pub mod typed;
 pub use error::{CallError, CloseReason, ConnectionError, Refusal, RespondError, RpcError, codes};
 pub use framing::Framing;
 pub use message::RequestId;
-pub use protocol::{AcpCall, AcpConnection, AcpHooks, AcpOptions, AcpPeer, Phase, Role};
+pub use protocol::{
+    AcpCall, AcpConnection, AcpHooks, AcpOptions, AcpPeer, ClientServices, Phase, Role,
+};
 pub use rpc::{
     BoxFuture, CancelHandle, CancelMode, Connection, ConnectionOptions, Direction, Event,
     EventHook, FnHandler, Handler, IncomingNotification, IncomingRequest, NoHandler, OutgoingCall,

@@ -34,7 +34,7 @@ enum Decision {
 impl Handler for ProtocolHandler {
     fn on_request(&self, request: IncomingRequest, responder: Responder) {
         match self.admit(request, responder, false) {
-            Decision::Pass(request, responder) => self.host.on_request(request, responder),
+            Decision::Pass(request, responder) => self.pass(request, responder),
             Decision::Reject(responder, error) => {
                 let _ = responder.respond(Err(error));
             }
@@ -77,6 +77,30 @@ fn not_advertised(method: &str, capability: &str) -> RpcError {
 }
 
 impl ProtocolHandler {
+    /// Hands an admitted request to a client service, or to the host.
+    fn pass(&self, request: IncomingRequest, responder: Responder) {
+        let routed = {
+            let state = lock(&self.state);
+            if state.role == Role::Client {
+                state.services.route(&request)
+            } else {
+                None
+            }
+        };
+        match routed {
+            Some(answer) => {
+                let superseded = responder.superseded().clone();
+                request.peer.spawn(async move {
+                    tokio::select! {
+                        result = answer => { let _ = responder.respond(result); }
+                        () = superseded.cancelled() => {}
+                    }
+                });
+            }
+            None => self.host.on_request(request, responder),
+        }
+    }
+
     /// Applies the rules to one request. `draining`: the request was
     /// pipelined behind `initialize` and is dispatched now that it is answered.
     fn admit(&self, request: IncomingRequest, responder: Responder, draining: bool) -> Decision {
@@ -364,9 +388,7 @@ impl ProtocolHandler {
                     };
                     for (request, responder) in batch {
                         match this.admit(request, responder, true) {
-                            Decision::Pass(request, responder) => {
-                                this.host.on_request(request, responder);
-                            }
+                            Decision::Pass(request, responder) => this.pass(request, responder),
                             Decision::Reject(responder, error) => {
                                 let _ = responder.respond(Err(error));
                             }
@@ -414,7 +436,15 @@ impl ProtocolHandler {
                 None
             }
             (Role::Client, "session/update") => {
+                let store = state.services.sessions.clone();
                 drop(state);
+                if let (Some(store), Some(params)) = (store, n.params.as_deref())
+                    && let Err(e) = store.apply(params)
+                {
+                    n.peer.report(Event::Ignored(format!(
+                        "session model could not fold an update: {e}"
+                    )));
+                }
                 if let (Some(sink), Some(params)) = (&self.hooks.on_update, n.params.as_deref()) {
                     sink(params);
                 }

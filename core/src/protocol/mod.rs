@@ -40,6 +40,7 @@ pub mod validate;
 
 mod incoming;
 mod outgoing;
+mod services;
 mod state;
 
 use std::sync::{Arc, Mutex};
@@ -49,6 +50,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 pub use outgoing::AcpCall;
+pub use services::ClientServices;
 pub use state::Phase;
 
 use crate::error::{CallError, CloseReason, ConnectionError};
@@ -103,6 +105,8 @@ pub struct AcpOptions {
     pub require_auth: bool,
     /// Callbacks.
     pub hooks: AcpHooks,
+    /// Client side: services the core runs for the host.
+    pub services: ClientServices,
 }
 
 /// An ACP connection for one role: the dynamic (JSON) API. Derefs to
@@ -174,7 +178,11 @@ impl AcpConnection {
         handler: impl Handler,
         options: AcpOptions,
     ) -> Self {
-        let state = Arc::new(Mutex::new(State::new(role)));
+        let mut initial = State::new(role);
+        if role == Role::Client {
+            initial.services = options.services.clone();
+        }
+        let state = Arc::new(Mutex::new(initial));
         let wrapper = incoming::ProtocolHandler {
             state: Arc::clone(&state),
             host: Arc::new(handler),
@@ -324,7 +332,9 @@ impl AcpPeer {
             if let Some(turn) = session.turn.as_mut() {
                 turn.cancelled = true;
             }
-            std::mem::take(&mut session.permissions)
+            let pending = std::mem::take(&mut session.permissions);
+            st.services.turn_cancelled(session_id);
+            pending
         };
         let peer = &self.peer;
         let sent = peer
@@ -364,6 +374,11 @@ impl AcpPeer {
         lock(&self.state).auth_methods.clone()
     }
 
+    /// The client services this connection runs (client role).
+    pub fn services(&self) -> ClientServices {
+        lock(&self.state).services.clone()
+    }
+
     /// Ids of the sessions open on this connection.
     pub fn sessions(&self) -> Vec<String> {
         let mut ids: Vec<String> = lock(&self.state).sessions.keys().cloned().collect();
@@ -392,6 +407,13 @@ impl AcpPeer {
     /// Waits until the connection is closed.
     pub async fn closed(&self) -> CloseReason {
         self.peer.closed().await
+    }
+
+    /// Waits until the connection is closed, everything queued was written
+    /// and a spawned agent is gone (what a process should await before it
+    /// exits).
+    pub async fn terminated(&self) {
+        self.peer.terminated().await;
     }
 
     /// The spawned agent's status (client side, [`AcpConnection::spawn_agent`]).

@@ -149,7 +149,9 @@ impl AcpCall {
                             .map(str::to_owned)
                     });
                     if let Some(id) = id {
-                        state.sessions.entry(id).or_default().cwd = cwd.map(Into::into);
+                        let cwd: Option<std::path::PathBuf> = cwd.map(Into::into);
+                        state.services.opened(&id, cwd.as_deref());
+                        state.sessions.entry(id).or_default().cwd = cwd;
                     }
                 }
                 result
@@ -157,12 +159,19 @@ impl AcpCall {
             Effect::Close { session_id } => {
                 if result.is_ok() {
                     state.sessions.remove(&session_id);
+                    state.services.closed(&session_id);
                 }
                 result
             }
             Effect::Prompt { session_id } => {
                 if let Some(s) = state.sessions.get_mut(&session_id) {
                     s.turn = None;
+                }
+                if let Ok(raw) = &result
+                    && tree(Some(raw)).get("stopReason").and_then(Value::as_str)
+                        == Some("cancelled")
+                {
+                    state.services.turn_cancelled(&session_id);
                 }
                 result
             }
@@ -216,6 +225,22 @@ pub(crate) fn request(
     let effect = match check(&mut st, method, &params_tree, false) {
         Ok(effect) => effect,
         Err(e) => return refuse(e),
+    };
+    // Enabled client services are advertised in `initialize`.
+    let params = if method == "initialize" && st.services.any() {
+        let mut caps = st.local_caps.clone();
+        st.services.advertise(&mut caps);
+        st.local_caps = caps.clone();
+        let mut with_caps = params_tree;
+        if let Some(obj) = with_caps.as_object_mut() {
+            obj.insert("clientCapabilities".into(), caps);
+        }
+        match crate::json::to_raw(&with_caps) {
+            Ok(raw) => Some(raw),
+            Err(e) => return refuse(CallError::InvalidParams(e.to_string())),
+        }
+    } else {
+        params
     };
     drop(st);
     AcpCall {

@@ -65,6 +65,8 @@ pub(crate) struct State {
     /// Agent side: requests that arrived while `initialize` was being
     /// handled, dispatched in order once it is answered.
     pub(crate) deferred: Vec<(IncomingRequest, Responder)>,
+    /// Client side: services the core runs for the host.
+    pub(crate) services: super::ClientServices,
 }
 
 impl State {
@@ -80,6 +82,7 @@ impl State {
             sessions: HashMap::new(),
             opening: 0,
             deferred: Vec::new(),
+            services: super::ClientServices::default(),
         }
     }
 

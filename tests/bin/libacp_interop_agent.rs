@@ -1,0 +1,261 @@
+//! The interop agent on libacp's typed API, serving on stdio: the libacp
+//! side when the official TypeScript, Python and Rust clients drive an agent.
+//! It understands the prompt vocabulary of `tests/interop/README.md`:
+//! `stream N`, `permission`, `read PATH`, `write PATH TEXT`,
+//! `terminal CMD...`, `wait`; and replays history on `session/load`.
+//! Exits 0 when stdin closes. Logs to stderr only.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use libacp_core::v1;
+use libacp_core::{AcpOptions, Agent, AgentConnection, RequestContext, RpcError};
+
+#[derive(Default)]
+struct InteropAgent {
+    /// Session id -> history: (is the user's, text), replayed by `session/load`.
+    sessions: Mutex<HashMap<String, Vec<(bool, String)>>>,
+    counter: Mutex<u64>,
+}
+
+fn text(s: impl Into<String>) -> v1::ContentBlock {
+    v1::ContentBlock::Text(v1::TextContent::new(s))
+}
+
+fn agent_chunk(session: &v1::SessionId, s: impl Into<String>) -> v1::SessionNotification {
+    v1::SessionNotification::new(
+        session.clone(),
+        v1::SessionUpdate::AgentMessageChunk(v1::ContentChunk::new(text(s))),
+    )
+}
+
+impl InteropAgent {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<(bool, String)>>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    async fn say(
+        &self,
+        conn: &AgentConnection,
+        session: &v1::SessionId,
+        s: String,
+    ) -> Result<(), RpcError> {
+        self.lock()
+            .entry(session.0.to_string())
+            .or_default()
+            .push((false, s.clone()));
+        conn.session_update(&agent_chunk(session, s)).await?;
+        Ok(())
+    }
+
+    async fn run(
+        &self,
+        cx: &RequestContext<AgentConnection>,
+        session: &v1::SessionId,
+        command: &str,
+    ) -> Result<v1::StopReason, RpcError> {
+        let conn = &cx.connection;
+        let (verb, rest) = command.split_once(' ').unwrap_or((command, ""));
+        match verb {
+            "stream" => {
+                let n: u64 = rest
+                    .trim()
+                    .parse()
+                    .map_err(|_| RpcError::invalid_params(format!("bad count in {command:?}")))?;
+                for i in 0..n {
+                    self.say(conn, session, format!("chunk {i}")).await?;
+                }
+            }
+            "permission" => {
+                let tool_call = v1::ToolCall::new("perm-1", "Edit file")
+                    .kind(v1::ToolKind::Edit)
+                    .status(v1::ToolCallStatus::Pending);
+                conn.session_update(&v1::SessionNotification::new(
+                    session.clone(),
+                    v1::SessionUpdate::ToolCall(tool_call),
+                ))
+                .await?;
+                let answer = conn
+                    .request_permission(&v1::RequestPermissionRequest::new(
+                        session.clone(),
+                        v1::ToolCallUpdate::new("perm-1", v1::ToolCallUpdateFields::new()),
+                        vec![
+                            v1::PermissionOption::new(
+                                "allow_once",
+                                "Allow",
+                                v1::PermissionOptionKind::AllowOnce,
+                            ),
+                            v1::PermissionOption::new(
+                                "reject_once",
+                                "Reject",
+                                v1::PermissionOptionKind::RejectOnce,
+                            ),
+                        ],
+                    ))
+                    .await?;
+                let (outcome, status) = match &answer.outcome {
+                    v1::RequestPermissionOutcome::Selected(s) => (
+                        s.option_id.0.to_string(),
+                        if &*s.option_id.0 == "allow_once" {
+                            v1::ToolCallStatus::Completed
+                        } else {
+                            v1::ToolCallStatus::Failed
+                        },
+                    ),
+                    _ => return Ok(v1::StopReason::Cancelled),
+                };
+                self.say(conn, session, format!("permission: {outcome}"))
+                    .await?;
+                conn.session_update(&v1::SessionNotification::new(
+                    session.clone(),
+                    v1::SessionUpdate::ToolCallUpdate(v1::ToolCallUpdate::new(
+                        "perm-1",
+                        v1::ToolCallUpdateFields::new().status(status),
+                    )),
+                ))
+                .await?;
+            }
+            "read" => {
+                let file = conn
+                    .read_text_file(&v1::ReadTextFileRequest::new(session.clone(), rest.trim()))
+                    .await?;
+                self.say(conn, session, file.content).await?;
+            }
+            "write" => {
+                let (path, content) = rest.split_once(' ').unwrap_or((rest, ""));
+                conn.write_text_file(&v1::WriteTextFileRequest::new(
+                    session.clone(),
+                    path,
+                    content,
+                ))
+                .await?;
+                self.say(conn, session, "wrote".into()).await?;
+            }
+            "terminal" => {
+                let term = conn
+                    .create_terminal(
+                        &v1::CreateTerminalRequest::new(session.clone(), "sh")
+                            .args(vec!["-c".to_owned(), rest.to_owned()]),
+                    )
+                    .await?;
+                let id = term.terminal_id;
+                conn.wait_for_terminal_exit(&v1::WaitForTerminalExitRequest::new(
+                    session.clone(),
+                    id.clone(),
+                ))
+                .await?;
+                let output = conn
+                    .terminal_output(&v1::TerminalOutputRequest::new(session.clone(), id.clone()))
+                    .await?;
+                conn.release_terminal(&v1::ReleaseTerminalRequest::new(session.clone(), id))
+                    .await?;
+                self.say(conn, session, output.output).await?;
+            }
+            "wait" => {
+                cx.cancellation.cancelled().await;
+                return Ok(v1::StopReason::Cancelled);
+            }
+            _ => {
+                return Err(RpcError::invalid_params(format!(
+                    "unknown prompt {command:?}"
+                )));
+            }
+        }
+        Ok(v1::StopReason::EndTurn)
+    }
+}
+
+impl Agent for InteropAgent {
+    async fn initialize(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        _args: v1::InitializeRequest,
+    ) -> Result<v1::InitializeResponse, RpcError> {
+        Ok(v1::InitializeResponse::new(v1::ProtocolVersion::V1)
+            .agent_capabilities(
+                v1::AgentCapabilities::new()
+                    .load_session(true)
+                    .prompt_capabilities(
+                        v1::PromptCapabilities::new()
+                            .image(true)
+                            .embedded_context(true),
+                    ),
+            )
+            .agent_info(v1::Implementation::new("libacp-interop-agent", "0.1.0")))
+    }
+
+    async fn new_session(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        _args: v1::NewSessionRequest,
+    ) -> Result<v1::NewSessionResponse, RpcError> {
+        let id = {
+            let mut c = self
+                .counter
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            *c += 1;
+            format!("libacp-{c}")
+        };
+        self.lock().insert(id.clone(), Vec::new());
+        Ok(v1::NewSessionResponse::new(id))
+    }
+
+    async fn load_session(
+        &self,
+        cx: RequestContext<AgentConnection>,
+        args: v1::LoadSessionRequest,
+    ) -> Result<v1::LoadSessionResponse, RpcError> {
+        let history = self.lock().get(&*args.session_id.0).cloned();
+        let Some(history) = history else {
+            return Err(RpcError::new(-32002, "Resource not found")
+                .with_data(serde_json::json!({"sessionId": args.session_id})));
+        };
+        for (user, line) in history {
+            let chunk = v1::ContentChunk::new(text(line));
+            let update = if user {
+                v1::SessionUpdate::UserMessageChunk(chunk)
+            } else {
+                v1::SessionUpdate::AgentMessageChunk(chunk)
+            };
+            cx.connection
+                .session_update(&v1::SessionNotification::new(
+                    args.session_id.clone(),
+                    update,
+                ))
+                .await?;
+        }
+        Ok(v1::LoadSessionResponse::new())
+    }
+
+    async fn prompt(
+        &self,
+        cx: RequestContext<AgentConnection>,
+        args: v1::PromptRequest,
+    ) -> Result<v1::PromptResponse, RpcError> {
+        let command = args
+            .prompt
+            .iter()
+            .find_map(|b| match b {
+                v1::ContentBlock::Text(t) => Some(t.text.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        self.lock()
+            .entry(args.session_id.0.to_string())
+            .or_default()
+            .push((true, command.clone()));
+        let stop = self.run(&cx, &args.session_id, &command).await?;
+        Ok(v1::PromptResponse::new(stop))
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let conn = AgentConnection::serve_stdio(InteropAgent::default(), AcpOptions::default());
+    let reason = conn.acp().closed().await;
+    conn.acp().terminated().await;
+    eprintln!("libacp-interop-agent: connection closed ({reason})");
+}

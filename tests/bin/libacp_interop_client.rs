@@ -1,0 +1,202 @@
+//! The interop client on libacp's typed API: spawns the agent command given
+//! after `--` and runs the check sequence of `tests/interop/README.md`
+//! against it, with fs and terminals served by the core's client services.
+//! Prints `OK` and exits 0, or `FAIL: <reason>` and exits 1.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use libacp_core::v1;
+use libacp_core::{
+    AcpOptions, AgentCommand, Client, ClientConnection, ClientServices, RequestContext, RpcError,
+    Tolerant,
+};
+
+/// Agent text chunks seen, in order.
+#[derive(Clone, Default)]
+struct Seen(Arc<Mutex<Vec<String>>>);
+
+impl Seen {
+    fn take(&self) -> Vec<String> {
+        std::mem::take(
+            &mut *self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+}
+
+impl Client for Seen {
+    async fn request_permission(
+        &self,
+        _cx: RequestContext<ClientConnection>,
+        args: v1::RequestPermissionRequest,
+    ) -> Result<v1::RequestPermissionResponse, RpcError> {
+        let option = args
+            .options
+            .iter()
+            .find(|o| o.kind == v1::PermissionOptionKind::AllowOnce)
+            .or(args.options.first())
+            .ok_or_else(|| RpcError::invalid_params("no options"))?;
+        Ok(v1::RequestPermissionResponse::new(
+            v1::RequestPermissionOutcome::Selected(v1::SelectedPermissionOutcome::new(
+                option.option_id.clone(),
+            )),
+        ))
+    }
+
+    async fn session_update(
+        &self,
+        _connection: ClientConnection,
+        update: Tolerant<v1::SessionNotification>,
+    ) {
+        if let Some(n) = update.typed()
+            && let v1::SessionUpdate::AgentMessageChunk(c) | v1::SessionUpdate::UserMessageChunk(c) =
+                &n.update
+            && let v1::ContentBlock::Text(t) = &c.content
+        {
+            self.0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(t.text.clone());
+        }
+    }
+}
+
+fn prompt(session: &v1::SessionId, text: &str) -> v1::PromptRequest {
+    v1::PromptRequest::new(
+        session.clone(),
+        vec![v1::ContentBlock::Text(v1::TextContent::new(text))],
+    )
+}
+
+async fn run(agent: &[String]) -> Result<(), String> {
+    let (program, args) = agent.split_first().ok_or("usage: -- AGENT_COMMAND...")?;
+    let dir = std::env::temp_dir().join(format!("libacp-interop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let dir = dir.canonicalize().map_err(|e| e.to_string())?;
+    let seen = Seen::default();
+    let options = AcpOptions {
+        services: ClientServices::all(),
+        ..AcpOptions::default()
+    };
+    let client = ClientConnection::spawn(
+        &AgentCommand::new(program).args(args),
+        seen.clone(),
+        options,
+    )
+    .map_err(|e| e.to_string())?;
+    let init = client
+        .initialize(&v1::InitializeRequest::new(v1::ProtocolVersion::V1))
+        .await
+        .map_err(|e| format!("initialize: {e}"))?;
+    let session = client
+        .new_session(&v1::NewSessionRequest::new(&dir))
+        .await
+        .map_err(|e| format!("session/new: {e}"))?
+        .session_id;
+
+    let done = client
+        .prompt(&prompt(&session, "stream 50"))
+        .await
+        .map_err(|e| format!("stream: {e}"))?;
+    let chunks = seen.take();
+    let expected: Vec<String> = (0..50).map(|i| format!("chunk {i}")).collect();
+    if chunks != expected || done.stop_reason != v1::StopReason::EndTurn {
+        return Err(format!("stream: got {chunks:?} / {:?}", done.stop_reason));
+    }
+
+    client
+        .prompt(&prompt(&session, "permission"))
+        .await
+        .map_err(|e| format!("permission: {e}"))?;
+    let chunks = seen.take();
+    if !chunks.iter().any(|c| c.contains("allow_once")) {
+        return Err(format!("permission: got {chunks:?}"));
+    }
+
+    let a = dir.join("a.txt");
+    std::fs::write(&a, "hello from client").map_err(|e| e.to_string())?;
+    client
+        .prompt(&prompt(&session, &format!("read {}", a.display())))
+        .await
+        .map_err(|e| format!("read: {e}"))?;
+    let chunks = seen.take();
+    if chunks != ["hello from client"] {
+        return Err(format!("read: got {chunks:?}"));
+    }
+
+    let b = dir.join("b.txt");
+    client
+        .prompt(&prompt(&session, &format!("write {} hi", b.display())))
+        .await
+        .map_err(|e| format!("write: {e}"))?;
+    seen.take();
+    let written = std::fs::read_to_string(&b).map_err(|e| format!("write: {e}"))?;
+    if written != "hi" {
+        return Err(format!("write: file has {written:?}"));
+    }
+
+    client
+        .prompt(&prompt(&session, "terminal echo hi"))
+        .await
+        .map_err(|e| format!("terminal: {e}"))?;
+    let chunks = seen.take();
+    if !chunks.iter().any(|c| c.contains("hi")) {
+        return Err(format!("terminal: got {chunks:?}"));
+    }
+
+    let waiting = tokio::spawn({
+        let client = client.clone();
+        let request = prompt(&session, "wait");
+        async move { client.prompt(&request).await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    client
+        .cancel(&session.0)
+        .await
+        .map_err(|e| format!("cancel: {e}"))?;
+    let stop = tokio::time::timeout(Duration::from_secs(10), waiting)
+        .await
+        .map_err(|_| "cancel: no answer".to_owned())?
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("cancel: {e}"))?;
+    if stop.stop_reason != v1::StopReason::Cancelled {
+        return Err(format!("cancel: stopReason {:?}", stop.stop_reason));
+    }
+    seen.take();
+
+    if init.agent_capabilities.load_session {
+        client
+            .load_session(&v1::LoadSessionRequest::new(session.clone(), &dir))
+            .await
+            .map_err(|e| format!("session/load: {e}"))?;
+        if seen.take().is_empty() {
+            return Err("session/load: nothing replayed before the answer".into());
+        }
+    }
+    client.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let agent: Vec<String> = match args.iter().position(|a| a == "--") {
+        Some(i) => args[i + 1..].to_vec(),
+        None => args,
+    };
+    match tokio::time::timeout(Duration::from_secs(60), run(&agent)).await {
+        Ok(Ok(())) => println!("OK"),
+        Ok(Err(e)) => {
+            println!("FAIL: {e}");
+            std::process::exit(1);
+        }
+        Err(_) => {
+            println!("FAIL: no result within 60s");
+            std::process::exit(1);
+        }
+    }
+}

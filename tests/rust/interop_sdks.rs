@@ -1,0 +1,96 @@
+//! Interop with the official TypeScript and Python SDKs, both directions,
+//! over real pipes: a libacp client drives each SDK's agent, and each SDK's
+//! client drives a libacp agent, through the whole check sequence of
+//! `tests/interop/README.md` (initialize, session/new, streaming, permission,
+//! fs read and write, terminal, cancel, load).
+//!
+//! Needs `scripts/setup-interop.sh` to have run (the README's test command
+//! does it): the pinned npm and PyPI packages are not vendored.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("repo root")
+        .to_path_buf()
+}
+
+fn ts(script: &str) -> Vec<String> {
+    let node_modules = repo().join("tests/interop/ts/node_modules/@agentclientprotocol");
+    assert!(
+        node_modules.exists(),
+        "the TypeScript SDK is not installed: run scripts/setup-interop.sh"
+    );
+    vec![
+        "node".into(),
+        repo()
+            .join("tests/interop/ts")
+            .join(script)
+            .display()
+            .to_string(),
+    ]
+}
+
+fn python(script: &str) -> Vec<String> {
+    let python = repo().join(".venv-interop/bin/python");
+    assert!(
+        python.exists(),
+        "the Python SDK is not installed: run scripts/setup-interop.sh"
+    );
+    vec![
+        python.display().to_string(),
+        repo()
+            .join("tests/interop/python")
+            .join(script)
+            .display()
+            .to_string(),
+    ]
+}
+
+fn libacp_agent() -> Vec<String> {
+    vec![env!("CARGO_BIN_EXE_libacp-interop-agent").into()]
+}
+
+fn libacp_client() -> Vec<String> {
+    vec![env!("CARGO_BIN_EXE_libacp-interop-client").into()]
+}
+
+/// Runs `client -- agent...` and asserts it printed OK.
+fn check(client: Vec<String>, agent: Vec<String>) {
+    let mut cmd = Command::new(&client[0]);
+    cmd.args(&client[1..]).arg("--").args(&agent);
+    let out = cmd.output().expect("run the interop client");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.lines().any(|l| l == "OK"),
+        "{client:?} -- {agent:?} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+}
+
+#[test]
+fn libacp_client_drives_the_typescript_agent() {
+    check(libacp_client(), ts("agent.mjs"));
+}
+
+#[test]
+fn libacp_client_drives_the_python_agent() {
+    check(libacp_client(), python("agent.py"));
+}
+
+#[test]
+fn the_typescript_client_drives_a_libacp_agent() {
+    check(ts("client.mjs"), libacp_agent());
+}
+
+#[test]
+fn the_python_client_drives_a_libacp_agent() {
+    check(python("client.py"), libacp_agent());
+}
+
+#[test]
+fn libacp_client_drives_a_libacp_agent() {
+    check(libacp_client(), libacp_agent());
+}
