@@ -1,85 +1,342 @@
 //! An ACP v1 agent built only on the official Rust SDK (`agent-client-protocol`),
-//! serving on its stdin/stdout. The libacp client in the interop tests drives it.
+//! serving on its stdin/stdout: the same agent as `tests/interop/ts/agent.mjs`
+//! and `tests/interop/python/agent.py`, for libacp's clients and the official
+//! clients to drive.
 //!
-//! * `initialize`: protocol version 1, `loadSession: false`.
-//! * `session/new`: a fresh session id.
-//! * `session/prompt` whose first text block is `stream N`: N `session/update`
-//!   `agent_message_chunk` notifications with text `chunk 0` .. `chunk N-1`,
-//!   then `end_turn`.
-//! * `session/prompt` with `read PATH`: calls the client's `fs/read_text_file`
-//!   with PATH and streams the content back as one `agent_message_chunk`, then
-//!   `end_turn`.
+//! * `initialize`: protocol version 1, `loadSession: true`, image and
+//!   embedded-context prompts, no auth methods.
+//! * `session/new`: a fresh session (`rust-N`) remembering its cwd.
+//! * `session/load`: replays the session's history (a `user_message_chunk` per
+//!   prompt text and every `agent_message_chunk` sent) before answering.
+//! * `session/cancel`: marks the session cancelled and wakes a `wait`.
+//! * `session/prompt`, by the first word of its first text block:
+//!   * `stream N`: N `agent_message_chunk`s `chunk 0` .. `chunk N-1`;
+//!   * `permission`: a pending `tool_call`, `session/request_permission`
+//!     (allow_once / reject_once), the chunk `permission: <option or
+//!     outcome>`, then a `tool_call_update` (completed if allowed, else failed);
+//!   * `read PATH`: `fs/read_text_file`, the content as one chunk;
+//!   * `write PATH TEXT`: `fs/write_text_file`, then the chunk `wrote`;
+//!   * `terminal CMD...`: `terminal/create` of `sh -c CMD` in the session's
+//!     cwd, `terminal/wait_for_exit`, `terminal/output` (sent as one chunk),
+//!     and always `terminal/release`;
+//!   * `wait`: answers `cancelled` once `session/cancel` arrives.
+//!
+//!   The turn ends with `end_turn`, or `cancelled` when `session/cancel` came
+//!   during it. A `$/cancel_request` of the prompt is forwarded to the nested
+//!   client requests (and ends a `wait` with `-32800`).
+//!
+//! Request handlers run inside the SDK's dispatch loop, and awaiting a nested
+//! client request there deadlocks (the loop must route its answer), so each
+//! prompt turn runs on a task started with `ConnectionTo::spawn`.
+//!
+//! Exits 0 once its stdin closes. Diagnostics go to stderr only; with
+//! `ACP_INTEROP_TRACE=1` every line in and out is echoed there.
 
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, ContentBlock, ContentChunk, InitializeRequest, InitializeResponse,
-    NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse, ReadTextFileRequest,
-    SessionId, SessionNotification, SessionUpdate, StopReason, TextContent,
+    AgentCapabilities, CancelNotification, ContentBlock, ContentChunk, CreateTerminalRequest,
+    Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
+    NewSessionRequest, NewSessionResponse, PermissionOption, PermissionOptionKind,
+    PromptCapabilities, PromptRequest, PromptResponse, ReadTextFileRequest, ReleaseTerminalRequest,
+    RequestPermissionOutcome, RequestPermissionRequest, SessionId, SessionNotification,
+    SessionUpdate, StopReason, TerminalOutputRequest, TextContent, ToolCall, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields, ToolKind, WaitForTerminalExitRequest,
+    WriteTextFileRequest,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{Agent, Client, Error, Stdio};
+use agent_client_protocol::{Agent, Client, Error, LineDirection, RequestCancellation, Stdio};
+use serde_json::json;
+use tokio::sync::oneshot;
 
-fn chunk(session_id: SessionId, text: impl Into<String>) -> SessionNotification {
-    SessionNotification::new(
-        session_id,
-        SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Text(TextContent::new(
-            text,
-        )))),
-    )
+struct Session {
+    cwd: PathBuf,
+    /// What `session/load` replays: user and agent message chunks.
+    history: Vec<SessionUpdate>,
+    /// Whether `session/cancel` arrived during the current turn.
+    cancelled: bool,
+    /// `wait` turns to wake on `session/cancel`.
+    cancel_waiters: Vec<oneshot::Sender<()>>,
 }
 
-fn first_text(request: &PromptRequest) -> Option<&str> {
-    request.prompt.iter().find_map(|block| match block {
-        ContentBlock::Text(text) => Some(text.text.as_str()),
-        _ => None,
-    })
+#[derive(Clone, Default)]
+struct State {
+    sessions: Arc<Mutex<HashMap<SessionId, Session>>>,
+    next_session: Arc<AtomicU64>,
+    next_tool_call: Arc<AtomicU64>,
 }
 
-async fn prompt(
-    request: PromptRequest,
-    responder: Responder<PromptResponse>,
-    cx: ConnectionTo<Client>,
-) -> Result<(), Error> {
-    let text = first_text(&request).unwrap_or_default().to_owned();
-    let session_id = request.session_id;
-    if let Some(n) = text.strip_prefix("stream ") {
-        let n: u64 = n
-            .trim()
-            .parse()
-            .map_err(|_| Error::invalid_params().data(format!("bad count in {text:?}")))?;
-        for i in 0..n {
-            cx.send_notification(chunk(session_id.clone(), format!("chunk {i}")))?;
-        }
-        responder.respond(PromptResponse::new(StopReason::EndTurn))
-    } else if let Some(path) = text.strip_prefix("read ") {
-        // The nested request needs the dispatch loop to route its answer, so
-        // it must not be awaited inside this callback: run it on a task.
-        let path = path.trim().to_owned();
-        cx.clone().spawn(async move {
-            let result = cx
-                .send_request(ReadTextFileRequest::new(session_id.clone(), path))
-                .block_task()
-                .await;
-            match result {
-                Ok(file) => {
-                    cx.send_notification(chunk(session_id, file.content))?;
-                    responder.respond(PromptResponse::new(StopReason::EndTurn))
-                }
-                Err(e) => responder.respond_with_error(e),
-            }
+impl State {
+    fn sessions(&self) -> MutexGuard<'_, HashMap<SessionId, Session>> {
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs `f` on the session, or fails with ACP's session-not-found error.
+    fn with_session<T>(
+        &self,
+        session_id: &SessionId,
+        f: impl FnOnce(&mut Session) -> T,
+    ) -> Result<T, Error> {
+        self.sessions()
+            .get_mut(session_id)
+            .map(f)
+            .ok_or_else(|| session_not_found(session_id))
+    }
+}
+
+fn session_not_found(session_id: &SessionId) -> Error {
+    agent_client_protocol::v1::schema::Error::session_not_found(session_id.clone()).into()
+}
+
+fn text_chunk(text: impl Into<String>) -> ContentChunk {
+    ContentChunk::new(ContentBlock::Text(TextContent::new(text)))
+}
+
+fn first_text(request: &PromptRequest) -> String {
+    request
+        .prompt
+        .iter()
+        .find_map(|block| match block {
+            ContentBlock::Text(text) => Some(text.text.clone()),
+            _ => None,
         })
-    } else {
-        responder
-            .respond_with_error(Error::invalid_params().data(format!("unknown prompt {text:?}")))
+        .unwrap_or_default()
+}
+
+fn invalid_prompt(text: &str, details: String) -> Error {
+    Error::invalid_params().data(json!({ "prompt": text, "details": details }))
+}
+
+/// One prompt turn, on its own task.
+struct Turn {
+    state: State,
+    cx: ConnectionTo<Client>,
+    session_id: SessionId,
+    /// Set when the client sends `$/cancel_request` for the prompt.
+    cancellation: RequestCancellation,
+}
+
+impl Turn {
+    fn update(&self, update: SessionUpdate) -> Result<(), Error> {
+        self.cx
+            .send_notification(SessionNotification::new(self.session_id.clone(), update))
+    }
+
+    /// Sends an agent message chunk and records it in the history.
+    fn say(&self, message: impl Into<String>) -> Result<(), Error> {
+        let chunk = SessionUpdate::AgentMessageChunk(text_chunk(message));
+        self.state
+            .with_session(&self.session_id, |s| s.history.push(chunk.clone()))?;
+        self.update(chunk)
+    }
+
+    /// `end_turn`, or `cancelled` if `session/cancel` came during the turn.
+    fn done(&self) -> Result<PromptResponse, Error> {
+        let cancelled = self.state.with_session(&self.session_id, |s| s.cancelled)?;
+        Ok(PromptResponse::new(if cancelled {
+            StopReason::Cancelled
+        } else {
+            StopReason::EndTurn
+        }))
+    }
+
+    /// A nested request to the client, cancelled with the prompt.
+    async fn ask<Req: agent_client_protocol::JsonRpcRequest>(
+        &self,
+        request: Req,
+    ) -> Result<Req::Response, Error> {
+        self.cx
+            .send_request(request)
+            .forward_cancellation_from(self.cancellation.clone())
+            .block_task()
+            .await
+    }
+
+    async fn run(&self, text: &str) -> Result<PromptResponse, Error> {
+        let trimmed = text.trim();
+        let command = trimmed.split_whitespace().next().unwrap_or_default();
+        let arg_text = trimmed[command.len()..].trim();
+        match command {
+            "stream" => {
+                let n: u64 = arg_text
+                    .split_whitespace()
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .ok_or_else(|| invalid_prompt(text, "stream needs a count".into()))?;
+                for i in 0..n {
+                    self.say(format!("chunk {i}"))?;
+                }
+                self.done()
+            }
+            "permission" => self.permission().await,
+            "read" => {
+                let file = self
+                    .ask(ReadTextFileRequest::new(self.session_id.clone(), arg_text))
+                    .await?;
+                self.say(file.content)?;
+                self.done()
+            }
+            "write" => {
+                let path = arg_text.split_whitespace().next().unwrap_or_default();
+                let content = arg_text[path.len()..].trim_start();
+                self.ask(WriteTextFileRequest::new(
+                    self.session_id.clone(),
+                    path,
+                    content,
+                ))
+                .await?;
+                self.say("wrote")?;
+                self.done()
+            }
+            "terminal" => {
+                self.terminal(arg_text).await?;
+                self.done()
+            }
+            "wait" => self.wait().await,
+            _ => Err(invalid_prompt(
+                text,
+                format!("unknown prompt command {command:?}"),
+            )),
+        }
+    }
+
+    async fn permission(&self) -> Result<PromptResponse, Error> {
+        let n = self.state.next_tool_call.fetch_add(1, Ordering::Relaxed) + 1;
+        let tool_call_id = format!("call-{n}");
+        self.update(SessionUpdate::ToolCall(
+            ToolCall::new(tool_call_id.clone(), "Edit file")
+                .kind(ToolKind::Edit)
+                .status(ToolCallStatus::Pending),
+        ))?;
+        let response = self
+            .ask(RequestPermissionRequest::new(
+                self.session_id.clone(),
+                ToolCallUpdate::new(
+                    tool_call_id.clone(),
+                    ToolCallUpdateFields::new()
+                        .title("Edit file")
+                        .kind(ToolKind::Edit)
+                        .status(ToolCallStatus::Pending),
+                ),
+                vec![
+                    PermissionOption::new(
+                        "allow_once",
+                        "Allow once",
+                        PermissionOptionKind::AllowOnce,
+                    ),
+                    PermissionOption::new(
+                        "reject_once",
+                        "Reject once",
+                        PermissionOptionKind::RejectOnce,
+                    ),
+                ],
+            ))
+            .await?;
+        let (label, allowed) = match &response.outcome {
+            RequestPermissionOutcome::Selected(selected) => (
+                selected.option_id.to_string(),
+                selected.option_id.0.starts_with("allow"),
+            ),
+            RequestPermissionOutcome::Cancelled => ("cancelled".to_owned(), false),
+            // The enum is non-exhaustive: an outcome this agent does not know.
+            other => (format!("{other:?}"), false),
+        };
+        self.say(format!("permission: {label}"))?;
+        self.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+            tool_call_id,
+            ToolCallUpdateFields::new().status(if allowed {
+                ToolCallStatus::Completed
+            } else {
+                ToolCallStatus::Failed
+            }),
+        )))?;
+        if matches!(response.outcome, RequestPermissionOutcome::Cancelled) {
+            return Ok(PromptResponse::new(StopReason::Cancelled));
+        }
+        self.done()
+    }
+
+    /// `sh -c COMMAND` in a client terminal; its output becomes one chunk.
+    async fn terminal(&self, command: &str) -> Result<(), Error> {
+        let cwd = self
+            .state
+            .with_session(&self.session_id, |s| s.cwd.clone())?;
+        let terminal = self
+            .ask(
+                CreateTerminalRequest::new(self.session_id.clone(), "sh")
+                    .args(vec!["-c".to_owned(), command.to_owned()])
+                    .cwd(cwd),
+            )
+            .await?;
+        let id = terminal.terminal_id;
+        let result = async {
+            self.ask(WaitForTerminalExitRequest::new(
+                self.session_id.clone(),
+                id.clone(),
+            ))
+            .await?;
+            let output = self
+                .ask(TerminalOutputRequest::new(
+                    self.session_id.clone(),
+                    id.clone(),
+                ))
+                .await?;
+            self.say(output.output)
+        }
+        .await;
+        // Released whatever happened, like the TypeScript agent's `finally`.
+        let released = self
+            .ask(ReleaseTerminalRequest::new(self.session_id.clone(), id))
+            .await;
+        result?;
+        released.map(drop)
+    }
+
+    /// Until `session/cancel` for the session (or `$/cancel_request` of the
+    /// prompt, answered `-32800`).
+    async fn wait(&self) -> Result<PromptResponse, Error> {
+        let (wake, woken) = oneshot::channel();
+        let already = self.state.with_session(&self.session_id, |s| {
+            if s.cancelled {
+                true
+            } else {
+                s.cancel_waiters.push(wake);
+                false
+            }
+        })?;
+        if !already {
+            tokio::select! {
+                _ = woken => {}
+                () = self.cancellation.cancelled() => return Err(Error::request_cancelled()),
+            }
+        }
+        Ok(PromptResponse::new(StopReason::Cancelled))
     }
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    let sessions = AtomicU64::new(0);
-    Agent
+    let state = State::default();
+    let on_new = state.clone();
+    let on_load = state.clone();
+    let on_cancel = state.clone();
+    let on_prompt = state;
+    let mut transport = Stdio::new();
+    if std::env::var_os("ACP_INTEROP_TRACE").is_some() {
+        transport = transport.with_debug(|line, direction| {
+            let arrow = if direction == LineDirection::Stdin {
+                "<-"
+            } else {
+                "->"
+            };
+            eprintln!("official-rust-agent {arrow} {line}");
+        });
+    }
+    let result = Agent
         .v1()
         .name("official-rust-agent")
         .on_receive_request(
@@ -88,27 +345,123 @@ async fn main() -> Result<(), Error> {
                         _cx: ConnectionTo<Client>| {
                 if request.protocol_version != ProtocolVersion::V1 {
                     eprintln!(
-                        "official-rust-agent: client asked for protocol {:?}",
+                        "official-rust-agent: client asked for protocol {:?}; answering 1",
                         request.protocol_version
                     );
                 }
                 responder.respond(
                     InitializeResponse::new(ProtocolVersion::V1)
-                        .agent_capabilities(AgentCapabilities::new().load_session(false)),
+                        .agent_capabilities(
+                            AgentCapabilities::new()
+                                .load_session(true)
+                                .prompt_capabilities(
+                                    PromptCapabilities::new()
+                                        .image(true)
+                                        .audio(false)
+                                        .embedded_context(true),
+                                ),
+                        )
+                        .auth_methods(Vec::new())
+                        .agent_info(Implementation::new("official-rust-agent", "0.0.0")),
                 )
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |_request: NewSessionRequest,
+            async move |request: NewSessionRequest,
                         responder: Responder<NewSessionResponse>,
                         _cx: ConnectionTo<Client>| {
-                let n = sessions.fetch_add(1, Ordering::Relaxed);
-                responder.respond(NewSessionResponse::new(format!("official-session-{n}")))
+                let n = on_new.next_session.fetch_add(1, Ordering::Relaxed) + 1;
+                let session_id = SessionId::new(format!("rust-{n}"));
+                on_new.sessions().insert(
+                    session_id.clone(),
+                    Session {
+                        cwd: request.cwd,
+                        history: Vec::new(),
+                        cancelled: false,
+                        cancel_waiters: Vec::new(),
+                    },
+                );
+                responder.respond(NewSessionResponse::new(session_id))
             },
             agent_client_protocol::on_receive_request!(),
         )
-        .on_receive_request(prompt, agent_client_protocol::on_receive_request!())
-        .connect_to(Stdio::new())
-        .await
+        .on_receive_request(
+            async move |request: LoadSessionRequest,
+                        responder: Responder<LoadSessionResponse>,
+                        cx: ConnectionTo<Client>| {
+                let history = on_load.with_session(&request.session_id, |s| {
+                    s.cwd.clone_from(&request.cwd);
+                    s.history.clone()
+                });
+                let history = match history {
+                    Ok(history) => history,
+                    Err(e) => return responder.respond_with_error(e),
+                };
+                // Notifications and the response leave in the order they are
+                // sent, so the whole replay precedes the answer.
+                for update in history {
+                    cx.send_notification(SessionNotification::new(
+                        request.session_id.clone(),
+                        update,
+                    ))?;
+                }
+                responder.respond(LoadSessionResponse::new())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: CancelNotification, _cx: ConnectionTo<Client>| {
+                let waiters = on_cancel.with_session(&notification.session_id, |s| {
+                    s.cancelled = true;
+                    std::mem::take(&mut s.cancel_waiters)
+                });
+                match waiters {
+                    Ok(waiters) => {
+                        for wake in waiters {
+                            let _ = wake.send(());
+                        }
+                    }
+                    Err(_) => eprintln!(
+                        "official-rust-agent: session/cancel for unknown session {}",
+                        notification.session_id
+                    ),
+                }
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |request: PromptRequest,
+                        responder: Responder<PromptResponse>,
+                        cx: ConnectionTo<Client>| {
+                let text = first_text(&request);
+                let session_id = request.session_id;
+                let started = on_prompt.with_session(&session_id, |s| {
+                    s.cancelled = false;
+                    s.history
+                        .push(SessionUpdate::UserMessageChunk(text_chunk(text.clone())));
+                });
+                if let Err(e) = started {
+                    return responder.respond_with_error(e);
+                }
+                let turn = Turn {
+                    state: on_prompt.clone(),
+                    cx: cx.clone(),
+                    session_id,
+                    cancellation: responder.cancellation(),
+                };
+                cx.spawn(async move {
+                    let result = turn.run(&text).await;
+                    responder.respond_with_result(result)
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .connect_to(transport)
+        .await;
+    if let Err(e) = &result {
+        eprintln!("official-rust-agent: connection ended with {e}");
+    }
+    result
 }

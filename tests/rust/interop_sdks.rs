@@ -1,4 +1,4 @@
-//! Interop with the official TypeScript and Python SDKs, both directions,
+//! Interop with the official TypeScript, Python and Rust SDKs, both directions,
 //! over real pipes: a libacp client drives each SDK's agent, and each SDK's
 //! client drives a libacp agent, through the whole check sequence of
 //! `tests/interop/README.md` (initialize, session/new, streaming, permission,
@@ -93,4 +93,25 @@ fn the_python_client_drives_a_libacp_agent() {
 #[test]
 fn libacp_client_drives_a_libacp_agent() {
     check(libacp_client(), libacp_agent());
+}
+
+// The official Rust SDK (`agent-client-protocol`): its peers are built in this
+// package (tests/bin/official_rust_*.rs), so they need no setup.
+
+fn rust_sdk_agent() -> Vec<String> {
+    vec![env!("CARGO_BIN_EXE_official-rust-agent").into()]
+}
+
+fn rust_sdk_client() -> Vec<String> {
+    vec![env!("CARGO_BIN_EXE_official-rust-client").into()]
+}
+
+#[test]
+fn libacp_client_drives_the_rust_sdk_agent() {
+    check(libacp_client(), rust_sdk_agent());
+}
+
+#[test]
+fn the_rust_sdk_client_drives_a_libacp_agent() {
+    check(rust_sdk_client(), libacp_agent());
 }
