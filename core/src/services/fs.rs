@@ -322,6 +322,7 @@ fn read_blocking(
     // O_NONBLOCK so that opening a FIFO does not hang; it is refused below.
     let file = OpenOptions::new()
         .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(&resolved)
         .map_err(|e| io_error(path, &e))?;
     let meta = file.metadata().map_err(|e| io_error(path, &e))?;
@@ -833,10 +834,18 @@ mod tests {
         let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
         // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let err = tokio::time::timeout(std::time::Duration::from_secs(5), f.read(&fifo))
-            .await
-            .expect("reading a FIFO must not hang")
-            .unwrap_err();
+        let Ok(read) = tokio::time::timeout(std::time::Duration::from_secs(5), f.read(&fifo)).await
+        else {
+            // Unblock the stuck open(2) so that the runtime can shut down.
+            let _ = OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&fifo);
+            panic!("reading a FIFO hung");
+        };
+        let err = read.unwrap_err();
+        assert_eq!(err.code, codes::INVALID_PARAMS, "{err}");
+        let err = f.write(&fifo, "x").await.unwrap_err();
         assert_eq!(err.code, codes::INVALID_PARAMS, "{err}");
     }
 

@@ -1176,6 +1176,27 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn exit_is_reported_while_a_background_process_holds_the_output() {
+        let (m, _dir) = manager("background");
+        // The shell exits at once; its background child keeps the pipe open.
+        let id = create(&m, sh("sleep 30 & echo $!")).await;
+        let status = wait(&m, &id).await;
+        assert_eq!(status.exit_code, Some(0));
+        let out = output(&m, &id).await;
+        assert_eq!(out.exit_status, Some(status));
+        let background: i32 = out.output.trim().parse().unwrap();
+        assert!(!is_dead(background));
+        // Releasing the exited terminal still kills what it left behind.
+        m.release(v1::ReleaseTerminalRequest::new("s", id))
+            .await
+            .unwrap();
+        assert!(
+            eventually_dead(background).await,
+            "background child survived"
+        );
+    }
+
+    #[tokio::test]
     async fn unknown_terminal_ids_are_resource_not_found() {
         let (m, _dir) = manager("unknown");
         let id = v1::TerminalId::new("term-nope");
