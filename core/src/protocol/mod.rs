@@ -15,14 +15,14 @@
 //! * **Versions.** The agent side answers the requested version if it speaks
 //!   it, else the latest it speaks (written into the host's answer). The
 //!   client side refuses an answer with a version it cannot speak
-//!   ([`Refusal::UnsupportedVersion`]) and closes the connection.
+//!   ([`crate::Refusal::UnsupportedVersion`]) and closes the connection.
 //! * **Capabilities, both ways.** A call the peer did not advertise is
-//!   refused locally ([`Refusal::CapabilityNotAdvertised`]) and never sent;
+//!   refused locally ([`crate::Refusal::CapabilityNotAdvertised`]) and never sent;
 //!   an incoming call this side did not advertise is answered `-32601`.
 //! * **Sessions and turns.** Unknown session ids get `-32002` with
-//!   `data.sessionId` (incoming) or [`Refusal::UnknownSession`] (outgoing);
+//!   `data.sessionId` (incoming) or [`crate::Refusal::UnknownSession`] (outgoing);
 //!   one prompt turn per session.
-//! * **Cancellation.** Client side: [`AcpConnection::cancel_session`] sends
+//! * **Cancellation.** Client side: [`AcpPeer::cancel_session`] sends
 //!   `session/cancel` and answers the session's pending permission requests
 //!   `cancelled` (their handlers see their cancellation token fire). Agent
 //!   side: `session/cancel` fires the prompt handler's cancellation token,
@@ -266,7 +266,7 @@ impl AcpPeer {
         outgoing::request(&self.state, &self.peer, method, params)
     }
 
-    /// [`AcpConnection::request`] with params serialized from `params`.
+    /// [`AcpPeer::request`] with params serialized from `params`.
     pub fn request_json<P: Serialize + ?Sized>(&self, method: &str, params: &P) -> AcpCall {
         match crate::json::to_raw(params) {
             Ok(raw) => self.request(method, Some(raw)),
@@ -280,7 +280,7 @@ impl AcpPeer {
 
     /// Sends a notification after checking it against the protocol rules.
     /// `session/cancel` from a client goes through
-    /// [`AcpConnection::cancel_session`] instead.
+    /// [`AcpPeer::cancel_session`] instead.
     pub async fn notify(
         &self,
         method: &str,
@@ -295,7 +295,7 @@ impl AcpPeer {
         self.peer.notify_raw(method, params).await
     }
 
-    /// [`AcpConnection::notify`] with params serialized from `params`.
+    /// [`AcpPeer::notify`] with params serialized from `params`.
     pub async fn notify_json<P: Serialize + ?Sized>(
         &self,
         method: &str,

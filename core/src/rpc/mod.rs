@@ -1,7 +1,7 @@
 //! The role-neutral JSON-RPC 2.0 connection engine.
 //!
 //! A [`Connection`] runs three tasks on a Tokio runtime: a reader, a
-//! dispatcher and a writer (see [`inbound`] and [`outbox`] for what each does
+//! dispatcher and a writer (see `inbound.rs` and `outbox.rs` for what each does
 //! and why). Hosts implement [`Handler`] for what the peer sends and use
 //! [`Peer`] (or the [`Connection`] that derefs to it) to send.
 //!
