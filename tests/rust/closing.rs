@@ -129,15 +129,6 @@ async fn answers_to_requests_received_before_end_of_stream_are_still_written() {
 
 #[tokio::test]
 async fn handlers_are_cancelled_when_the_connection_closes() {
-    struct Keep(std::sync::Mutex<Vec<(libacp_core::CancellationToken, libacp_core::Responder)>>);
-    impl libacp_core::Handler for Keep {
-        fn on_request(&self, req: libacp_core::IncomingRequest, responder: libacp_core::Responder) {
-            self.0
-                .lock()
-                .expect("keep")
-                .push((req.cancellation, responder));
-        }
-    }
     let keep = std::sync::Arc::new(Keep(std::sync::Mutex::new(Vec::new())));
     let (conn, mut peer) = connect_raw(keep.clone(), ConnectionOptions::default());
     peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "forever"}))
@@ -156,4 +147,42 @@ async fn handlers_are_cancelled_when_the_connection_closes() {
         responder.respond(Ok(raw(json!(1)))),
         Err(libacp_core::RespondError::Closed)
     );
+}
+
+#[tokio::test]
+async fn after_end_of_stream_handlers_are_cancelled_and_the_wait_is_bounded() {
+    let keep = std::sync::Arc::new(Keep(std::sync::Mutex::new(Vec::new())));
+    let options = ConnectionOptions {
+        flush_timeout: Duration::from_millis(200),
+        ..ConnectionOptions::default()
+    };
+    let (conn, mut peer) = connect_raw(keep.clone(), options);
+    peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "never_answered"}))
+        .await;
+    within("dispatched", async {
+        while keep.0.lock().expect("keep").is_empty() {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    })
+    .await;
+    peer.close_write().await;
+    let (token, _responder) = keep.0.lock().expect("keep").pop().expect("request");
+    within("handler told to stop", token.cancelled()).await;
+    // The handler holds its responder and never answers: the connection
+    // still closes once the grace period is over.
+    assert_eq!(
+        within("closed", conn.closed()).await,
+        CloseReason::PeerClosed
+    );
+}
+
+/// Keeps every request's token and responder, answering nothing.
+struct Keep(std::sync::Mutex<Vec<(libacp_core::CancellationToken, libacp_core::Responder)>>);
+impl libacp_core::Handler for Keep {
+    fn on_request(&self, req: libacp_core::IncomingRequest, responder: libacp_core::Responder) {
+        self.0
+            .lock()
+            .expect("keep")
+            .push((req.cancellation, responder));
+    }
 }

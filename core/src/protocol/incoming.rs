@@ -421,13 +421,37 @@ impl ProtocolHandler {
                 n.method
             ));
         }
+        // Validation: notifications cannot be answered, so a violation drops
+        // the notification (reported). `session/update` is the hot path:
+        // only tool-call updates are parsed in depth.
+        let params = n.params.as_deref();
+        let deep = n.method != "session/update"
+            || params.is_some_and(|p| {
+                memchr::memmem::find(p.get().as_bytes(), b"\"tool_call").is_some()
+            });
+        if deep {
+            let tree = tree(params);
+            let tree = if tree.is_null() {
+                Value::Object(serde_json::Map::new())
+            } else {
+                tree
+            };
+            if let Err(v) = validate::check(&n.method, &tree) {
+                return Some(format!("`{}` dropped: invalid params: {v}", n.method));
+            }
+        }
+        if info.session == SessionScope::Required {
+            let Some(id) = session_id_of(params) else {
+                return Some(format!("`{}` dropped: /sessionId is required", n.method));
+            };
+            if !state.session_known(&id) {
+                return Some(format!("`{}` dropped: unknown session `{id}`", n.method));
+            }
+        }
         match (state.role, n.method.as_str()) {
             (Role::Agent, "session/cancel") => {
-                let id = session_id_of(n.params.as_deref())?;
-                let Some(session) = state.sessions.get_mut(&id) else {
-                    return Some(format!("`session/cancel` for unknown session `{id}`"));
-                };
-                if let Some(turn) = session.turn.as_mut() {
+                let id = session_id_of(params).unwrap_or_default();
+                if let Some(turn) = state.sessions.get_mut(&id).and_then(|s| s.turn.as_mut()) {
                     turn.cancelled = true;
                     if let Some(token) = &turn.token {
                         token.cancel();

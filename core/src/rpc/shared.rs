@@ -210,10 +210,23 @@ impl Shared {
     /// Pending requests fail (no answer can come); requests still being
     /// handled may finish and their answers are written; then the
     /// connection closes.
-    pub(crate) fn finish_input(&self, reason: CloseReason) {
+    pub(crate) fn finish_input(self: &Arc<Self>, reason: CloseReason) {
         self.input_finished.store(true, Ordering::SeqCst);
         self.fail_pending(&reason, false);
+        // The peer is gone or done: handlers still running are told to wind
+        // down (their answers are still written), and get `flush_timeout`
+        // to do so before the connection closes regardless.
+        let running: Vec<Arc<InflightState>> = lock(&self.inflight).values().cloned().collect();
+        for state in running {
+            state.token.cancel();
+        }
         self.close_if_idle();
+        let shared = Arc::clone(self);
+        let grace = self.options.flush_timeout;
+        self.runtime.spawn(async move {
+            tokio::time::sleep(grace).await;
+            shared.shutdown(reason);
+        });
     }
 
     /// After input finished: closes once no incoming request is in flight.
@@ -242,7 +255,10 @@ impl Shared {
         if !first {
             return;
         }
-        self.fail_pending(&reason, false);
+        // Close the outbox and settle in-flight requests *before* failing
+        // pending calls: a handler woken by its failed call must not get an
+        // answer onto the wire after the close.
+        self.outbox.close();
         let inflight: Vec<Arc<InflightState>> =
             lock(&self.inflight).drain().map(|(_, s)| s).collect();
         for state in inflight {
@@ -251,8 +267,9 @@ impl Shared {
                     .answer
                     .compare_exchange(OPEN, CANCELLED, Ordering::SeqCst, Ordering::SeqCst);
             state.token.cancel();
+            state.superseded.cancel();
         }
-        self.outbox.close();
+        self.fail_pending(&reason, false);
         self.stop.cancel();
         let hard_stop = self.hard_stop.clone();
         let flush = self.options.flush_timeout;
