@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import stat
 import sys
+import threading
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from acp import (
-    Agent,
     Client,
     InitializeResponse,
     LoadSessionResponse,
@@ -57,7 +59,7 @@ class Session:
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-class InteropAgent(Agent):
+class InteropAgent:
     def __init__(self) -> None:
         self._conn: Client | None = None
         self._sessions: dict[str, Session] = {}
@@ -213,11 +215,57 @@ class InteropAgent(Agent):
         raise RequestError.invalid_params({"prompt": text, "details": f"unknown prompt command {command!r}"})
 
 
+def _pollable(fd: int) -> bool:
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
+
+
+def _copy(source: int, target: int) -> None:
+    with open(source, "rb", buffering=0) as src, open(target, "wb", buffering=0) as dst:
+        while data := src.read(65536):
+            dst.write(data)
+
+
+def ensure_pollable_stdio() -> threading.Thread | None:
+    """Make fds 0 and 1 things asyncio can watch.
+
+    The SDK wires stdio with `loop.connect_read_pipe` / `connect_write_pipe`.
+    When stdin is /dev/null or a regular file, epoll refuses it: the error is
+    only logged and the agent then waits forever instead of seeing end of
+    input. When stdout is a regular file, startup fails with "Pipe transport is
+    only for pipes, sockets and character devices". In those cases, relay the
+    descriptor through a pipe from a thread. Returns the stdout relay, to be
+    joined after closing fd 1 so that no output is lost.
+    """
+    if not _pollable(0):
+        source = os.dup(0)
+        read_end, write_end = os.pipe()
+        os.dup2(read_end, 0)
+        os.close(read_end)
+        threading.Thread(target=_copy, args=(source, write_end), name="stdin-relay", daemon=True).start()
+    if not _pollable(1):
+        target = os.dup(1)
+        read_end, write_end = os.pipe()
+        os.dup2(write_end, 1)
+        os.close(write_end)
+        relay = threading.Thread(target=_copy, args=(read_end, target), name="stdout-relay", daemon=True)
+        relay.start()
+        return relay
+    return None
+
+
 async def main() -> None:
     await run_agent(InteropAgent())
 
 
 if __name__ == "__main__":
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    asyncio.run(main())
+    stdout_relay = ensure_pollable_stdio()
+    try:
+        asyncio.run(main())
+    finally:
+        if stdout_relay is not None:
+            sys.stdout.flush()
+            os.close(1)
+            stdout_relay.join(timeout=5)
     sys.exit(0)

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from acp import (
-    Client,
     CreateTerminalResponse,
     ReadTextFileResponse,
     ReleaseTerminalResponse,
@@ -97,7 +96,7 @@ class Terminal:
     done: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-class InteropClient(Client):
+class InteropClient:
     """The client-side handlers: record what they are asked, answer as a real client would."""
 
     def __init__(self, work_dir: str) -> None:

@@ -484,8 +484,8 @@ async function main() {
     process.exit(1);
   }
 
-  const deadline = setTimeout(() => finish(new Error(`no result within ${DEADLINE_MS / 1000} s`)), DEADLINE_MS);
-  deadline.unref();
+  // Not unref'd: it also keeps node from exiting silently on a stuck promise.
+  setTimeout(() => finish(new Error(`no result within ${DEADLINE_MS / 1000} s`)), DEADLINE_MS);
 
   workDir = realpathSync(mkdtempSync(join(tmpdir(), "acp-interop-ts-")));
 
