@@ -6,23 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use libacp_core::{AcpOptions, CancellationToken, FnHandler, Handler, IncomingRequest, Responder};
-use libacp_tests::{acp_agent_raw, acp_pair, init_params, scripted_agent, within};
+use libacp_tests::{acp_agent_raw, acp_pair, initialize_and_open, scripted_agent, within};
 use serde_json::{Value, json};
-
-async fn session(client: &libacp_core::AcpConnection) -> String {
-    within(
-        "init",
-        client.request_json("initialize", &init_params(json!({}))),
-    )
-    .await
-    .expect("init");
-    let s: Value = client
-        .request_json("session/new", &json!({"cwd": "/tmp", "mcpServers": []}))
-        .decode()
-        .await
-        .expect("session");
-    s["sessionId"].as_str().expect("id").to_owned()
-}
 
 /// A client that parks permission requests (a UI waiting for the user).
 #[derive(Clone, Default)]
@@ -42,7 +27,7 @@ impl Handler for PermissionUi {
 async fn cancel_answers_pending_permission_requests_cancelled() {
     let ui = PermissionUi::default();
     let (client, _agent) = acp_pair(ui.clone(), scripted_agent(json!({})), AcpOptions::default());
-    let sid = session(&client).await;
+    let sid = initialize_and_open(&client, json!({})).await;
     let turn = tokio::spawn({
         let client = client.clone();
         let sid = sid.clone();
@@ -91,7 +76,7 @@ async fn a_cancelled_prompt_answers_cancelled_even_if_the_handler_errors() {
         scripted_agent(json!({})),
         AcpOptions::default(),
     );
-    let sid = session(&client).await;
+    let sid = initialize_and_open(&client, json!({})).await;
     let turn = tokio::spawn({
         let client = client.clone();
         let sid = sid.clone();

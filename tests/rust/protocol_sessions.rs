@@ -4,23 +4,10 @@
 use std::sync::{Arc, Mutex};
 
 use libacp_core::{AcpOptions, CallError, FnHandler, Refusal};
-use libacp_tests::{acp_agent_raw, acp_pair, init_params, scripted_agent, within};
+use libacp_tests::{
+    acp_agent_raw, acp_pair, init_params, initialize_and_open, scripted_agent, within,
+};
 use serde_json::{Value, json};
-
-async fn ready(client: &libacp_core::AcpConnection) -> String {
-    within(
-        "init",
-        client.request_json("initialize", &init_params(json!({}))),
-    )
-    .await
-    .expect("init");
-    let s: Value = client
-        .request_json("session/new", &json!({"cwd": "/tmp", "mcpServers": []}))
-        .decode()
-        .await
-        .expect("session");
-    s["sessionId"].as_str().expect("id").to_owned()
-}
 
 fn prompt(sid: &str, text: &str) -> Value {
     json!({"sessionId": sid, "prompt": [{"type": "text", "text": text}]})
@@ -48,7 +35,7 @@ async fn the_client_refuses_calls_for_sessions_it_does_not_know() {
         scripted_agent(json!({})),
         AcpOptions::default(),
     );
-    ready(&client).await;
+    initialize_and_open(&client, json!({})).await;
     let err = client
         .request_json("session/prompt", &prompt("ghost", "hi"))
         .await
@@ -68,7 +55,7 @@ async fn one_prompt_turn_per_session_both_sides() {
         scripted_agent(json!({})),
         AcpOptions::default(),
     );
-    let sid = ready(&client).await;
+    let sid = initialize_and_open(&client, json!({})).await;
     let first = client.request_json("session/prompt", &prompt(&sid, "wait"));
     let cancel = first.cancel_handle().expect("sent");
     let first = tokio::spawn(first);
@@ -171,7 +158,7 @@ async fn closed_sessions_are_forgotten() {
         scripted_agent(caps),
         AcpOptions::default(),
     );
-    let sid = ready(&client).await;
+    let sid = initialize_and_open(&client, json!({})).await;
     assert_eq!(agent.sessions(), vec![sid.clone()]);
     client
         .request_json("session/close", &json!({"sessionId": sid}))

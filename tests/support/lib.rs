@@ -323,3 +323,26 @@ pub fn scripted_agent(caps: serde_json::Value) -> libacp_core::FnHandler {
 pub fn init_params(caps: Value) -> Value {
     serde_json::json!({"protocolVersion": 1, "clientCapabilities": caps})
 }
+
+/// Initializes `client` advertising `caps`, then opens a session in `/tmp`;
+/// returns its id.
+pub async fn initialize_and_open(client: &libacp_core::AcpConnection, caps: Value) -> String {
+    within(
+        "initialize",
+        client.request_json("initialize", &init_params(caps)),
+    )
+    .await
+    .expect("initialize");
+    let session: Value = within(
+        "session/new",
+        client
+            .request_json(
+                "session/new",
+                &serde_json::json!({"cwd": "/tmp", "mcpServers": []}),
+            )
+            .decode(),
+    )
+    .await
+    .expect("session/new");
+    session["sessionId"].as_str().expect("sessionId").to_owned()
+}
