@@ -72,6 +72,12 @@ impl AcpCall {
         }
     }
 
+    /// The error a refused call resolves to, known before it is awaited
+    /// (`None` for a call that was sent).
+    pub fn local_error(&self) -> Option<&CallError> {
+        self.inner.as_ref().err().and_then(Option::as_ref)
+    }
+
     /// A handle to cancel the call (`None` for a refused call).
     pub fn cancel_handle(&self) -> Option<CancelHandle> {
         self.inner.as_ref().ok().map(OutgoingCall::cancel_handle)

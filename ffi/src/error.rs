@@ -1,0 +1,171 @@
+//! `acp_error`: the detail behind a failing status.
+
+use std::ffi::c_char;
+
+use libacp_core::{CallError, ConnectionError, RespondError, RpcError};
+
+use crate::status::acp_status;
+use crate::text::out_str;
+
+/// An error: a status, a message, and for JSON-RPC errors the code and
+/// data. Owned by the caller; free with `acp_error_free`.
+#[derive(Debug, Clone)]
+pub struct acp_error {
+    pub(crate) status: acp_status,
+    pub(crate) message: String,
+    pub(crate) code: i64,
+    pub(crate) data: Option<String>,
+}
+
+impl acp_error {
+    pub(crate) fn new(status: acp_status, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+            code: 0,
+            data: None,
+        }
+    }
+
+    pub(crate) fn from_rpc(e: &RpcError) -> Self {
+        Self {
+            status: acp_status::ACP_ERR_RPC,
+            message: e.message.clone(),
+            code: e.code,
+            data: e.data.as_ref().map(ToString::to_string),
+        }
+    }
+
+    pub(crate) fn from_call(e: &CallError) -> Self {
+        match e {
+            CallError::Rpc(rpc) => Self::from_rpc(rpc),
+            CallError::Connection(ConnectionError::Spawn { .. }) => {
+                Self::new(acp_status::ACP_ERR_SPAWN, e.to_string())
+            }
+            CallError::Connection(_) => Self::new(acp_status::ACP_ERR_CLOSED, e.to_string()),
+            CallError::Cancelled => Self::new(acp_status::ACP_ERR_CANCELLED, e.to_string()),
+            CallError::Timeout => Self::new(acp_status::ACP_ERR_TIMEOUT, e.to_string()),
+            CallError::InvalidParams(_) => {
+                Self::new(acp_status::ACP_ERR_INVALID_ARGUMENT, e.to_string())
+            }
+            CallError::InvalidResult(_) => {
+                Self::new(acp_status::ACP_ERR_INVALID_RESULT, e.to_string())
+            }
+            CallError::Refused(_) => Self::new(acp_status::ACP_ERR_REFUSED, e.to_string()),
+        }
+    }
+
+    pub(crate) fn from_respond(e: RespondError) -> Self {
+        let status = match e {
+            RespondError::Closed => acp_status::ACP_ERR_CLOSED,
+            RespondError::Serialize => acp_status::ACP_ERR_INVALID_JSON,
+            _ => acp_status::ACP_ERR_ALREADY_ANSWERED,
+        };
+        Self::new(status, e.to_string())
+    }
+}
+
+/// Writes `e` to `out` (if non-NULL) and returns its status.
+///
+/// # Safety
+/// `out` is NULL or valid for one pointer write.
+pub(crate) unsafe fn fail(out: *mut *mut acp_error, e: acp_error) -> acp_status {
+    let status = e.status;
+    if !out.is_null() {
+        // SAFETY: the caller guarantees `out` is valid when non-NULL.
+        unsafe { *out = Box::into_raw(Box::new(e)) };
+    }
+    status
+}
+
+/// The error's status.
+///
+/// # Safety
+/// `error` is NULL or an `acp_error` from libacp, not yet freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_error_status(error: *const acp_error) -> acp_status {
+    crate::ffi_guard_or(acp_status::ACP_ERR_NULL_ARGUMENT, || {
+        // SAFETY: per the contract, NULL or a live acp_error.
+        unsafe { error.as_ref() }.map_or(acp_status::ACP_ERR_NULL_ARGUMENT, |e| e.status)
+    })
+}
+
+/// The JSON-RPC error code (0 when the error is not a JSON-RPC error).
+///
+/// # Safety
+/// `error` is NULL or a live `acp_error`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_error_code(error: *const acp_error) -> i64 {
+    crate::ffi_guard_or(0, || {
+        // SAFETY: per the contract, NULL or a live acp_error.
+        unsafe { error.as_ref() }.map_or(0, |e| e.code)
+    })
+}
+
+/// The message: UTF-8, borrowed from `error`.
+///
+/// # Safety
+/// `error` is a live `acp_error`; `out`/`out_len` are valid for writes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_error_message(
+    error: *const acp_error,
+    out: *mut *const c_char,
+    out_len: *mut usize,
+) -> acp_status {
+    crate::ffi_guard(|| {
+        // SAFETY: per the contract, NULL or a live acp_error.
+        let Some(e) = (unsafe { error.as_ref() }) else {
+            return acp_status::ACP_ERR_NULL_ARGUMENT;
+        };
+        // SAFETY: out-params checked by out_str.
+        unsafe { out_str(&e.message, out, out_len) }
+    })
+}
+
+/// The JSON-RPC `data` as JSON text, borrowed from `error`; writes NULL and
+/// 0 when there is none.
+///
+/// # Safety
+/// As `acp_error_message`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_error_data(
+    error: *const acp_error,
+    out: *mut *const c_char,
+    out_len: *mut usize,
+) -> acp_status {
+    crate::ffi_guard(|| {
+        // SAFETY: per the contract, NULL or a live acp_error.
+        let Some(e) = (unsafe { error.as_ref() }) else {
+            return acp_status::ACP_ERR_NULL_ARGUMENT;
+        };
+        match &e.data {
+            // SAFETY: out-params checked by out_str.
+            Some(data) => unsafe { out_str(data, out, out_len) },
+            None => {
+                if out.is_null() || out_len.is_null() {
+                    return acp_status::ACP_ERR_NULL_ARGUMENT;
+                }
+                // SAFETY: checked non-NULL above.
+                unsafe {
+                    *out = std::ptr::null();
+                    *out_len = 0;
+                }
+                acp_status::ACP_OK
+            }
+        }
+    })
+}
+
+/// Frees an error. NULL is ignored.
+///
+/// # Safety
+/// `error` is NULL or an `acp_error` from libacp, freed only once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_error_free(error: *mut acp_error) {
+    crate::ffi_guard_or((), || {
+        if !error.is_null() {
+            // SAFETY: created by Box::into_raw in `fail`, freed once.
+            drop(unsafe { Box::from_raw(error) });
+        }
+    });
+}

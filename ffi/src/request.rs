@@ -1,0 +1,211 @@
+//! `acp_request`: a request from the peer, answered exactly once from any
+//! thread (not concurrently).
+
+use std::ffi::c_char;
+
+use libacp_core::{CancellationToken, Responder, RpcError};
+
+use crate::error::{acp_error, fail};
+use crate::status::acp_status;
+use crate::text::{in_json_text, in_str, out_str};
+
+/// A request from the peer. Owned by the host after
+/// `acp_event_take_request`; free with `acp_request_free` (an unanswered
+/// request is then answered `-32603`).
+#[derive(Debug)]
+pub struct acp_request {
+    pub(crate) responder: Responder,
+    pub(crate) method: String,
+    pub(crate) params: Option<String>,
+    pub(crate) id: String,
+    pub(crate) cancellation: CancellationToken,
+    /// Fired when the request is freed, ending its cancellation watcher.
+    pub(crate) done: CancellationToken,
+}
+
+impl Drop for acp_request {
+    fn drop(&mut self) {
+        self.done.cancel();
+    }
+}
+
+/// Runs `f` on the request behind `request`.
+///
+/// # Safety
+/// `request` is NULL or a live `acp_request`.
+unsafe fn with<T: Copy>(
+    request: *const acp_request,
+    fallback: T,
+    f: impl FnOnce(&acp_request) -> T,
+) -> T {
+    crate::ffi_guard_or(fallback, || {
+        // SAFETY: per the contract.
+        match unsafe { request.as_ref() } {
+            Some(r) => f(r),
+            None => fallback,
+        }
+    })
+}
+
+/// The method (borrowed from `request`).
+///
+/// # Safety
+/// `request` is a live `acp_request`; `out`/`out_len` valid for writes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_request_method(
+    request: *const acp_request,
+    out: *mut *const c_char,
+    out_len: *mut usize,
+) -> acp_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        with(request, acp_status::ACP_ERR_NULL_ARGUMENT, |r| {
+            out_str(&r.method, out, out_len)
+        })
+    }
+}
+
+/// The params as JSON text (borrowed from `request`); `{}` when absent.
+///
+/// # Safety
+/// As `acp_request_method`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_request_params(
+    request: *const acp_request,
+    out: *mut *const c_char,
+    out_len: *mut usize,
+) -> acp_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        with(request, acp_status::ACP_ERR_NULL_ARGUMENT, |r| {
+            out_str(r.params.as_deref().unwrap_or("{}"), out, out_len)
+        })
+    }
+}
+
+/// The request id as JSON text (borrowed from `request`), as named by
+/// `ACP_EVENT_REQUEST_CANCELLED` events.
+///
+/// # Safety
+/// As `acp_request_method`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_request_id(
+    request: *const acp_request,
+    out: *mut *const c_char,
+    out_len: *mut usize,
+) -> acp_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        with(request, acp_status::ACP_ERR_NULL_ARGUMENT, |r| {
+            out_str(&r.id, out, out_len)
+        })
+    }
+}
+
+/// Whether the peer cancelled the request (`$/cancel_request`, or
+/// `session/cancel` for a prompt) or the connection closed.
+///
+/// # Safety
+/// `request` is NULL or a live `acp_request`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_request_is_cancelled(request: *const acp_request) -> bool {
+    // SAFETY: forwarded contract.
+    unsafe { with(request, false, |r| r.cancellation.is_cancelled()) }
+}
+
+/// Answers with a result (JSON text, borrowed). `ACP_ERR_ALREADY_ANSWERED`
+/// if it was answered before (by you, or by libacp on cancellation).
+///
+/// # Safety
+/// `request` is a live `acp_request`; `result` valid for `result_len`
+/// bytes; `error` NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_request_respond(
+    request: *const acp_request,
+    result: *const c_char,
+    result_len: usize,
+    error: *mut *mut acp_error,
+) -> acp_status {
+    crate::ffi_guard(|| {
+        // SAFETY: per the contract.
+        let Some(r) = (unsafe { request.as_ref() }) else {
+            return acp_status::ACP_ERR_NULL_ARGUMENT;
+        };
+        // SAFETY: per the contract.
+        let raw = match unsafe { in_str(result, result_len) }.and_then(in_json_text) {
+            Ok(raw) => raw,
+            // SAFETY: `error` per the contract.
+            Err(e) => return unsafe { fail(error, e) },
+        };
+        match r.responder.respond(Ok(raw)) {
+            Ok(()) => acp_status::ACP_OK,
+            // SAFETY: `error` per the contract.
+            Err(e) => unsafe { fail(error, acp_error::from_respond(e)) },
+        }
+    })
+}
+
+/// Answers with a JSON-RPC error: `code`, `message` (UTF-8, borrowed) and
+/// optional `data` (JSON text; NULL/0 for none).
+///
+/// # Safety
+/// As `acp_request_respond`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_request_respond_error(
+    request: *const acp_request,
+    code: i64,
+    message: *const c_char,
+    message_len: usize,
+    data: *const c_char,
+    data_len: usize,
+    error: *mut *mut acp_error,
+) -> acp_status {
+    crate::ffi_guard(|| {
+        // SAFETY: per the contract.
+        let Some(r) = (unsafe { request.as_ref() }) else {
+            return acp_status::ACP_ERR_NULL_ARGUMENT;
+        };
+        // SAFETY: per the contract.
+        let message = match unsafe { in_str(message, message_len) } {
+            Ok(m) => m,
+            // SAFETY: `error` per the contract.
+            Err(e) => return unsafe { fail(error, e) },
+        };
+        let mut rpc = RpcError::new(code, message);
+        if !(data.is_null() && data_len == 0) {
+            // SAFETY: per the contract.
+            let parsed = unsafe { in_str(data, data_len) }.and_then(|t| {
+                serde_json::from_str::<serde_json::Value>(t).map_err(|e| {
+                    acp_error::new(
+                        acp_status::ACP_ERR_INVALID_JSON,
+                        format!("invalid data JSON: {e}"),
+                    )
+                })
+            });
+            match parsed {
+                Ok(v) => rpc.data = Some(v),
+                // SAFETY: `error` per the contract.
+                Err(e) => return unsafe { fail(error, e) },
+            }
+        }
+        match r.responder.respond(Err(rpc)) {
+            Ok(()) => acp_status::ACP_OK,
+            // SAFETY: `error` per the contract.
+            Err(e) => unsafe { fail(error, acp_error::from_respond(e)) },
+        }
+    })
+}
+
+/// Frees a request; an unanswered one is answered `-32603`. NULL is ignored.
+///
+/// # Safety
+/// `request` is NULL or from `acp_event_take_request`, freed once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_request_free(request: *mut acp_request) {
+    crate::ffi_guard_or((), || {
+        if !request.is_null() {
+            // SAFETY: created by Box::into_raw, freed once.
+            drop(unsafe { Box::from_raw(request) });
+        }
+    });
+}

@@ -1,0 +1,29 @@
+//! `include/acp.h` is what cbindgen generates from this crate today: the
+//! committed header never drifts from the code. Regenerate it with
+//! `ACP_UPDATE_HEADER=1 cargo test -p libacp-ffi --test header`.
+
+use std::path::Path;
+
+#[test]
+fn the_committed_header_matches_the_code() {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let config =
+        cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml");
+    let bindings = cbindgen::Builder::new()
+        .with_crate(crate_dir)
+        .with_config(config)
+        .generate()
+        .expect("cbindgen generates the header");
+    let mut generated = Vec::new();
+    bindings.write(&mut generated);
+    let path = crate_dir.join("../include/acp.h");
+    if std::env::var_os("ACP_UPDATE_HEADER").is_some() {
+        std::fs::write(&path, &generated).expect("write include/acp.h");
+        return;
+    }
+    let committed = std::fs::read(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "include/acp.h is out of date: run `ACP_UPDATE_HEADER=1 cargo test -p libacp-ffi --test header` and commit it"
+    );
+}
