@@ -12,7 +12,7 @@
 //! * [`call`]: `acp_call`, cancelling an outgoing call;
 //! * [`string`]: `acp_string`, text handed out by libacp.
 //!
-//! Implementation rule: every export goes through [`ffi_guard`], which
+//! Implementation rule: every export goes through `ffi_guard`, which
 //! catches panics; nothing here implements protocol behaviour (that lives in
 //! `libacp-core`).
 
