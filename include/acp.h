@@ -26,7 +26,10 @@ typedef enum {
   ACP_ERR_INVALID_ARGUMENT = 4,
   // The connection is closed.
   ACP_ERR_CLOSED = 5,
-  // The protocol layer refused the call; nothing was sent (see the error).
+  // The protocol layer refused the call; nothing was sent. The error's
+  // data says why: `{"kind": "CapabilityNotAdvertised", "capability": ...}`
+  // (kinds: NotInitialized, AlreadyInitialized, CapabilityNotAdvertised,
+  // UnknownSession, PromptInProgress, UnsupportedVersion, WrongDirection).
   ACP_ERR_REFUSED = 6,
   // The peer answered with a JSON-RPC error (code and data in the error).
   ACP_ERR_RPC = 7,
@@ -201,7 +204,9 @@ acp_status acp_connection_spawn_agent(const acp_options *options,
 // Connects over two file descriptors (pipes, sockets, files) in `role`
 // (an `acp_role`).
 // Takes ownership of both (closed when the connection ends; pass the same
-// descriptor twice only if it was `dup`ed). Pipes are made non-blocking.
+// descriptor twice only if it was `dup`ed). Pipes and sockets are made
+// non-blocking; closing a socket connection shuts its write half down, so
+// the peer sees the end of the stream even through a `dup`.
 //
 // # Safety
 // Pointers per include/README.md; the descriptors are open and owned by
@@ -224,8 +229,9 @@ acp_status acp_connection_serve_stdio(const acp_options *options,
 
 // Sends a request, checked against the protocol first: a call that must
 // not be sent fails at once with `ACP_ERR_REFUSED` (or
-// `ACP_ERR_INVALID_ARGUMENT` for invalid params) and the reason in
-// `*error`. Otherwise it is queued in call order, and its result arrives
+// `ACP_ERR_INVALID_ARGUMENT` for invalid params, `ACP_ERR_CLOSED` once
+// the connection is closed) and the reason in `*error`. Otherwise it is
+// queued in call order, and its result arrives
 // as an `ACP_EVENT_RESULT` event carrying `call_data`. `params` is JSON
 // text (NULL/0: no params). If `out_call` is non-NULL it receives a handle
 // to cancel the call (owned; free with `acp_call_free`). Never blocks.

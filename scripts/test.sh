@@ -19,6 +19,10 @@ fi
 echo "== Rust: unit, integration, scenario and interop tests (cargo test --workspace)"
 cargo test --locked --workspace --no-fail-fast 2>&1 | tee "$log" || status=1
 
+echo "== C/C++ examples: install-ffi.sh, find_package, the examples against official SDK peers"
+# Prints a cargo-style "test result:" line, counted below with the Rust tests.
+./scripts/test-examples-c.sh 2>&1 | tee -a "$log" || status=1
+
 read -r passed failed < <(awk '/^test result:/ {
     for (i = 1; i <= NF; i++) {
       if ($(i + 1) ~ /^passed/) p += $i
@@ -29,6 +33,26 @@ if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
   # A build error or a crashed test binary: count it as a failure.
   failed=1
 fi
+
+# --- C ABI (tests/c): C/C++ tests, the shared scenarios through acp.h and
+# a valgrind pass, run by scripts/test-c.sh after the Rust tests; its
+# closing "C: N passed, M failed" line is folded into the counts below.
+echo "== C ABI: C/C++ tests, scenarios and valgrind (scripts/test-c.sh)"
+c_log=$(mktemp)
+./scripts/test-c.sh 2>&1 | tee "$c_log"
+c_status=${PIPESTATUS[0]}
+read -r c_passed c_failed < <(sed -n 's/^C: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' "$c_log" | tail -n 1)
+rm -f "$c_log"
+c_passed=${c_passed:-0}
+c_failed=${c_failed:-0}
+if [ "$c_status" -ne 0 ] && [ "$c_failed" -eq 0 ]; then
+  c_failed=1 # it stopped before counting (an install or build error)
+fi
+[ "$c_status" -ne 0 ] && status=1
+passed=$((passed + c_passed))
+failed=$((failed + c_failed))
+# --- end C ABI
+
 echo
 echo "${passed} passed, ${failed} failed"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]

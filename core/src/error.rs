@@ -220,6 +220,48 @@ pub enum Refusal {
     },
 }
 
+impl Refusal {
+    /// The variant's name (`"CapabilityNotAdvertised"`, ...), stable across
+    /// bindings.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::NotInitialized { .. } => "NotInitialized",
+            Self::AlreadyInitialized => "AlreadyInitialized",
+            Self::CapabilityNotAdvertised { .. } => "CapabilityNotAdvertised",
+            Self::UnknownSession { .. } => "UnknownSession",
+            Self::PromptInProgress { .. } => "PromptInProgress",
+            Self::UnsupportedVersion { .. } => "UnsupportedVersion",
+            Self::WrongDirection { .. } => "WrongDirection",
+        }
+    }
+
+    /// The refusal as JSON, the shape every binding exposes:
+    /// `{"kind": <kind>, ...fields}` with fields `method`, `capability`,
+    /// `sessionId`, `version` as they apply.
+    pub fn to_json(&self) -> Value {
+        let mut v = match self {
+            Self::NotInitialized { method } | Self::WrongDirection { method } => {
+                serde_json::json!({ "method": method })
+            }
+            Self::AlreadyInitialized => serde_json::json!({}),
+            Self::CapabilityNotAdvertised { method, capability } => {
+                serde_json::json!({ "method": method, "capability": capability })
+            }
+            Self::UnknownSession { session_id } | Self::PromptInProgress { session_id } => {
+                serde_json::json!({ "sessionId": session_id })
+            }
+            Self::UnsupportedVersion { version } => serde_json::json!({
+                "version": serde_json::from_str::<Value>(version)
+                    .unwrap_or_else(|_| Value::String(version.clone()))
+            }),
+        };
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("kind".into(), Value::from(self.kind()));
+        }
+        v
+    }
+}
+
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

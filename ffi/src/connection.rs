@@ -3,12 +3,16 @@
 //! stdio). Everything it receives arrives as events (see `events`).
 
 use std::ffi::{c_char, c_void};
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::fs::FileTypeExt;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
 use std::thread::{JoinHandle, ThreadId};
+
+use tokio::io::unix::AsyncFd;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use libacp_core::rpc::{BoxFuture, IncomingNotification, IncomingRequest, Responder};
 use libacp_core::transport::BoxReader;
@@ -392,8 +396,11 @@ pub unsafe extern "C" fn acp_connection_spawn_agent(
 
 fn fd_reader(fd: OwnedFd) -> std::io::Result<BoxReader> {
     let file = std::fs::File::from(fd);
-    if file.metadata()?.file_type().is_fifo_like() {
+    let kind = file.metadata()?.file_type();
+    if kind.is_fifo() {
         Ok(Box::new(tokio::net::unix::pipe::Receiver::from_file(file)?))
+    } else if kind.is_socket() {
+        Ok(Box::new(SocketFd::new(file.into())?))
     } else {
         Ok(Box::new(tokio::fs::File::from_std(file)))
     }
@@ -401,28 +408,135 @@ fn fd_reader(fd: OwnedFd) -> std::io::Result<BoxReader> {
 
 fn fd_writer(fd: OwnedFd) -> std::io::Result<libacp_core::transport::BoxWriter> {
     let file = std::fs::File::from(fd);
-    if file.metadata()?.file_type().is_fifo_like() {
+    let kind = file.metadata()?.file_type();
+    if kind.is_fifo() {
         Ok(Box::new(tokio::net::unix::pipe::Sender::from_file(file)?))
+    } else if kind.is_socket() {
+        Ok(Box::new(SocketFd::new(file.into())?))
     } else {
         Ok(Box::new(tokio::fs::File::from_std(file)))
     }
 }
 
-trait FifoLike {
-    fn is_fifo_like(&self) -> bool;
+/// A socket descriptor (any domain) driven by the runtime's reactor. Not
+/// `tokio::fs::File`: that reads in a blocking thread that no close can
+/// interrupt, so the socket stayed open (and the peer never saw the end of
+/// the stream) after the connection had ended. Shutting the write half down
+/// is `shutdown(SHUT_WR)`, so the peer sees the end of the stream even while
+/// a `dup` of the descriptor is still open for reading.
+struct SocketFd(AsyncFd<OwnedFd>);
+
+impl SocketFd {
+    fn new(fd: OwnedFd) -> std::io::Result<Self> {
+        let raw = fd.as_raw_fd();
+        // SAFETY: fcntl on a descriptor we own.
+        let flags = unsafe { libc::fcntl(raw, libc::F_GETFL) };
+        // SAFETY: as above.
+        if flags < 0 || unsafe { libc::fcntl(raw, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is an open descriptor owned by the AsyncFd from here
+        // on, so it stays open and the same for the AsyncFd's lifetime.
+        let registered = unsafe { AsyncFd::register(fd) }.map_err(std::io::Error::from)?;
+        Ok(Self(registered))
+    }
 }
 
-impl FifoLike for std::fs::FileType {
-    fn is_fifo_like(&self) -> bool {
-        use std::os::unix::fs::FileTypeExt;
-        self.is_fifo()
+/// The result of a `read`/`send`-like call: a count or the OS error.
+fn io_result(n: isize) -> std::io::Result<usize> {
+    usize::try_from(n).map_err(|_| std::io::Error::last_os_error())
+}
+
+impl AsyncRead for SocketFd {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        loop {
+            let mut guard = match self.0.poll_read_ready(cx) {
+                Poll::Ready(Ok(g)) => g,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
+            };
+            let unfilled = buf.initialize_unfilled();
+            let read = guard.try_io(|fd| {
+                // SAFETY: reading at most `unfilled.len()` bytes into it.
+                io_result(unsafe {
+                    libc::read(
+                        fd.as_raw_fd(),
+                        unfilled.as_mut_ptr().cast::<c_void>(),
+                        unfilled.len(),
+                    )
+                })
+            });
+            match read {
+                Ok(Ok(n)) => {
+                    buf.advance(n);
+                    return Poll::Ready(Ok(()));
+                }
+                Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Ok(Err(e)) => return Poll::Ready(Err(e)),
+                Err(_would_block) => {}
+            }
+        }
+    }
+}
+
+impl AsyncWrite for SocketFd {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        loop {
+            let mut guard = match self.0.poll_write_ready(cx) {
+                Poll::Ready(Ok(g)) => g,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
+            };
+            let sent = guard.try_io(|fd| {
+                // SAFETY: sending at most `data.len()` bytes from it; no SIGPIPE.
+                io_result(unsafe {
+                    libc::send(
+                        fd.as_raw_fd(),
+                        data.as_ptr().cast::<c_void>(),
+                        data.len(),
+                        libc::MSG_NOSIGNAL,
+                    )
+                })
+            });
+            match sent {
+                Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Ok(result) => return Poll::Ready(result),
+                Err(_would_block) => {}
+            }
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        // SAFETY: shutdown on a socket we own.
+        let r = unsafe { libc::shutdown(self.0.get_ref().as_raw_fd(), libc::SHUT_WR) };
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::ENOTCONN) {
+                return Poll::Ready(Err(e));
+            }
+        }
+        Poll::Ready(Ok(()))
     }
 }
 
 /// Connects over two file descriptors (pipes, sockets, files) in `role`
 /// (an `acp_role`).
 /// Takes ownership of both (closed when the connection ends; pass the same
-/// descriptor twice only if it was `dup`ed). Pipes are made non-blocking.
+/// descriptor twice only if it was `dup`ed). Pipes and sockets are made
+/// non-blocking; closing a socket connection shuts its write half down, so
+/// the peer sees the end of the stream even through a `dup`.
 ///
 /// # Safety
 /// Pointers per include/README.md; the descriptors are open and owned by
@@ -536,8 +650,9 @@ impl acp_connection {
 
 /// Sends a request, checked against the protocol first: a call that must
 /// not be sent fails at once with `ACP_ERR_REFUSED` (or
-/// `ACP_ERR_INVALID_ARGUMENT` for invalid params) and the reason in
-/// `*error`. Otherwise it is queued in call order, and its result arrives
+/// `ACP_ERR_INVALID_ARGUMENT` for invalid params, `ACP_ERR_CLOSED` once
+/// the connection is closed) and the reason in `*error`. Otherwise it is
+/// queued in call order, and its result arrives
 /// as an `ACP_EVENT_RESULT` event carrying `call_data`. `params` is JSON
 /// text (NULL/0: no params). If `out_call` is non-NULL it receives a handle
 /// to cancel the call (owned; free with `acp_call_free`). Never blocks.
@@ -569,11 +684,12 @@ pub unsafe extern "C" fn acp_connection_request(
             if let Some(e) = call.local_error() {
                 return fail(error, acp_error::from_call(e));
             }
-            if !out_call.is_null()
-                && let Some(handle) = call.cancel_handle()
-            {
-                *out_call = Box::into_raw(Box::new(acp_call { handle }));
-            }
+            // Written only on success (out-params are written only on ACP_OK).
+            let handle = if out_call.is_null() {
+                None
+            } else {
+                call.cancel_handle()
+            };
             let tag = call_data as usize;
             let queue = Arc::clone(&c.queue);
             let deliver =
@@ -590,20 +706,35 @@ pub unsafe extern "C" fn acp_connection_request(
                     }
                     queue.push(event);
                 };
+            // Counted before the first poll: once the call is registered,
+            // `ACP_EVENT_CLOSED` waits for its result event.
+            let outstanding = Arc::clone(&c.outstanding);
+            outstanding.begin();
             // Poll once here so the request is queued before this returns
             // (calls go out in the order they are made); a full queue
             // finishes the job in a task.
             let mut cx = Context::from_waker(Waker::noop());
             match Pin::new(&mut call).poll(&mut cx) {
-                Poll::Ready(result) => deliver(result),
+                // The connection is closed already: `ACP_EVENT_CLOSED` may
+                // have been delivered, after which no result event could
+                // come, so the call fails here and now.
+                Poll::Ready(Err(e @ libacp_core::CallError::Connection(_))) => {
+                    outstanding.end();
+                    return fail(error, acp_error::from_call(&e));
+                }
+                Poll::Ready(result) => {
+                    deliver(result);
+                    outstanding.end();
+                }
                 Poll::Pending => {
-                    let outstanding = Arc::clone(&c.outstanding);
-                    outstanding.begin();
                     c.runtime.spawn(async move {
                         deliver(call.await);
                         outstanding.end();
                     });
                 }
+            }
+            if let Some(handle) = handle {
+                *out_call = Box::into_raw(Box::new(acp_call { handle }));
             }
             acp_status::ACP_OK
         })

@@ -51,7 +51,10 @@ impl acp_error {
             CallError::InvalidResult(_) => {
                 Self::new(acp_status::ACP_ERR_INVALID_RESULT, e.to_string())
             }
-            CallError::Refused(_) => Self::new(acp_status::ACP_ERR_REFUSED, e.to_string()),
+            CallError::Refused(r) => Self {
+                data: Some(r.to_json().to_string()),
+                ..Self::new(acp_status::ACP_ERR_REFUSED, e.to_string())
+            },
         }
     }
 

@@ -17,7 +17,10 @@ pub enum acp_status {
     ACP_ERR_INVALID_ARGUMENT = 4,
     /// The connection is closed.
     ACP_ERR_CLOSED = 5,
-    /// The protocol layer refused the call; nothing was sent (see the error).
+    /// The protocol layer refused the call; nothing was sent. The error's
+    /// data says why: `{"kind": "CapabilityNotAdvertised", "capability": ...}`
+    /// (kinds: NotInitialized, AlreadyInitialized, CapabilityNotAdvertised,
+    /// UnknownSession, PromptInProgress, UnsupportedVersion, WrongDirection).
     ACP_ERR_REFUSED = 6,
     /// The peer answered with a JSON-RPC error (code and data in the error).
     ACP_ERR_RPC = 7,

@@ -674,28 +674,8 @@ fn error_json(e: &CallError) -> Value {
 }
 
 fn refusal_json(r: &Refusal, message: String) -> Value {
-    let (kind, mut v) = match r {
-        Refusal::NotInitialized { method } => ("NotInitialized", json!({ "method": method })),
-        Refusal::AlreadyInitialized => ("AlreadyInitialized", json!({})),
-        Refusal::CapabilityNotAdvertised { method, capability } => (
-            "CapabilityNotAdvertised",
-            json!({ "method": method, "capability": capability }),
-        ),
-        Refusal::UnknownSession { session_id } => {
-            ("UnknownSession", json!({ "sessionId": session_id }))
-        }
-        Refusal::PromptInProgress { session_id } => {
-            ("PromptInProgress", json!({ "sessionId": session_id }))
-        }
-        Refusal::UnsupportedVersion { version } => (
-            "UnsupportedVersion",
-            json!({ "version": serde_json::from_str::<Value>(version)
-                .unwrap_or_else(|_| Value::String(version.clone())) }),
-        ),
-        Refusal::WrongDirection { method } => ("WrongDirection", json!({ "method": method })),
-        _ => ("Other", json!({})),
-    };
-    v["kind"] = json!(format!("Refused.{kind}"));
+    let mut v = r.to_json();
+    v["kind"] = json!(format!("Refused.{}", r.kind()));
     v["message"] = json!(message);
     v
 }

@@ -210,7 +210,9 @@ impl ProtocolHandler {
                     .cloned()
                     .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
                 let requested = params.get("protocolVersion").and_then(Value::as_u64);
-                Some(self.finish_initialize(requested, &request))
+                let (finisher, after_send) = self.finish_initialize(requested, &request);
+                responder.set_after_send(after_send);
+                Some(finisher)
             }
             (Role::Agent, "session/prompt") => {
                 let Some(id) = session_id.clone() else {
@@ -333,12 +335,53 @@ impl ProtocolHandler {
     /// Agent side: once the host answers `initialize`, negotiate the
     /// version into the answer, record what we advertised, and dispatch the
     /// requests that were pipelined behind it.
-    fn finish_initialize(&self, requested: Option<u64>, request: &IncomingRequest) -> Finisher {
+    /// Returns the finisher (negotiation, bookkeeping) and the after-send
+    /// hook (dispatching the pipelined requests only once the `initialize`
+    /// answer is queued, so none of theirs can overtake it).
+    fn finish_initialize(
+        &self,
+        requested: Option<u64>,
+        request: &IncomingRequest,
+    ) -> (Finisher, Box<dyn FnOnce() + Send>) {
         let state = Arc::clone(&self.state);
         let this = self.clone();
         let peer = request.peer.clone();
         let hooks = self.hooks.clone();
-        Box::new(move |result| {
+        let succeeded = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let after_send: Box<dyn FnOnce() + Send> = {
+            let succeeded = Arc::clone(&succeeded);
+            let state = Arc::clone(&state);
+            Box::new(move || {
+                if !succeeded.load(std::sync::atomic::Ordering::SeqCst) {
+                    return;
+                }
+                // Dispatch what was pipelined, in order, then open the gate.
+                // Requests arriving meanwhile keep queueing behind them.
+                peer.spawn(async move {
+                    loop {
+                        let batch = {
+                            let mut s = lock(&state);
+                            let batch = std::mem::take(&mut s.deferred);
+                            if batch.is_empty() {
+                                s.phase = Phase::Ready;
+                                break;
+                            }
+                            batch
+                        };
+                        for (request, responder) in batch {
+                            match this.admit(request, responder, true) {
+                                Decision::Pass(request, responder) => this.pass(request, responder),
+                                Decision::Reject(responder, error) => {
+                                    let _ = responder.respond(Err(error));
+                                }
+                                Decision::Deferred => {}
+                            }
+                        }
+                    }
+                });
+            })
+        };
+        let finisher: Finisher = Box::new(move |result| {
             let Ok(raw) = result else {
                 let mut s = lock(&state);
                 s.phase = Phase::AwaitingInitialize;
@@ -372,37 +415,14 @@ impl ProtocolHandler {
                     .cloned()
                     .unwrap_or_else(|| Value::Array(Vec::new()));
             }
-            // Dispatch what was pipelined, in order, then open the gate.
-            // Requests arriving meanwhile keep queueing behind them.
-            let drain_state = Arc::clone(&state);
-            peer.spawn(async move {
-                loop {
-                    let batch = {
-                        let mut s = lock(&drain_state);
-                        let batch = std::mem::take(&mut s.deferred);
-                        if batch.is_empty() {
-                            s.phase = Phase::Ready;
-                            break;
-                        }
-                        batch
-                    };
-                    for (request, responder) in batch {
-                        match this.admit(request, responder, true) {
-                            Decision::Pass(request, responder) => this.pass(request, responder),
-                            Decision::Reject(responder, error) => {
-                                let _ = responder.respond(Err(error));
-                            }
-                            Decision::Deferred => {}
-                        }
-                    }
-                }
-            });
+            succeeded.store(true, std::sync::atomic::Ordering::SeqCst);
             if let Some(on_ready) = &hooks.on_initialized {
                 on_ready();
             }
             crate::json::to_raw(&answer)
                 .map_err(|e| RpcError::internal_error(format!("initialize answer: {e}")))
-        })
+        });
+        (finisher, after_send)
     }
 
     /// Returns why a notification is dropped, if it is.

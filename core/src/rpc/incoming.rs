@@ -134,6 +134,7 @@ impl Responder {
             Ok(raw) => self.shared.send_response(Some(&self.id), Ok(raw)),
             Err(e) => self.shared.send_response(Some(&self.id), Err(e)),
         };
+        self.state.sent();
         self.finish();
         self.shared.close_if_idle();
         if sent {
@@ -147,6 +148,12 @@ impl Responder {
     /// earlier one.
     pub(crate) fn set_finisher(&self, finisher: super::shared::Finisher) {
         *lock(&self.state.finisher) = Some(finisher);
+    }
+
+    /// Installs a hook run once the answer (whoever gives it) is queued for
+    /// the peer.
+    pub(crate) fn set_after_send(&self, hook: Box<dyn FnOnce() + Send>) {
+        *lock(&self.state.after_send) = Some(hook);
     }
 
     /// Serializes `result` and sends it; a value that does not serialize is
@@ -197,6 +204,7 @@ pub(crate) fn register(shared: &Arc<Shared>, id: &RequestId) -> Option<Arc<Infli
         token: CancellationToken::new(),
         superseded: CancellationToken::new(),
         finisher: std::sync::Mutex::new(None),
+        after_send: std::sync::Mutex::new(None),
     });
     {
         let mut table = lock(&shared.inflight);
@@ -265,6 +273,7 @@ pub(crate) fn answer_for_handler(
         Ok(raw) => shared.send_response(Some(id), Ok(raw)),
         Err(e) => shared.send_response(Some(id), Err(e)),
     };
+    state.sent();
     {
         let mut table = lock(&shared.inflight);
         if table.get(id).is_some_and(|s| Arc::ptr_eq(s, &state)) {

@@ -60,9 +60,19 @@ pub(crate) struct InflightState {
     /// answered on its behalf, or the connection closed.
     pub(crate) superseded: CancellationToken,
     pub(crate) finisher: Mutex<Option<Finisher>>,
+    /// Runs once the answer was queued for the peer (whoever sent it).
+    pub(crate) after_send: Mutex<Option<Box<dyn FnOnce() + Send>>>,
 }
 
 impl InflightState {
+    /// Runs the after-send hook, if any.
+    pub(crate) fn sent(&self) {
+        let hook = lock(&self.after_send).take();
+        if let Some(hook) = hook {
+            hook();
+        }
+    }
+
     /// Applies the finisher, if any, to the answer about to be sent.
     pub(crate) fn finish(
         &self,
@@ -255,10 +265,11 @@ impl Shared {
         if !first {
             return;
         }
-        // Close the outbox and settle in-flight requests *before* failing
-        // pending calls: a handler woken by its failed call must not get an
-        // answer onto the wire after the close.
-        self.outbox.close();
+        // Settle in-flight requests first (a handler woken by its failed
+        // call can no longer answer), then fail pending calls (no answer
+        // read from now on can reach them), and only then close the outbox
+        // (which lets the writer close the peer's input, prompting answers
+        // that must find nothing left to complete).
         let inflight: Vec<Arc<InflightState>> =
             lock(&self.inflight).drain().map(|(_, s)| s).collect();
         for state in inflight {
@@ -270,6 +281,7 @@ impl Shared {
             state.superseded.cancel();
         }
         self.fail_pending(&reason, false);
+        self.outbox.close();
         self.stop.cancel();
         let hard_stop = self.hard_stop.clone();
         let flush = self.options.flush_timeout;
