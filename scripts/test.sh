@@ -53,6 +53,24 @@ passed=$((passed + c_passed))
 failed=$((failed + c_failed))
 # --- end C ABI
 
+# --- Python binding (bindings/python): pip install ./bindings/python, then
+# pytest; its closing "Python: N passed, M failed" line is folded in.
+echo "== Python binding: pip install ./bindings/python and pytest (scripts/test-python.sh)"
+py_log=$(mktemp)
+./scripts/test-python.sh 2>&1 | tee "$py_log"
+py_status=${PIPESTATUS[0]}
+read -r py_passed py_failed < <(sed -n 's/^Python: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' "$py_log" | tail -n 1)
+rm -f "$py_log"
+py_passed=${py_passed:-0}
+py_failed=${py_failed:-0}
+if [ "$py_status" -ne 0 ] && [ "$py_failed" -eq 0 ]; then
+  py_failed=1
+fi
+[ "$py_status" -ne 0 ] && status=1
+passed=$((passed + py_passed))
+failed=$((failed + py_failed))
+# --- end Python binding
+
 echo
 echo "${passed} passed, ${failed} failed"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -1,0 +1,106 @@
+"""The exception hierarchy of libacp (built by the native module too)."""
+
+from typing import Any, Optional
+
+
+class AcpError(Exception):
+    """Base class of every libacp error."""
+
+
+class RequestError(AcpError):
+    """A JSON-RPC error: the peer answered a call with it, or a handler raises
+    it to answer its request with it."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"JSON-RPC error {code}: {message}")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def __repr__(self) -> str:
+        return f"RequestError({self.code!r}, {self.message!r}, {self.data!r})"
+
+
+class ConnectionClosed(AcpError):
+    """The connection is closed (the call failed because of it)."""
+
+    def __init__(self, message: str, reason: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class SpawnError(AcpError, OSError):
+    """The agent command could not be started."""
+
+    def __init__(self, message: str, program: str = "", error: str = "") -> None:
+        AcpError.__init__(self, message)
+        self.program = program
+        self.error = error
+
+
+class Cancelled(AcpError):
+    """The call was abandoned (the peer was sent ``$/cancel_request``)."""
+
+
+class RequestTimeout(AcpError, TimeoutError):
+    """No answer within the call's timeout (the peer was sent
+    ``$/cancel_request``)."""
+
+
+class InvalidParams(AcpError, ValueError):
+    """Params (or a result) that are not JSON, or not a dict/list; nothing
+    was sent. ``.detail`` says which member and why."""
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail
+
+
+class InvalidResult(AcpError):
+    """The peer's answer could not be decoded."""
+
+
+class RefusedError(AcpError):
+    """The protocol layer refused the call locally; nothing was sent.
+    ``.kind`` is the refusal (``"NotInitialized"``, ``"UnknownSession"``,
+    ``"PromptInProgress"``, ...), ``.details`` the core's JSON description
+    (``{"kind": ..., "method": ..., "sessionId": ...}``)."""
+
+    def __init__(self, message: str, details: Optional[dict] = None) -> None:
+        super().__init__(message)
+        self.details = dict(details or {})
+        self.kind = self.details.get("kind", "")
+        self.method = self.details.get("method")
+
+
+class CapabilityError(RefusedError):
+    """The peer did not advertise the capability this call needs.
+    ``.capability`` is its path, for example ``agentCapabilities.loadSession``."""
+
+    def __init__(self, message: str, details: Optional[dict] = None) -> None:
+        super().__init__(message, details)
+        self.capability = self.details.get("capability")
+
+
+def _from_native(kind: str, message: str, info: Any) -> AcpError:
+    """Called by the native module to build the exception for a failure."""
+    info = info if isinstance(info, dict) else {}
+    if kind == "rpc":
+        return RequestError(info.get("code", 0), message, info.get("data"))
+    if kind == "closed":
+        return ConnectionClosed(message, info.get("reason"))
+    if kind == "spawn":
+        return SpawnError(message, info.get("program", ""), info.get("error", ""))
+    if kind == "cancelled":
+        return Cancelled(message)
+    if kind == "timeout":
+        return RequestTimeout(message)
+    if kind == "invalid_params":
+        return InvalidParams(message, info.get("detail", ""))
+    if kind == "invalid_result":
+        return InvalidResult(message)
+    if kind == "refused":
+        if info.get("kind") == "CapabilityNotAdvertised":
+            return CapabilityError(message, info)
+        return RefusedError(message, info)
+    return AcpError(message)
