@@ -342,7 +342,7 @@ impl Handler for PyHandler {
             responder: Mutex::new(Some(responder)),
             done: done.clone(),
         };
-        let started = Python::attach(|py| -> PyResult<Py<PyAny>> {
+        let started = attach_alive(|py| -> PyResult<Py<PyAny>> {
             let params = raw_to_py(py, request.params.as_deref())?;
             let handle = Py::new(py, handle)?;
             self.dispatcher
@@ -352,13 +352,13 @@ impl Handler for PyHandler {
             Ok(req) => req,
             Err(e) => {
                 // The responder was dropped with the failed call: -32603.
-                Python::attach(|py| report(py, &e));
+                attach_alive(|py| report(py, &e));
                 return;
             }
         };
         tokio::spawn(async move {
             let notify = |name: &str| {
-                Python::attach(|py| {
+                attach_alive(|py| {
                     if let Err(e) = req.call_method0(py, name) {
                         report(py, &e);
                     }
@@ -383,7 +383,7 @@ impl Handler for PyHandler {
 
     fn on_notification(&self, notification: IncomingNotification) -> BoxFuture<'static, ()> {
         let (tx, rx) = oneshot::channel();
-        let sent = Python::attach(|py| -> PyResult<()> {
+        let sent = attach_alive(|py| -> PyResult<()> {
             let params = raw_to_py(py, notification.params.as_deref())?;
             let done = Py::new(
                 py,
@@ -399,7 +399,7 @@ impl Handler for PyHandler {
             Ok(())
         });
         if let Err(e) = sent {
-            Python::attach(|py| report(py, &e));
+            attach_alive(|py| report(py, &e));
         }
         // Resolves when Python calls `done()` or drops it.
         Box::pin(async move {
@@ -454,7 +454,7 @@ impl NativeConnection {
         }
         awaitable(py, async move {
             let result = call.await;
-            Python::attach(|py| match result {
+            attach_alive(|py| match result {
                 Ok(raw) => Ok(raw_to_py(py, Some(&raw))?.unbind()),
                 Err(e) => Err(call_error(py, &e)),
             })
@@ -473,7 +473,7 @@ impl NativeConnection {
         let peer = self.peer.clone();
         awaitable(py, async move {
             let result = peer.notify(&method, params).await;
-            Python::attach(|py| match result {
+            attach_alive(|py| match result {
                 Ok(()) => Ok(py.None()),
                 Err(e) => Err(call_error(py, &e)),
             })
@@ -489,7 +489,7 @@ impl NativeConnection {
         let peer = self.peer.clone();
         awaitable(py, async move {
             let result = peer.cancel_session(&session_id).await;
-            Python::attach(|py| match result {
+            attach_alive(|py| match result {
                 Ok(()) => Ok(py.None()),
                 Err(e) => Err(call_error(py, &e)),
             })
@@ -501,7 +501,7 @@ impl NativeConnection {
         let peer = self.peer.clone();
         awaitable(py, async move {
             peer.close().await;
-            Python::attach(|py| Ok(py.None()))
+            attach_alive(|py| Ok(py.None()))
         })
     }
 
@@ -510,7 +510,7 @@ impl NativeConnection {
         let peer = self.peer.clone();
         awaitable(py, async move {
             let reason = peer.closed().await.to_string();
-            Python::attach(|py| Ok(PyString::new(py, &reason).into_any().unbind()))
+            attach_alive(|py| Ok(PyString::new(py, &reason).into_any().unbind()))
         })
     }
 
@@ -520,7 +520,7 @@ impl NativeConnection {
         let peer = self.peer.clone();
         awaitable(py, async move {
             peer.terminated().await;
-            Python::attach(|py| Ok(py.None()))
+            attach_alive(|py| Ok(py.None()))
         })
     }
 
@@ -600,7 +600,7 @@ fn settings(
                 Direction::Outgoing => "out",
             };
             let text = String::from_utf8_lossy(frame);
-            Python::attach(|py| {
+            attach_alive(|py| {
                 if let Err(e) = trace.call1(py, (dir, text.as_ref())) {
                     report(py, &e);
                 }
@@ -665,7 +665,7 @@ fn spawn_agent(
     }
     if let Some(hook) = stderr {
         command = command.stderr(move |line| {
-            Python::attach(|py| {
+            attach_alive(|py| {
                 if let Err(e) = hook.call1(py, (line,)) {
                     report(py, &e);
                 }
@@ -760,8 +760,52 @@ fn from_fds(
 }
 
 /// The native module.
+/// Set once the interpreter starts shutting down (from an `atexit` hook).
+/// libacp's engine threads outlive `asyncio.run`; one of them attaching to
+/// the interpreter while it finalizes crashes the process, so from then on
+/// they never touch Python again.
+static FINALIZING: std::sync::RwLock<bool> = std::sync::RwLock::new(false);
+
+/// `Python::attach` for libacp's own threads: during interpreter shutdown
+/// the calling thread is parked for good instead (the process is exiting;
+/// nothing waits for it). The read lock is held across the attach so the
+/// `atexit` hook cannot mark shutdown while a thread is inside Python.
+fn attach_alive<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> R {
+    let guard = FINALIZING
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if *guard {
+        drop(guard);
+        loop {
+            std::thread::park();
+        }
+    }
+    let result = Python::attach(f);
+    drop(guard);
+    result
+}
+
+/// Registered with `atexit`: marks shutdown, letting threads already inside
+/// Python finish first (the GIL is released while waiting for them).
+#[pyfunction]
+fn _mark_finalizing(py: Python<'_>) {
+    py.detach(|| {
+        *FINALIZING
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = true;
+        // Completions of awaitables made by pyo3-async-runtimes attach on
+        // their own (outside `attach_alive`); give one already under way
+        // the GIL to finish before finalization starts. A heuristic: see
+        // bindings/python/README.md, "Known issues".
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    });
+}
+
 #[pymodule]
 fn _libacp(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_mark_finalizing, m)?)?;
+    let atexit = m.py().import("atexit")?;
+    atexit.call_method1("register", (m.getattr("_mark_finalizing")?,))?;
     m.add_class::<NativeConnection>()?;
     m.add_class::<RequestResponder>()?;
     m.add_class::<NotificationDone>()?;
