@@ -5,41 +5,43 @@ asks for permission and ends the turn. Run it under any ACP client, e.g.
 """
 
 import asyncio
+import itertools
+
 import libacp
+from libacp import schema as acp
 
 
-class EchoAgent:
-    async def on_request(self, method, params, request):
-        if method == "initialize":
-            return {"protocolVersion": 1, "agentCapabilities": {}}
-        if method == "session/new":
-            return {"sessionId": "s1"}
-        if method == "session/prompt":
-            conn, sid = request.connection, params["sessionId"]
-            text = " ".join(b.get("text", "") for b in params["prompt"])
+class EchoAgent(libacp.Agent):
+    sessions = itertools.count(1)
 
-            async def update(u):
-                await conn.notify("session/update", {"sessionId": sid, "update": u})
+    async def initialize(self, params: acp.InitializeRequest) -> acp.InitializeResponse:
+        return {"protocolVersion": 1, "agentCapabilities": {}}
 
-            for word in f"You said: {text}".split():
-                await update({"sessionUpdate": "agent_message_chunk",
-                              "content": {"type": "text", "text": word + " "}})
-            await update({"sessionUpdate": "tool_call", "toolCallId": "t1",
-                          "title": "Touch nothing", "kind": "edit", "status": "pending"})
-            answer = await conn.request("session/request_permission", {
-                "sessionId": sid, "toolCall": {"toolCallId": "t1"},
-                "options": [{"optionId": "yes", "name": "Allow", "kind": "allow_once"},
-                            {"optionId": "no", "name": "Reject", "kind": "reject_once"}]})
-            ok = answer["outcome"].get("optionId") == "yes"
-            await update({"sessionUpdate": "tool_call_update", "toolCallId": "t1",
-                          "status": "completed" if ok else "failed"})
-            return {"stopReason": "cancelled" if request.cancelled else "end_turn"}
-        raise libacp.RequestError(-32601, "Method not found", {"method": method})
+    async def new_session(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
+        return {"sessionId": f"s{next(self.sessions)}"}
+
+    async def prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
+        sid = params["sessionId"]
+
+        async def update(u: acp.SessionUpdate) -> None:
+            await self.client.session_update({"sessionId": sid, "update": u})
+
+        text = " ".join(b["text"] for b in params["prompt"] if b["type"] == "text")
+        for word in f"You said: {text}".split():
+            await update({"sessionUpdate": "agent_message_chunk",
+                          "content": {"type": "text", "text": word + " "}})
+        await update({"sessionUpdate": "tool_call", "toolCallId": "t1",
+                      "title": "Touch nothing", "kind": "edit", "status": "pending"})
+        answer = await self.client.request_permission({
+            "sessionId": sid, "toolCall": {"toolCallId": "t1"},
+            "options": [{"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+                        {"optionId": "no", "name": "Reject", "kind": "reject_once"}]})
+        outcome = answer["outcome"]
+        ok = outcome["outcome"] == "selected" and outcome["optionId"] == "yes"
+        await update({"sessionUpdate": "tool_call_update", "toolCallId": "t1",
+                      "status": "completed" if ok else "failed"})
+        return {"stopReason": "end_turn"}
 
 
-async def main():
-    conn = libacp.Connection.from_stdio(EchoAgent())
-    await conn.closed()
-    await conn.terminated()
-
-asyncio.run(main())
+if __name__ == "__main__":
+    asyncio.run(libacp.run_agent(EchoAgent()))

@@ -6,32 +6,36 @@ Usage: `python examples/python/client.py AGENT_COMMAND...`.
 import asyncio
 import os
 import sys
+from typing import List
+
 import libacp
+from libacp import schema as acp
 
 
-class Printer:
-    async def on_notification(self, method, params):
+class Printer(libacp.Client):
+    async def session_update(self, params: acp.SessionNotification) -> None:
         update = params["update"]
         if update["sessionUpdate"] == "agent_message_chunk":
-            print(update["content"].get("text", ""), end="", flush=True)
+            content = update["content"]
+            print(content["text"] if content["type"] == "text" else f"[{content['type']}]",
+                  end="", flush=True)
         else:
             print(f"\n[{update['sessionUpdate']}]", flush=True)
 
-    async def on_request(self, method, params, request):
-        if method == "session/request_permission":
-            print(f"\n[permission for {params['toolCall']['toolCallId']}: allowing]")
-            return {"outcome": {"outcome": "selected",
-                                "optionId": params["options"][0]["optionId"]}}
-        raise libacp.RequestError(-32601, "Method not found", {"method": method})
+    async def request_permission(
+            self, params: acp.RequestPermissionRequest) -> acp.RequestPermissionResponse:
+        print(f"\n[permission for {params['toolCall']['toolCallId']}: allowing]")
+        return {"outcome": {"outcome": "selected", "optionId": params["options"][0]["optionId"]}}
 
 
-async def main(argv):
-    async with libacp.Connection.spawn_agent(argv, Printer()) as conn:
-        await conn.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
-        session = await conn.request("session/new", {"cwd": os.getcwd(), "mcpServers": []})
-        done = await conn.request("session/prompt", {
-            "sessionId": session["sessionId"],
-            "prompt": [{"type": "text", "text": "hello"}]})
+async def main(argv: List[str]) -> None:
+    async with libacp.ClientConnection.spawn(argv, Printer()) as agent:
+        await agent.initialize({"protocolVersion": 1, "clientCapabilities": {}})
+        session = await agent.new_session({"cwd": os.getcwd(), "mcpServers": []})
+        done = await agent.prompt({"sessionId": session["sessionId"],
+                                   "prompt": [{"type": "text", "text": "hello"}]})
         print(f"\n=> {done['stopReason']}")
 
-asyncio.run(main(sys.argv[1:]))
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1:]))

@@ -361,3 +361,27 @@ class Connection:
 
     def __repr__(self) -> str:
         return f"<libacp.Connection role={self.role} closed={self.close_reason!r}>"
+
+
+# The typed API (imported last: it builds on Connection and Request above).
+from . import schema  # noqa: E402
+from ._typed import (  # noqa: E402
+    Agent,
+    AgentConnection,
+    Client,
+    ClientConnection,
+    MethodNotFound,
+    current_request,
+    run_agent,
+)
+
+__all__ += [
+    "Agent",
+    "AgentConnection",
+    "Client",
+    "ClientConnection",
+    "MethodNotFound",
+    "current_request",
+    "run_agent",
+    "schema",
+]

@@ -1,0 +1,417 @@
+#!/usr/bin/env python3
+"""Generates ``libacp/schema.py`` (TypedDicts for the ACP v1 types) from the
+ACP JSON schema.
+
+    python bindings/python/codegen/generate_schema.py            # rewrite
+    python bindings/python/codegen/generate_schema.py --check    # exit 1 on drift
+
+Input: ``tests/spec/v1-schema.json`` (a copy of the spec's ``v1/schema.json``)
+and ``tests/spec/v1-meta.json`` (the method tables). Output:
+``bindings/python/python/libacp/schema.py``. The test suite runs ``--check``
+so the committed module cannot drift from the schema.
+
+Mapping (see the module docstring written below for the user's view):
+
+* an object type becomes a ``TypedDict`` (required members as declared,
+  the others optional); its wire names are kept (``sessionId``);
+* a union of object variants tagged by a constant member (``type``,
+  ``sessionUpdate``, ``outcome``...) becomes one ``TypedDict`` per variant,
+  with the members of the variant flattened in and the tag as a ``Literal``,
+  plus a ``Union`` alias; catch-all variants for future tags are left out of
+  the static union (at run time any dict passes through);
+* a union of constant strings becomes a ``Literal`` alias; other unions
+  become ``Union`` aliases; scalars become aliases of ``str``/``int``/...
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import keyword
+import re
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+ROOT = Path(__file__).resolve().parents[3]
+SCHEMA = ROOT / "tests" / "spec" / "v1-schema.json"
+META = ROOT / "tests" / "spec" / "v1-meta.json"
+OUTPUT = ROOT / "bindings" / "python" / "python" / "libacp" / "schema.py"
+
+# JSON-RPC envelopes: the binding's connection handles these itself.
+SKIP = {
+    "AgentRequest", "AgentResponse", "AgentNotification",
+    "ClientRequest", "ClientResponse", "ClientNotification",
+    "ExtRequest", "ExtResponse", "ExtNotification",
+}
+
+Defs = Dict[str, Dict[str, Any]]
+Field = Tuple[str, bool, str]  # (python type, required, doc)
+
+
+def camel(text: str) -> str:
+    parts = re.split(r"[^0-9A-Za-z]+", text)
+    out = "".join(p[:1].upper() + p[1:] for p in parts if p)
+    return out if out and not out[0].isdigit() else "V" + out
+
+
+def first_paragraph(desc: Optional[str]) -> str:
+    if not desc:
+        return ""
+    para = desc.strip().split("\n\n")[0].strip()
+    if para.startswith("See protocol docs"):
+        return ""
+    return " ".join(line.strip() for line in para.splitlines())
+
+
+class Generator:
+    def __init__(self, defs: Defs) -> None:
+        self.defs = defs
+        self.out: List[str] = []
+        self.names: Dict[str, str] = {}  # generated name -> where from
+        self.exports: List[str] = []
+
+    # ------------------------------------------------------------ types
+
+    def ref_name(self, ref: str) -> str:
+        name = ref.rsplit("/", 1)[-1]
+        if name not in self.defs:
+            raise SystemExit(f"unknown $ref {ref}")
+        if name in SKIP:
+            return "Any"
+        return name
+
+    def type_of(self, s: Any) -> str:
+        """The Python type expression for a schema used inside a TypedDict
+        member or an alias (names of generated types are quoted: forward
+        references are fine in both places)."""
+        if s is True or s == {} or s is None:
+            return "Any"
+        if "$ref" in s:
+            name = self.ref_name(s["$ref"])
+            return name if name == "Any" else repr(name)
+        if "const" in s:
+            return f"Literal[{json.dumps(s['const'])}]"
+        if "enum" in s:
+            return "Literal[" + ", ".join(json.dumps(v) for v in s["enum"]) + "]"
+        if "allOf" in s and len(s["allOf"]) == 1 and "properties" not in s:
+            return self.type_of(s["allOf"][0])
+        for key in ("anyOf", "oneOf"):
+            if key in s and "properties" not in s:
+                return self.union([self.type_of(v) for v in s[key]])
+        t = s.get("type")
+        if isinstance(t, list):
+            return self.union([self.type_of({**s, "type": one}) for one in t])
+        if t == "string":
+            return "str"
+        if t == "integer":
+            return "int"
+        if t == "number":
+            return "float"
+        if t == "boolean":
+            return "bool"
+        if t == "null":
+            return "None"
+        if t == "array":
+            return f"List[{self.type_of(s.get('items', {}))}]"
+        if t == "object":
+            return "Dict[str, Any]"
+        return "Any"
+
+    @staticmethod
+    def union(types: List[str]) -> str:
+        seen: List[str] = []
+        for t in types:
+            if t not in seen:
+                seen.append(t)
+        if "Any" in seen:
+            return "Any"
+        literals = [t for t in seen if t.startswith("Literal[")]
+        if len(literals) > 1:  # Literal["a"], Literal["b"] -> Literal["a", "b"]
+            merged = "Literal[" + ", ".join(t[len("Literal["):-1] for t in literals) + "]"
+            seen = [merged if t == literals[0] else t for t in seen if t not in literals[1:]]
+        if len(seen) == 1:
+            return seen[0]
+        if "None" in seen:
+            rest = [t for t in seen if t != "None"]
+            inner = rest[0] if len(rest) == 1 else "Union[" + ", ".join(rest) + "]"
+            return f"Optional[{inner}]"
+        return "Union[" + ", ".join(seen) + "]"
+
+    # ----------------------------------------------------------- fields
+
+    def fields(self, s: Dict[str, Any], optional_all: bool = False) -> Dict[str, Field]:
+        """The members of an object schema, following ``allOf`` references.
+        Members of nested unions (a scope that is one of several shapes) are
+        added as optional."""
+        out: Dict[str, Field] = {}
+        for part in s.get("allOf", []):
+            target = self.defs[self.ref_name(part["$ref"])] if "$ref" in part else part
+            out.update(self.fields(target, optional_all))
+        required = set(s.get("required", []))
+        for name, prop in s.get("properties", {}).items():
+            doc = "" if name == "_meta" else first_paragraph(prop.get("description"))
+            out[name] = (self.type_of(prop), name in required and not optional_all, doc)
+        if "properties" in s or "allOf" in s:
+            for key in ("anyOf", "oneOf"):
+                for variant in s.get(key, []):
+                    if self.is_object_variant(variant) and not self.is_catch_all(variant):
+                        for n, f in self.fields(variant, True).items():
+                            out.setdefault(n, f)
+        return out
+
+    def is_object(self, s: Dict[str, Any]) -> bool:
+        if s.get("type") == "object" or "properties" in s:
+            return True
+        if "allOf" in s and all("$ref" in p for p in s["allOf"]):
+            return all(self.is_object(self.defs[self.ref_name(p["$ref"])]) for p in s["allOf"])
+        return False
+
+    def is_object_variant(self, v: Dict[str, Any]) -> bool:
+        return self.is_object(v)
+
+    @staticmethod
+    def is_catch_all(v: Dict[str, Any]) -> bool:
+        return "not" in v or v.get("title") == "other"
+
+    @staticmethod
+    def tag_of(v: Dict[str, Any]) -> Optional[Tuple[str, str]]:
+        for name, prop in v.get("properties", {}).items():
+            if isinstance(prop, dict) and "const" in prop and isinstance(prop["const"], str):
+                return name, prop["const"]
+        return None
+
+    # ------------------------------------------------------------ emit
+
+    def claim(self, name: str, origin: str) -> None:
+        if name in self.names:
+            raise SystemExit(f"name clash: {name} ({origin} and {self.names[name]})")
+        self.names[name] = origin
+
+    def emit_typeddict(self, name: str, doc: str, fields: Dict[str, Field]) -> None:
+        self.claim(name, "typeddict")
+        self.exports.append(name)
+        required = {k: v for k, v in fields.items() if v[1]}
+        optional = {k: v for k, v in fields.items() if not v[1]}
+        valid = all(k.isidentifier() and not keyword.iskeyword(k) for k in fields)
+        if not valid:
+            def items(fs: Dict[str, Field]) -> str:
+                return ", ".join(f"{json.dumps(k)}: {t}" for k, (t, _, _) in fs.items())
+
+            if required and optional:
+                base = f"_{name}Required"
+                self.out.append(f"{base} = TypedDict({name!r}, {{{items(required)}}})")
+                self.out.append(f"class {name}({base}, total=False):")
+                self.out.append(self.docstring(doc))
+                for k, (t, _, d) in optional.items():
+                    self.out.append(f"    {k}: {t}")
+            else:
+                total = "" if required else ", total=False"
+                self.out.append(f"{name} = TypedDict({name!r}, {{{items(fields)}}}{total})")
+            self.out.append("")
+            return
+        if required and optional:
+            base = f"_{name}Required"
+            self.out.append(f"class {base}(TypedDict):")
+            self.out.append(self.members(required))
+            self.out.append("")
+            self.out.append("")
+            self.out.append(f"class {name}({base}, total=False):")
+        elif required:
+            self.out.append(f"class {name}(TypedDict):")
+        else:
+            self.out.append(f"class {name}(TypedDict, total=False):")
+        self.out.append(self.docstring(doc))
+        if required and optional:
+            self.out.append(self.members(optional))
+        elif fields:
+            self.out.append(self.members(fields))
+        self.out.append("")
+        self.out.append("")
+
+    @staticmethod
+    def docstring(doc: str) -> str:
+        doc = doc.replace("\\", "\\\\").replace('"""', "'''") or "(no description)"
+        lines = wrap(doc, 72)
+        if len(lines) == 1:
+            return f'    """{lines[0]}"""'
+        return '    """' + lines[0] + "\n" + "\n".join("    " + ln for ln in lines[1:]) + '\n    """'
+
+    @staticmethod
+    def members(fields: Dict[str, Field]) -> str:
+        lines = []
+        for k, (t, _, d) in fields.items():
+            if d:
+                for ln in wrap(d, 70):
+                    lines.append(f"    # {ln}")
+            lines.append(f"    {k}: {t}")
+        return "\n".join(lines)
+
+    def emit_alias(self, name: str, doc: str, expr: str) -> None:
+        self.claim(name, "alias")
+        self.exports.append(name)
+        if doc:
+            for ln in wrap(doc, 76):
+                self.out.append(f"# {ln}")
+        if expr.startswith("'"):  # a lone forward reference is not a type alias
+            expr = f"Union[{expr}]"
+        self.out.append(f"{name} = {expr}")
+        self.out.append("")
+        self.out.append("")
+
+    def emit_def(self, name: str, s: Dict[str, Any]) -> None:
+        doc = first_paragraph(s.get("description"))
+        variants = s.get("oneOf") or s.get("anyOf")
+        object_variants = variants and any(self.is_object_variant(v) for v in variants)
+        if variants and object_variants:
+            base = {k: v for k, v in s.items() if k not in ("oneOf", "anyOf", "discriminator")}
+            base_fields = self.fields(base) if "properties" in base else {}
+            members: List[str] = []
+            for v in variants:
+                if self.is_catch_all(v):
+                    continue
+                if not self.is_object_variant(v):
+                    members.append(self.type_of(v))
+                    continue
+                tag = self.tag_of(v)
+                extra = set(v) - {"description", "title", "allOf"}
+                if tag is None and not extra and not base_fields and len(v.get("allOf", [])) == 1:
+                    members.append(self.type_of(v["allOf"][0]))  # a plain reference
+                    continue
+                label = tag[1] if tag else v.get("title") or "variant"
+                vname = camel(label) + name
+                if vname in self.defs:  # e.g. "string" + MultiSelectItems
+                    vname = name + camel(label)
+                fields = dict(base_fields)
+                fields.update(self.fields(v))
+                if tag:  # the tag first, as a Literal
+                    tdoc = fields[tag[0]][2]
+                    fields = {tag[0]: (f"Literal[{json.dumps(tag[1])}]", True, tdoc), **{
+                        k: f for k, f in fields.items() if k != tag[0]}}
+                vdoc = first_paragraph(v.get("description")) or f"{name}: {label}."
+                self.emit_typeddict(vname, vdoc, fields)
+                members.append(repr(vname))
+            self.emit_alias(name, doc, self.union(members))
+            return
+        if self.is_object(s) and "properties" in s:
+            self.emit_typeddict(name, doc, self.fields(s))
+            return
+        if s.get("type") == "object":
+            self.emit_alias(name, doc, "Dict[str, Any]")
+            return
+        self.emit_alias(name, doc, self.type_of(s))
+
+    def run(self, meta: Dict[str, Any], digest: str) -> str:
+        for name in self.defs:
+            if name in SKIP:
+                continue
+            self.emit_def(name, self.defs[name])
+        head = HEADER.format(digest=digest, version=meta.get("version"))
+        methods = self.method_tables(meta)
+        exports = "__all__ = [\n" + "".join(
+            f"    {n!r},\n" for n in sorted(self.exports + ["AGENT_METHODS", "CLIENT_METHODS"])) + "]\n"
+        body = "\n".join(self.out).rstrip() + "\n"
+        return head + "\n" + body + "\n\n" + methods + "\n\n" + exports
+
+    def method_tables(self, meta: Dict[str, Any]) -> str:
+        """``AGENT_METHODS``/``CLIENT_METHODS``: wire method -> (params type,
+        result type or None for a notification), from the schema's
+        ``x-side``/``x-method`` annotations and the spec's method tables."""
+        tables: Dict[str, Dict[str, List[Optional[str]]]] = {"agent": {}, "client": {}}
+        for name, s in self.defs.items():
+            side, method = s.get("x-side"), s.get("x-method")
+            if side not in tables or not method:
+                continue
+            entry = tables[side].setdefault(method, [None, None])
+            if name.endswith("Response"):
+                entry[1] = name
+            else:
+                entry[0] = name
+        out = []
+        for side, key in (("agent", "agentMethods"), ("client", "clientMethods")):
+            wanted = set(meta.get(key, {}).values())
+            missing = wanted - set(tables[side])
+            if missing:
+                raise SystemExit(f"methods without schema types: {sorted(missing)}")
+            doc = ("Methods the agent implements (the client calls them)" if side == "agent"
+                   else "Methods the client implements (the agent calls them)")
+            out.append(f"#: {doc}: wire name -> (params type, result type; None for a")
+            out.append("#: notification).")
+            out.append(f"{side.upper()}_METHODS: Dict[str, Tuple[str, Optional[str]]] = {{")
+            for method in sorted(tables[side]):
+                p, r = tables[side][method]
+                out.append(f"    {json.dumps(method)}: ({p!r}, {r!r}),")
+            out.append("}")
+            out.append("")
+        return "\n".join(out).rstrip() + "\n"
+
+
+def wrap(text: str, width: int) -> List[str]:
+    words, lines, line = text.split(), [], ""
+    for w in words:
+        if line and len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}" if line else w
+    if line:
+        lines.append(line)
+    return lines or [""]
+
+
+HEADER = '''\
+# Generated by bindings/python/codegen/generate_schema.py from
+# tests/spec/v1-schema.json (sha256 {digest}). Do not edit:
+# regenerate with `python3 bindings/python/codegen/generate_schema.py`.
+"""The ACP v{version} types, as ``TypedDict``s generated from the JSON schema.
+
+Why ``TypedDict`` (and not dataclasses): the values *are* the JSON objects
+the wire carries, so
+
+* a plain ``dict`` is accepted wherever a model is (they are the same thing
+  at run time), and what the API returns is the decoded JSON itself, with no
+  conversion pass on the hot path (a stream of ``session/update``s costs one
+  JSON decode per message, done by the Rust core);
+* members and variants this version does not know are preserved as they
+  are, by construction (nothing is dropped or renamed);
+* member names are the wire names (``sessionId``, ``_meta``), so the
+  protocol documentation reads the same in Python.
+
+The types are for static checking (mypy, pyright, IDEs); nothing is
+validated at run time here: the Rust core validates what the peer sends
+and what you send. Unions of tagged variants (``SessionUpdate``,
+``ContentBlock``, ...) narrow on their tag: ``if u["sessionUpdate"] ==
+"agent_message_chunk": u["content"]``. Variants added by a later schema
+are not in the static unions but still arrive as dicts.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Literal, Optional, Tuple, TypedDict, Union
+
+'''
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 if the output is stale")
+    args = ap.parse_args()
+    raw = SCHEMA.read_bytes()
+    schema = json.loads(raw)
+    meta = json.loads(META.read_text())
+    text = Generator(schema["$defs"]).run(meta, hashlib.sha256(raw).hexdigest())
+    if args.check:
+        current = OUTPUT.read_text() if OUTPUT.exists() else ""
+        if current != text:
+            print(f"{OUTPUT.relative_to(ROOT)} is stale: run "
+                  "python3 bindings/python/codegen/generate_schema.py", file=sys.stderr)
+            return 1
+        return 0
+    OUTPUT.write_text(text)
+    print(f"wrote {OUTPUT.relative_to(ROOT)} ({len(text.splitlines())} lines)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

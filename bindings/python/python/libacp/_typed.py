@@ -1,0 +1,528 @@
+"""The typed API: ``Agent``/``Client`` base classes and the typed connections.
+
+It is a thin layer over :class:`libacp.Connection` (the dynamic API): each
+typed method is one method name of the ACP v1 schema, and the values are the
+``TypedDict``s of :mod:`libacp.schema` (plain dicts at run time). Every
+protocol rule is still enforced by the Rust core underneath.
+
+* An **agent** subclasses :class:`Agent`, overrides the methods it supports,
+  and talks back to the client through ``self.client`` (an
+  :class:`AgentConnection`). ``await libacp.run_agent(MyAgent())`` serves it
+  on stdio.
+* A **client** subclasses :class:`Client` (what the agent may ask of it) and
+  drives the agent through a :class:`ClientConnection`, made with
+  :meth:`ClientConnection.spawn` (or ``from_socket``/``from_fds``).
+
+Methods a host does not override are answered ``-32601`` ("method not
+found") by the core, exactly as in every other libacp binding. Inside any
+handler, :func:`current_request` gives the incoming :class:`Request` (its
+``cancelled`` flag, ``wait_cancelled()``, the connection).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import inspect
+import os
+import socket
+from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union, cast
+
+from . import schema as s
+from ._errors import RequestError
+
+if TYPE_CHECKING:
+    from . import Connection, Request
+
+_current: contextvars.ContextVar[Optional[Request]] = contextvars.ContextVar(
+    "libacp_current_request", default=None)
+
+
+def _dynamic() -> type[Connection]:
+    # libacp/__init__.py imports this module after defining Connection.
+    from . import Connection
+
+    return Connection
+
+
+def current_request() -> Request:
+    """The incoming request whose handler is running (in this task).
+
+    Raises ``LookupError`` outside a request handler."""
+    request = _current.get()
+    if request is None:
+        raise LookupError("libacp.current_request() is only set inside a request handler")
+    return request
+
+
+class MethodNotFound(RequestError):
+    """Raised by the default implementation of every typed handler method:
+    the request is answered ``-32601`` with ``data: {"method": ...}`` (the
+    core's own answer for a method nobody handles)."""
+
+    def __init__(self, method: str) -> None:
+        super().__init__(-32601, "Method not found", {"method": method})
+        self.method = method
+
+
+#: Agent methods (the client calls them): wire name -> Python method name.
+AGENT_HANDLERS: Dict[str, str] = {
+    "initialize": "initialize",
+    "authenticate": "authenticate",
+    "logout": "logout",
+    "session/new": "new_session",
+    "session/load": "load_session",
+    "session/resume": "resume_session",
+    "session/list": "list_sessions",
+    "session/close": "close_session",
+    "session/delete": "delete_session",
+    "session/set_mode": "set_session_mode",
+    "session/set_config_option": "set_session_config_option",
+    "session/prompt": "prompt",
+    "session/cancel": "cancel",
+}
+
+#: Client methods (the agent calls them): wire name -> Python method name.
+CLIENT_HANDLERS: Dict[str, str] = {
+    "session/request_permission": "request_permission",
+    "session/update": "session_update",
+    "fs/read_text_file": "read_text_file",
+    "fs/write_text_file": "write_text_file",
+    "terminal/create": "create_terminal",
+    "terminal/output": "terminal_output",
+    "terminal/release": "release_terminal",
+    "terminal/wait_for_exit": "wait_for_terminal_exit",
+    "terminal/kill": "kill_terminal",
+    "elicitation/create": "create_elicitation",
+    "elicitation/complete": "elicitation_complete",
+}
+
+
+# ------------------------------------------------------------------ agent
+
+
+class Agent:
+    """Base class of a typed agent: override what you support.
+
+    Request methods return the result (a ``TypedDict`` or plain dict) or
+    raise :class:`libacp.RequestError`; the defaults answer ``-32601``.
+    Notification methods (``cancel``, ``ext_notification``) return nothing.
+    ``self.client`` is the connection back to the client, set before the
+    first call (in :meth:`on_connect`). Handlers run as tasks on the event
+    loop the connection was made on; several may run at once.
+    """
+
+    client: "AgentConnection"
+
+    def on_connect(self, client: "AgentConnection") -> None:
+        """Called once when the connection is made, before any request."""
+        self.client = client
+
+    async def initialize(self, params: s.InitializeRequest) -> s.InitializeResponse:
+        raise MethodNotFound("initialize")
+
+    async def authenticate(self, params: s.AuthenticateRequest) -> s.AuthenticateResponse:
+        raise MethodNotFound("authenticate")
+
+    async def logout(self, params: s.LogoutRequest) -> s.LogoutResponse:
+        raise MethodNotFound("logout")
+
+    async def new_session(self, params: s.NewSessionRequest) -> s.NewSessionResponse:
+        raise MethodNotFound("session/new")
+
+    async def load_session(self, params: s.LoadSessionRequest) -> s.LoadSessionResponse:
+        raise MethodNotFound("session/load")
+
+    async def resume_session(self, params: s.ResumeSessionRequest) -> s.ResumeSessionResponse:
+        raise MethodNotFound("session/resume")
+
+    async def list_sessions(self, params: s.ListSessionsRequest) -> s.ListSessionsResponse:
+        raise MethodNotFound("session/list")
+
+    async def close_session(self, params: s.CloseSessionRequest) -> s.CloseSessionResponse:
+        raise MethodNotFound("session/close")
+
+    async def delete_session(self, params: s.DeleteSessionRequest) -> s.DeleteSessionResponse:
+        raise MethodNotFound("session/delete")
+
+    async def set_session_mode(
+            self, params: s.SetSessionModeRequest) -> s.SetSessionModeResponse:
+        raise MethodNotFound("session/set_mode")
+
+    async def set_session_config_option(
+            self, params: s.SetSessionConfigOptionRequest) -> s.SetSessionConfigOptionResponse:
+        raise MethodNotFound("session/set_config_option")
+
+    async def prompt(self, params: s.PromptRequest) -> s.PromptResponse:
+        """One prompt turn. ``current_request().cancelled`` turns True on
+        ``session/cancel``: wind down and return; the core answers
+        ``stopReason: "cancelled"`` whatever you return."""
+        raise MethodNotFound("session/prompt")
+
+    async def cancel(self, params: s.CancelNotification) -> None:
+        """``session/cancel`` (the running prompt's request is already
+        flagged cancelled by the core when this runs)."""
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """An extension request (method name starting with ``_``)."""
+        raise MethodNotFound(method)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """An extension notification (method name starting with ``_``)."""
+
+
+class _Serve:
+    """Adapts a typed host object to the dynamic handler interface."""
+
+    def __init__(self, host: Any, base: type, table: Dict[str, str]) -> None:
+        self.host = host
+        self.base = base
+        self.table = table
+
+    def _method(self, wire: str) -> Optional[Callable[..., Any]]:
+        name = self.table.get(wire)
+        if name is None:
+            return None
+        fn = getattr(self.host, name, None)
+        if fn is None:
+            return None
+        # Not overridden: the default would only answer "method not found".
+        if isinstance(self.host, self.base) and getattr(type(self.host), name, None) is getattr(
+                self.base, name, None) and name not in ("cancel",):
+            return None
+        return cast(Callable[..., Any], fn)
+
+    async def on_request(self, method: str, params: Any, request: Request) -> Any:
+        token = _current.set(request)
+        try:
+            fn = self._method(method)
+            if fn is not None:
+                return await _maybe_await(fn(params))
+            ext = getattr(self.host, "ext_method", None) if method.startswith("_") else None
+            if ext is not None:
+                return await _maybe_await(ext(method, params))
+            raise MethodNotFound(method)
+        finally:
+            _current.reset(token)
+
+    async def on_notification(self, method: str, params: Any) -> None:
+        name = self.table.get(method)
+        if name is not None:
+            fn = getattr(self.host, name, None)
+            if fn is not None:
+                await _maybe_await(fn(params))
+            return
+        if method.startswith("_"):
+            ext = getattr(self.host, "ext_notification", None)
+            if ext is not None:
+                await _maybe_await(ext(method, params))
+
+
+async def _maybe_await(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+Env = Union[Mapping[str, str], Sequence[Tuple[str, str]]]
+
+
+class _Typed:
+    """What both typed connections share: the dynamic connection underneath
+    and its lifecycle."""
+
+    def __init__(self, connection: Connection) -> None:
+        #: The dynamic API (method names and JSON values), same connection.
+        self.connection = connection
+
+    async def _call(self, method: str, params: Any) -> Any:
+        return await self.connection.request(method, params)
+
+    async def ext_method(self, method: str, params: Any = None) -> Any:
+        """Sends an extension request (``method`` should start with ``_``)."""
+        return await self.connection.request(method, params)
+
+    async def ext_notification(self, method: str, params: Any = None) -> None:
+        """Sends an extension notification."""
+        await self.connection.notify(method, params)
+
+    async def close(self) -> None:
+        """See :meth:`libacp.Connection.close`."""
+        await self.connection.close()
+
+    async def closed(self) -> str:
+        """See :meth:`libacp.Connection.closed`."""
+        return await self.connection.closed()
+
+    async def terminated(self) -> None:
+        """See :meth:`libacp.Connection.terminated`."""
+        await self.connection.terminated()
+
+    @property
+    def protocol_version(self) -> Optional[int]:
+        """The negotiated protocol version (after ``initialize``)."""
+        return self.connection.protocol_version
+
+
+class AgentConnection(_Typed):
+    """The agent's side of a connection: what the agent asks of the client.
+
+    Made by :meth:`serve_stdio` (or :meth:`from_socket`/:meth:`from_fds`),
+    which also calls ``agent.on_connect(self)``; every method is one ACP
+    call (see :class:`libacp.Connection` for errors, cancellation and
+    threads)."""
+
+    @classmethod
+    def serve_stdio(cls, agent: Any, **options: Any) -> "AgentConnection":
+        """Serves ``agent`` on this process's stdin/stdout (from a running
+        event loop). Write nothing else to stdout; log to stderr."""
+        return cls._make(agent, lambda h: _dynamic().from_stdio(h, **options))
+
+    @classmethod
+    def from_socket(cls, sock: socket.socket, agent: Any, **options: Any) -> "AgentConnection":
+        """Serves ``agent`` over a connected socket (taken over)."""
+        return cls._make(agent, lambda h: _dynamic().from_socket(
+            sock, h, role="agent", **options))
+
+    @classmethod
+    def from_fds(cls, read_fd: int, write_fd: int, agent: Any,
+                 **options: Any) -> "AgentConnection":
+        """Serves ``agent`` over file descriptors (taken over)."""
+        return cls._make(agent, lambda h: _dynamic().from_fds(
+            read_fd, write_fd, h, role="agent", **options))
+
+    @classmethod
+    def _make(cls, agent: Any,
+              connect: Callable[[_Serve], Connection]) -> "AgentConnection":
+        serve = _Serve(agent, Agent, AGENT_HANDLERS)
+        conn = cls(connect(serve))
+        hook = getattr(agent, "on_connect", None)
+        if hook is not None:
+            hook(conn)
+        return conn
+
+    async def session_update(self, params: s.SessionNotification) -> None:
+        """``session/update``: streams one update of a session."""
+        await self.connection.notify("session/update", params)
+
+    async def request_permission(
+            self, params: s.RequestPermissionRequest) -> s.RequestPermissionResponse:
+        return cast(s.RequestPermissionResponse,
+                    await self._call("session/request_permission", params))
+
+    async def read_text_file(self, params: s.ReadTextFileRequest) -> s.ReadTextFileResponse:
+        return cast(s.ReadTextFileResponse, await self._call("fs/read_text_file", params))
+
+    async def write_text_file(self, params: s.WriteTextFileRequest) -> s.WriteTextFileResponse:
+        return cast(s.WriteTextFileResponse, await self._call("fs/write_text_file", params))
+
+    async def create_terminal(self, params: s.CreateTerminalRequest) -> s.CreateTerminalResponse:
+        return cast(s.CreateTerminalResponse, await self._call("terminal/create", params))
+
+    async def terminal_output(self, params: s.TerminalOutputRequest) -> s.TerminalOutputResponse:
+        return cast(s.TerminalOutputResponse, await self._call("terminal/output", params))
+
+    async def release_terminal(
+            self, params: s.ReleaseTerminalRequest) -> s.ReleaseTerminalResponse:
+        return cast(s.ReleaseTerminalResponse, await self._call("terminal/release", params))
+
+    async def wait_for_terminal_exit(
+            self, params: s.WaitForTerminalExitRequest) -> s.WaitForTerminalExitResponse:
+        return cast(s.WaitForTerminalExitResponse,
+                    await self._call("terminal/wait_for_exit", params))
+
+    async def kill_terminal(self, params: s.KillTerminalRequest) -> s.KillTerminalResponse:
+        return cast(s.KillTerminalResponse, await self._call("terminal/kill", params))
+
+    async def create_elicitation(
+            self, params: s.CreateElicitationRequest) -> s.CreateElicitationResponse:
+        return cast(s.CreateElicitationResponse, await self._call("elicitation/create", params))
+
+    async def elicitation_complete(self, params: s.CompleteElicitationNotification) -> None:
+        await self.connection.notify("elicitation/complete", params)
+
+    async def __aenter__(self) -> "AgentConnection":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+async def run_agent(agent: Any, **options: Any) -> None:
+    """Serves ``agent`` on stdio until the client goes away (its stdin
+    closes) and everything is written. ``options`` as for
+    :class:`libacp.Connection`."""
+    conn = AgentConnection.serve_stdio(agent, **options)
+    await conn.closed()
+    await conn.terminated()
+
+
+# ----------------------------------------------------------------- client
+
+
+class Client:
+    """Base class of a typed client: override what you support (what the
+    agent may ask). Defaults answer ``-32601``; ``session_update`` ignores
+    the update. ``self.agent`` is the connection to the agent, set in
+    :meth:`on_connect` before the first call."""
+
+    agent: "ClientConnection"
+
+    def on_connect(self, agent: "ClientConnection") -> None:
+        """Called once when the connection is made, before any request."""
+        self.agent = agent
+
+    async def session_update(self, params: s.SessionNotification) -> None:
+        """``session/update``. Called one at a time, in arrival order; a
+        prompt's answer is delivered only after its updates were handled."""
+
+    async def request_permission(
+            self, params: s.RequestPermissionRequest) -> s.RequestPermissionResponse:
+        raise MethodNotFound("session/request_permission")
+
+    async def read_text_file(self, params: s.ReadTextFileRequest) -> s.ReadTextFileResponse:
+        raise MethodNotFound("fs/read_text_file")
+
+    async def write_text_file(self, params: s.WriteTextFileRequest) -> s.WriteTextFileResponse:
+        raise MethodNotFound("fs/write_text_file")
+
+    async def create_terminal(self, params: s.CreateTerminalRequest) -> s.CreateTerminalResponse:
+        raise MethodNotFound("terminal/create")
+
+    async def terminal_output(self, params: s.TerminalOutputRequest) -> s.TerminalOutputResponse:
+        raise MethodNotFound("terminal/output")
+
+    async def release_terminal(
+            self, params: s.ReleaseTerminalRequest) -> s.ReleaseTerminalResponse:
+        raise MethodNotFound("terminal/release")
+
+    async def wait_for_terminal_exit(
+            self, params: s.WaitForTerminalExitRequest) -> s.WaitForTerminalExitResponse:
+        raise MethodNotFound("terminal/wait_for_exit")
+
+    async def kill_terminal(self, params: s.KillTerminalRequest) -> s.KillTerminalResponse:
+        raise MethodNotFound("terminal/kill")
+
+    async def create_elicitation(
+            self, params: s.CreateElicitationRequest) -> s.CreateElicitationResponse:
+        raise MethodNotFound("elicitation/create")
+
+    async def elicitation_complete(self, params: s.CompleteElicitationNotification) -> None:
+        """``elicitation/complete``."""
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """An extension request (method name starting with ``_``)."""
+        raise MethodNotFound(method)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """An extension notification (method name starting with ``_``)."""
+
+
+class ClientConnection(_Typed):
+    """The client's side of a connection: what the client asks of the agent.
+
+    Made by :meth:`spawn` (or :meth:`from_socket`/:meth:`from_fds`), which
+    also calls ``client.on_connect(self)``. Call :meth:`initialize` first
+    (the core refuses anything else before it). Use as ``async with``."""
+
+    @classmethod
+    def spawn(cls, argv: Sequence[Union[str, "os.PathLike[str]"]], client: Any = None, *,
+              cwd: Optional[Union[str, "os.PathLike[str]"]] = None,
+              env: Optional[Env] = None,
+              stderr: Optional[Callable[[str], None]] = None,
+              **options: Any) -> "ClientConnection":
+        """Starts the agent command ``argv`` and connects to its stdio (from
+        a running event loop). See :meth:`libacp.Connection.spawn_agent`."""
+        return cls._make(client, lambda h: _dynamic().spawn_agent(
+            argv, h, cwd=cwd, env=env, stderr=stderr, **options))
+
+    @classmethod
+    def from_socket(cls, sock: socket.socket, client: Any = None,
+                    **options: Any) -> "ClientConnection":
+        """Client side over a connected socket (taken over)."""
+        return cls._make(client, lambda h: _dynamic().from_socket(
+            sock, h, role="client", **options))
+
+    @classmethod
+    def from_fds(cls, read_fd: int, write_fd: int, client: Any = None,
+                 **options: Any) -> "ClientConnection":
+        """Client side over file descriptors (taken over)."""
+        return cls._make(client, lambda h: _dynamic().from_fds(
+            read_fd, write_fd, h, role="client", **options))
+
+    @classmethod
+    def _make(cls, client: Any,
+              connect: Callable[[_Serve], Connection]) -> "ClientConnection":
+        serve = _Serve(client if client is not None else Client(), Client, CLIENT_HANDLERS)
+        conn = cls(connect(serve))
+        hook = getattr(serve.host, "on_connect", None)
+        if hook is not None:
+            hook(conn)
+        return conn
+
+    async def initialize(self, params: s.InitializeRequest) -> s.InitializeResponse:
+        return cast(s.InitializeResponse, await self._call("initialize", params))
+
+    async def authenticate(self, params: s.AuthenticateRequest) -> s.AuthenticateResponse:
+        return cast(s.AuthenticateResponse, await self._call("authenticate", params))
+
+    async def logout(self, params: s.LogoutRequest) -> s.LogoutResponse:
+        return cast(s.LogoutResponse, await self._call("logout", params))
+
+    async def new_session(self, params: s.NewSessionRequest) -> s.NewSessionResponse:
+        return cast(s.NewSessionResponse, await self._call("session/new", params))
+
+    async def load_session(self, params: s.LoadSessionRequest) -> s.LoadSessionResponse:
+        return cast(s.LoadSessionResponse, await self._call("session/load", params))
+
+    async def resume_session(self, params: s.ResumeSessionRequest) -> s.ResumeSessionResponse:
+        return cast(s.ResumeSessionResponse, await self._call("session/resume", params))
+
+    async def list_sessions(self, params: s.ListSessionsRequest) -> s.ListSessionsResponse:
+        return cast(s.ListSessionsResponse, await self._call("session/list", params))
+
+    async def close_session(self, params: s.CloseSessionRequest) -> s.CloseSessionResponse:
+        return cast(s.CloseSessionResponse, await self._call("session/close", params))
+
+    async def delete_session(self, params: s.DeleteSessionRequest) -> s.DeleteSessionResponse:
+        return cast(s.DeleteSessionResponse, await self._call("session/delete", params))
+
+    async def set_session_mode(
+            self, params: s.SetSessionModeRequest) -> s.SetSessionModeResponse:
+        return cast(s.SetSessionModeResponse, await self._call("session/set_mode", params))
+
+    async def set_session_config_option(
+            self, params: s.SetSessionConfigOptionRequest) -> s.SetSessionConfigOptionResponse:
+        return cast(s.SetSessionConfigOptionResponse,
+                    await self._call("session/set_config_option", params))
+
+    async def prompt(self, params: s.PromptRequest) -> s.PromptResponse:
+        """One prompt turn; returns after every ``session/update`` the agent
+        sent before its answer was handled by ``Client.session_update``.
+        Cancelling the awaiting task sends ``$/cancel_request``; to end a
+        turn the ACP way, call :meth:`cancel`."""
+        return cast(s.PromptResponse, await self._call("session/prompt", params))
+
+    async def cancel(self, session_id: str) -> None:
+        """``session/cancel``: the agent winds the turn down and answers its
+        prompt ``cancelled``; pending permission requests of the session are
+        answered ``cancelled`` by the core."""
+        await self.connection.cancel_session(session_id)
+
+    async def __aenter__(self) -> "ClientConnection":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+__all__ = [
+    "AGENT_HANDLERS",
+    "Agent",
+    "AgentConnection",
+    "CLIENT_HANDLERS",
+    "Client",
+    "ClientConnection",
+    "MethodNotFound",
+    "current_request",
+    "run_agent",
+]

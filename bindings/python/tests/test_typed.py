@@ -1,0 +1,218 @@
+"""The typed API (libacp.Agent / libacp.Client, AgentConnection /
+ClientConnection, libacp.schema): both roles in Python over a socketpair,
+plus the checks that keep the generated models and the method tables in
+step with the schema."""
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+import libacp
+from libacp import schema as acp
+
+ROOT = Path(__file__).resolve().parents[3]
+TIMEOUT = 20
+
+
+class TypedAgent(libacp.Agent):
+    def __init__(self) -> None:
+        self.cancel_seen: List[bool] = []
+        self.notified: List[Any] = []
+
+    async def initialize(self, params: acp.InitializeRequest) -> acp.InitializeResponse:
+        caps = params["clientCapabilities"]
+        assert caps.get("fs", {}).get("readTextFile") is True
+        return {"protocolVersion": 1, "agentCapabilities": {"loadSession": False},
+                "futureMember": {"kept": True}}  # type: ignore[typeddict-unknown-key]
+
+    async def new_session(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
+        return {"sessionId": "s1"}
+
+    async def prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
+        sid = params["sessionId"]
+        block = params["prompt"][0]
+        text = block["text"] if block["type"] == "text" else ""
+        request = libacp.current_request()
+        if text == "read":
+            got = await self.client.read_text_file({"sessionId": sid, "path": "/tmp/x.txt"})
+            for line in got["content"].splitlines():
+                await self.client.session_update({"sessionId": sid, "update": {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": line}}})
+            return {"stopReason": "end_turn"}
+        if text == "stream":
+            for i in range(30):
+                await self.client.session_update({"sessionId": sid, "update": {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": str(i)}}})
+            # A variant this schema does not know: passes through as a dict.
+            await self.client.connection.notify("session/update", {"sessionId": sid, "update": {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": "tail", "futureField": [1, 2]}}})
+            return {"stopReason": "end_turn"}
+        if text == "wait":
+            await asyncio.wait_for(request.wait_cancelled(), TIMEOUT)
+            self.cancel_seen.append(request.cancelled)
+            return {"stopReason": "end_turn"}  # the core answers "cancelled"
+        if text == "fail":
+            raise libacp.RequestError(-32042, "typed failure", {"why": "asked"})
+        return {"stopReason": "end_turn"}
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        if method == "_echo":
+            return {"echo": params}
+        raise libacp.MethodNotFound(method)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        self.notified.append((method, params))
+
+
+class TypedClient(libacp.Client):
+    def __init__(self) -> None:
+        self.chunks: List[str] = []
+        self.raw: List[Dict[str, Any]] = []
+
+    async def session_update(self, params: acp.SessionNotification) -> None:
+        await asyncio.sleep(0.001)  # slow handler: the ordering barrier must hold
+        update = params["update"]
+        if update["sessionUpdate"] == "agent_message_chunk":
+            content = update["content"]
+            if content["type"] == "text":
+                self.chunks.append(content["text"])
+                self.raw.append(dict(content))
+
+    async def read_text_file(self, params: acp.ReadTextFileRequest) -> acp.ReadTextFileResponse:
+        assert libacp.current_request().method == "fs/read_text_file"
+        return {"content": f"read {params['path']}\nline two"}
+
+
+async def pair(agent: Any, client: Any):
+    a, b = socket.socketpair()
+    agent_conn = libacp.AgentConnection.from_socket(a, agent)
+    client_conn = libacp.ClientConnection.from_socket(b, client)
+    init = await client_conn.initialize({
+        "protocolVersion": 1,
+        "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": False}}})
+    return agent_conn, client_conn, init
+
+
+async def test_typed_roles_talk_with_nested_calls_ordering_and_unknown_members():
+    agent, client = TypedAgent(), TypedClient()
+    agent_conn, conn, init = await pair(agent, client)
+    assert agent.client is agent_conn and client.agent is conn
+    assert init["futureMember"] == {"kept": True}  # type: ignore[typeddict-item]
+    session = await conn.new_session({"cwd": "/tmp", "mcpServers": []})
+    assert session == {"sessionId": "s1"}
+
+    done = await asyncio.wait_for(conn.prompt({
+        "sessionId": "s1", "prompt": [{"type": "text", "text": "read"}]}), TIMEOUT)
+    assert done["stopReason"] == "end_turn"
+    assert client.chunks == ["read /tmp/x.txt", "line two"]
+
+    client.chunks.clear()
+    done = await asyncio.wait_for(conn.prompt({
+        "sessionId": "s1", "prompt": [{"type": "text", "text": "stream"}]}), TIMEOUT)
+    # Every update was handled (in order) before the prompt's answer arrived.
+    assert client.chunks == [str(i) for i in range(30)] + ["tail"]
+    assert client.raw[-1]["futureField"] == [1, 2]
+    await conn.close()
+    await agent_conn.close()
+
+
+async def test_typed_errors_cancel_and_extensions():
+    agent, client = TypedAgent(), TypedClient()
+    agent_conn, conn, _ = await pair(agent, client)
+    await conn.new_session({"cwd": "/tmp", "mcpServers": []})
+
+    with pytest.raises(libacp.RequestError) as err:
+        await conn.prompt({"sessionId": "s1", "prompt": [{"type": "text", "text": "fail"}]})
+    assert (err.value.code, err.value.message, err.value.data) == (
+        -32042, "typed failure", {"why": "asked"})
+
+    # Not overridden by TypedAgent: answered -32601 with the method name.
+    with pytest.raises(libacp.RequestError) as err:
+        await conn.set_session_mode({"sessionId": "s1", "modeId": "x"})
+    assert err.value.code == -32601 and err.value.data == {"method": "session/set_mode"}
+
+    assert await conn.ext_method("_echo", {"a": 1}) == {"echo": {"a": 1}}
+    with pytest.raises(libacp.RequestError) as err:
+        await conn.ext_method("_nobody", {})
+    assert err.value.code == -32601
+    await conn.ext_notification("_note", {"n": 1})
+
+    turn = asyncio.ensure_future(conn.prompt({
+        "sessionId": "s1", "prompt": [{"type": "text", "text": "wait"}]}))
+    await asyncio.sleep(0.2)
+    await conn.cancel("s1")
+    done = await asyncio.wait_for(turn, TIMEOUT)
+    assert done["stopReason"] == "cancelled"
+    assert agent.cancel_seen == [True]
+    # The extension notification was delivered before the later calls' answers.
+    assert agent.notified == [("_note", {"n": 1})]
+    await conn.close()
+    await agent_conn.close()
+
+
+async def test_duck_typed_hosts_and_default_client():
+    class Minimal:  # no base class: only what it defines is served
+        async def initialize(self, params: Any) -> Any:
+            return {"protocolVersion": 1, "agentCapabilities": {}}
+
+    a, b = socket.socketpair()
+    agent_conn = libacp.AgentConnection.from_socket(a, Minimal())
+    conn = libacp.ClientConnection.from_socket(b)  # default Client: answers -32601
+    await conn.initialize({"protocolVersion": 1, "clientCapabilities": {}})
+    assert conn.protocol_version == 1
+    with pytest.raises(libacp.RequestError) as err:
+        await conn.new_session({"cwd": "/tmp", "mcpServers": []})
+    assert err.value.code == -32601
+    with pytest.raises(libacp.RequestError) as err:
+        await agent_conn.ext_method("_ask", {})
+    assert err.value.code == -32601
+    await conn.close()
+    await agent_conn.close()
+
+
+def test_current_request_outside_a_handler():
+    with pytest.raises(LookupError):
+        libacp.current_request()
+
+
+def test_method_tables_cover_the_schema():
+    from libacp._typed import AGENT_HANDLERS, CLIENT_HANDLERS
+
+    assert set(AGENT_HANDLERS) == set(acp.AGENT_METHODS)
+    assert set(CLIENT_HANDLERS) == set(acp.CLIENT_METHODS)
+    for wire, name in AGENT_HANDLERS.items():
+        assert callable(getattr(libacp.Agent, name)), wire
+        if acp.AGENT_METHODS[wire][1] is not None and name != "cancel":
+            assert callable(getattr(libacp.ClientConnection, name)), wire
+    for wire, name in CLIENT_HANDLERS.items():
+        assert callable(getattr(libacp.Client, name)), wire
+        assert callable(getattr(libacp.AgentConnection, name)), wire
+    assert callable(libacp.ClientConnection.cancel)
+    meta = json.loads((ROOT / "tests" / "spec" / "v1-meta.json").read_text())
+    assert set(meta["agentMethods"].values()) == set(AGENT_HANDLERS)
+    assert set(meta["clientMethods"].values()) == set(CLIENT_HANDLERS)
+
+
+def test_generated_models_are_current():
+    gen = ROOT / "bindings" / "python" / "codegen" / "generate_schema.py"
+    out = subprocess.run([sys.executable, str(gen), "--check"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    shared = ROOT.parent / "shared" / "spec" / "v1" / "schema.json"
+    if shared.exists():  # the spec the project was started from
+        assert shared.read_bytes() == (ROOT / "tests" / "spec" / "v1-schema.json").read_bytes()
+
+
+def test_models_are_plain_dicts():
+    block = acp.TextContentBlock(type="text", text="hi")
+    assert block == {"type": "text", "text": "hi"} and type(block) is dict
+    assert acp.PromptRequest.__required_keys__ == frozenset({"sessionId", "prompt"})
+    assert "_meta" in acp.PromptRequest.__optional_keys__
