@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# The Python binding's tests: creates .venv-python (idempotent), installs the
-# pinned tools (bindings/python/requirements-dev.txt), installs the binding
-# the way users do (`pip install ./bindings/python`), builds the Rust test
-# peers and runs pytest. Ends with "Python: N passed, M failed".
+# The Python binding's tests: installs the official SDKs the interop tests
+# run against (scripts/setup-interop.sh, idempotent), creates .venv-python
+# (idempotent), installs the pinned tools (bindings/python/requirements-dev.txt),
+# installs the binding the way users do (`pip install ./bindings/python`),
+# builds the Rust test peers, runs pytest, then the type checks:
+#
+#   * `python -m mypy.stubtest libacp._libacp`: the stubs match the built module;
+#   * `mypy --strict -p libacp`: the installed package type-checks;
+#   * `mypy --strict` on each examples/python/*.py.
+#
+# Each type check (and the interop setup) counts as 1 passed or 1 failed next
+# to the pytest counts. Ends with "Python: N passed, M failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +21,26 @@ fail() {
   echo "Python: 0 passed, 1 failed"
   exit 1
 }
+
+checks_passed=0
+checks_failed=0
+failed_checks=()
+# check NAME COMMAND...: runs one check, counted as 1 passed or 1 failed.
+check() {
+  local name=$1
+  shift
+  echo "== Python: $name"
+  if "$@"; then
+    checks_passed=$((checks_passed + 1))
+    echo "ok: $name"
+  else
+    checks_failed=$((checks_failed + 1))
+    failed_checks+=("$name")
+    echo "FAILED: $name"
+  fi
+}
+
+check "official SDKs for the interop tests (scripts/setup-interop.sh)" ./scripts/setup-interop.sh
 
 echo "== Python: venv and pinned tools ($venv)"
 if [ ! -x "$py" ]; then
@@ -43,6 +71,24 @@ failed=$((${failed:-0} + ${errors:-0}))
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
   failed=1 # pytest stopped before counting (a collection or usage error)
 fi
+
+# The type checks run on the installed package (from the repository root,
+# where no `libacp` directory shadows it), with their cache in the venv.
+export MYPY_CACHE_DIR="$venv/mypy-cache"
+check "stubtest: libacp/_libacp.pyi matches the built module" \
+  "$py" -m mypy.stubtest libacp._libacp
+check "mypy --strict -p libacp (the installed package)" \
+  "$py" -m mypy --strict -p libacp
+for example in examples/python/*.py; do
+  [ -e "$example" ] || continue
+  check "mypy --strict $example" "$py" -m mypy --strict "$example"
+done
+
+passed=$((passed + checks_passed))
+failed=$((failed + checks_failed))
 echo
+for name in ${failed_checks[@]+"${failed_checks[@]}"}; do
+  echo "failed check: $name"
+done
 echo "Python: ${passed} passed, ${failed} failed"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -15,20 +15,25 @@
 //!   and sends `$/cancel_request`.
 
 use std::os::fd::{FromRawFd, OwnedFd};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 use serde_json::value::RawValue;
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
 use libacp_core::rpc::{BoxFuture, IncomingNotification, IncomingRequest, Responder};
+use libacp_core::services::fs::SandboxedFs;
+use libacp_core::services::session_model::SessionStore;
+use libacp_core::services::terminal::TerminalManager;
 use libacp_core::{
-    AcpConnection, AcpOptions, AcpPeer, AgentCommand, CallError, CancellationToken,
-    ConnectionError, ConnectionOptions, Direction, Framing, Handler, Role, RpcError, Transport,
+    AcpConnection, AcpOptions, AcpPeer, AgentCommand, CallError, CancellationToken, ClientServices,
+    ConnectionError, ConnectionOptions, Direction, Event, EventHook, ExitInfo, Framing, Handler,
+    RequestId, Role, RpcError, ShutdownGrace, Transport, codes,
 };
 
 /// Deepest nesting converted (deeper values are refused, not overflowed).
@@ -238,12 +243,17 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Answers one incoming request from Python. Dropping it unanswered makes
-/// the core answer `-32603`.
-#[pyclass(module = "libacp._libacp")]
+/// the core answer `-32603`. Every answer is built by the core (`RpcError`'s
+/// constructors); Python only chooses which.
+#[pyclass(module = "libacp._libacp", frozen)]
 struct RequestResponder {
     responder: Mutex<Option<Responder>>,
     /// Fired once answered (or dropped): stops the cancellation watcher.
     done: CancellationToken,
+    /// The request's method (for `-32601`'s `data`).
+    method: String,
+    /// The id the peer chose.
+    id: RequestId,
 }
 
 impl Drop for RequestResponder {
@@ -257,6 +267,33 @@ impl RequestResponder {
         let responder = lock(&self.responder).take();
         self.done.cancel();
         responder.is_some_and(|r| r.respond(result).is_ok())
+    }
+
+    fn send_error(&self, py: Python<'_>, error: RpcError) -> bool {
+        py.detach(|| self.send(Err(error)))
+    }
+}
+
+/// A request id as Python sees it: int, str or None (other JSON numbers as
+/// `json.loads` reads their text, so they stay exact).
+fn id_to_py<'py>(py: Python<'py>, id: &RequestId) -> PyResult<Bound<'py, PyAny>> {
+    match id {
+        RequestId::Null => Ok(py.None().into_bound(py)),
+        RequestId::Number(n) => Ok(n.into_pyobject(py)?.into_any()),
+        RequestId::Str(s) => Ok(PyString::new(py, s).into_any()),
+        RequestId::Other(text) => py.import("json")?.call_method1("loads", (text.as_str(),)),
+    }
+}
+
+/// A request id as JSON (for event details).
+fn id_to_json(id: &RequestId) -> Value {
+    match id {
+        RequestId::Null => Value::Null,
+        RequestId::Number(n) => Value::from(*n),
+        RequestId::Str(s) => Value::String(s.clone()),
+        RequestId::Other(text) => {
+            serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone()))
+        }
     }
 }
 
@@ -272,17 +309,17 @@ impl RequestResponder {
         match raw {
             Ok(raw) => Ok(py.detach(|| self.send(Ok(raw)))),
             Err(e) => {
-                py.detach(|| {
-                    self.send(Err(RpcError::internal_error(format!(
-                        "the handler's result is not JSON: {e}"
-                    ))))
-                });
+                self.send_error(
+                    py,
+                    RpcError::internal_error(format!("the handler's result is not JSON: {e}")),
+                );
                 Err(invalid_params(py, &e))
             }
         }
     }
 
-    /// Answers with a JSON-RPC error.
+    /// Answers with a JSON-RPC error. `data` that is not JSON is answered
+    /// `-32603` instead and raises `InvalidParams`.
     #[pyo3(signature = (code, message, data=None))]
     fn respond_error(
         &self,
@@ -293,10 +330,35 @@ impl RequestResponder {
     ) -> PyResult<bool> {
         let mut error = RpcError::new(code, message);
         if let Some(data) = data.filter(|d| !d.is_none()) {
-            let value = to_json(data, "data", 0).map_err(|e| invalid_params(py, &e))?;
-            error = error.with_data(value);
+            match to_json(data, "data", 0) {
+                Ok(value) => error = error.with_data(value),
+                Err(e) => {
+                    self.send_error(
+                        py,
+                        RpcError::internal_error(format!(
+                            "the handler's error data is not JSON: {e}"
+                        )),
+                    );
+                    return Err(invalid_params(py, &e));
+                }
+            }
         }
-        Ok(py.detach(|| self.send(Err(error))))
+        Ok(self.send_error(py, error))
+    }
+
+    /// Answers the core's `-32601` (`data: {"method": ...}`).
+    fn respond_method_not_found(&self, py: Python<'_>) -> bool {
+        self.send_error(py, RpcError::method_not_found(&self.method))
+    }
+
+    /// Answers the core's `-32800` ("Request cancelled").
+    fn respond_cancelled(&self, py: Python<'_>) -> bool {
+        self.send_error(py, RpcError::request_cancelled())
+    }
+
+    /// Answers the core's `-32603` with `detail` as `data`.
+    fn respond_internal_error(&self, py: Python<'_>, detail: String) -> bool {
+        self.send_error(py, RpcError::internal_error(detail))
     }
 
     /// Whether this responder can still answer.
@@ -305,6 +367,18 @@ impl RequestResponder {
         lock(&self.responder)
             .as_ref()
             .is_some_and(|r| !r.is_answered())
+    }
+
+    /// The request's id, as the peer sent it (int, str or None).
+    #[getter]
+    fn id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        id_to_py(py, &self.id)
+    }
+
+    /// The request's method.
+    #[getter]
+    fn method(&self) -> &str {
+        &self.method
     }
 }
 
@@ -341,6 +415,8 @@ impl Handler for PyHandler {
         let handle = RequestResponder {
             responder: Mutex::new(Some(responder)),
             done: done.clone(),
+            method: request.method.clone(),
+            id: request.id.clone(),
         };
         let started = attach_alive(|py| -> PyResult<Py<PyAny>> {
             let params = raw_to_py(py, request.params.as_deref())?;
@@ -487,10 +563,7 @@ impl NativeConnection {
     /// `"client"` or `"agent"`.
     #[getter]
     fn role(&self) -> &'static str {
-        match self.peer.role() {
-            Role::Client => "client",
-            Role::Agent => "agent",
-        }
+        role_name(self.peer.role())
     }
 
     /// Sends a request; returns an awaitable of the result (a JSON value).
@@ -500,13 +573,15 @@ impl NativeConnection {
         py: Python<'py>,
         method: &str,
         params: Option<&Bound<'py, PyAny>>,
-        timeout: Option<f64>,
+        timeout: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let params = params_of(params)?;
+        let timeout = timeout
+            .filter(|t| !t.is_none())
+            .map(|t| opt_seconds("timeout", t, false))
+            .transpose()?;
         let mut call = self.peer.request(method, params);
         if let Some(t) = timeout {
-            let t = Duration::try_from_secs_f64(t)
-                .map_err(|e| PyValueError::new_err(format!("timeout: {e}")))?;
             call = call.timeout(t);
         }
         awaitable(py, async move {
@@ -609,6 +684,50 @@ impl NativeConnection {
         self.peer.process().map(libacp_core::ProcessStatus::pid)
     }
 
+    /// Client side with `session_model=True`: the session's state as the
+    /// core's snapshot (a dict; shape in `core/src/services/session_model.rs`),
+    /// or None for a session the model has not seen. Raises `RuntimeError`
+    /// when the session model is off.
+    fn session_snapshot<'py>(
+        &self,
+        py: Python<'py>,
+        session_id: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let Some(store) = self.peer.services().sessions else {
+            return Err(PyRuntimeError::new_err(
+                "the session model is not enabled (pass session_model=True)",
+            ));
+        };
+        match py.detach(|| store.snapshot_json(session_id)) {
+            Some(snapshot) => to_py(py, &snapshot),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    /// The spawned agent's exit status as `(code, signal)` once it has
+    /// exited; None while it runs or when no agent was spawned.
+    #[getter]
+    fn exit_status(&self) -> Option<(Option<i32>, Option<i32>)> {
+        self.peer
+            .process()
+            .and_then(libacp_core::ProcessStatus::try_exit)
+            .map(exit_pair)
+    }
+
+    /// Resolves with the spawned agent's `(code, signal)` once it exits.
+    /// Raises `RuntimeError` when this connection did not spawn an agent.
+    fn wait_exit<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let Some(process) = self.peer.process().cloned() else {
+            return Err(PyRuntimeError::new_err(
+                "this connection did not spawn an agent (only Connection.spawn_agent has an exit status)",
+            ));
+        };
+        awaitable(py, async move {
+            let (code, signal) = exit_pair(process.wait().await);
+            attach_alive(|py| Ok((code, signal).into_pyobject(py)?.into_any().unbind()))
+        })
+    }
+
     /// Drops this handle's ownership: the connection closes (without
     /// waiting) unless another handle keeps it.
     fn release(&self) {
@@ -616,59 +735,306 @@ impl NativeConnection {
     }
 }
 
-// ---------------------------------------------------------------- starting
-
-/// Options shared by every constructor.
-struct Settings {
-    options: AcpOptions,
+fn exit_pair(info: ExitInfo) -> (Option<i32>, Option<i32>) {
+    (info.code, info.signal)
 }
 
-fn settings(
-    framing: &str,
-    max_frame_size: Option<usize>,
-    request_timeout: Option<f64>,
-    trace: Option<Py<PyAny>>,
-) -> PyResult<Settings> {
-    let mut connection = ConnectionOptions {
-        framing: match framing {
-            "ndjson" => Framing::Ndjson,
-            "content-length" => Framing::ContentLength,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "framing must be \"ndjson\" or \"content-length\", not {other:?}"
-                )));
-            }
-        },
-        ..ConnectionOptions::default()
+// ---------------------------------------------------------------- starting
+
+// ---------------------------------------------------------------- options
+
+/// The keyword options every constructor takes (`**options`).
+const OPTION_NAMES: &str = "framing, max_frame_size, request_timeout, flush_timeout, \
+     outgoing_queue, incoming_queue, trace, events, require_auth, session_model, fs, terminals";
+
+/// Largest queue size accepted (far below what tokio's semaphores allow).
+const MAX_QUEUE: u64 = 1 << 24;
+
+/// How many engine events may wait for the event loop before new ones are
+/// dropped (and counted in an `events_dropped` event).
+const EVENT_BACKLOG: usize = 1024;
+
+fn opt_bool(name: &str, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    value.cast::<PyBool>().map(|b| b.is_true()).map_err(|_| {
+        PyTypeError::new_err(format!("{name} must be a bool, not {}", type_name(value)))
+    })
+}
+
+/// A positive integer no larger than `max`.
+fn opt_count(name: &str, value: &Bound<'_, PyAny>, max: u64) -> PyResult<usize> {
+    if value.cast::<PyBool>().is_ok() || value.cast::<PyInt>().is_err() {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be an int, not {}",
+            type_name(value)
+        )));
+    }
+    value
+        .extract::<u64>()
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| {
+            PyValueError::new_err(format!("{name} must be between 1 and {max}, not {value}"))
+        })
+}
+
+/// A duration in seconds (int or float): finite, not negative, and not
+/// zero unless `zero_ok`.
+fn opt_seconds(name: &str, value: &Bound<'_, PyAny>, zero_ok: bool) -> PyResult<Duration> {
+    if value.cast::<PyBool>().is_ok()
+        || !(value.cast::<PyInt>().is_ok() || value.cast::<PyFloat>().is_ok())
+    {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be a number of seconds (int or float), not {}",
+            type_name(value)
+        )));
+    }
+    let secs: f64 = value.extract()?;
+    let bad = !secs.is_finite() || secs < 0.0 || (secs == 0.0 && !zero_ok);
+    if bad {
+        let wanted = if zero_ok { "0 or more" } else { "more than 0" };
+        return Err(PyValueError::new_err(format!(
+            "{name} must be a finite number of seconds, {wanted}, not {value}"
+        )));
+    }
+    Duration::try_from_secs_f64(secs)
+        .map_err(|_| PyValueError::new_err(format!("{name}: {value} seconds is too long")))
+}
+
+fn opt_callable(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    if value.is_callable() {
+        Ok(value.clone().unbind())
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "{name} must be callable, not {}",
+            type_name(value)
+        )))
+    }
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Client => "client",
+        Role::Agent => "agent",
+    }
+}
+
+/// An option that only one role uses, set on the other: refused rather
+/// than silently ignored.
+fn check_role(name: &str, wanted: Role, role: Role) -> PyResult<()> {
+    if wanted == role {
+        Ok(())
+    } else {
+        Err(PyValueError::new_err(format!(
+            "{name} applies to the {} side; this connection is the {}",
+            role_name(wanted),
+            role_name(role)
+        )))
+    }
+}
+
+/// The core's options from a constructor's `**options` (None values keep
+/// the default). Unknown names raise `TypeError`, values of the wrong type
+/// `TypeError`, values out of range `ValueError`.
+fn acp_options(role: Role, options: Option<&Bound<'_, PyDict>>) -> PyResult<AcpOptions> {
+    let mut connection = ConnectionOptions::default();
+    let mut acp = AcpOptions::default();
+    let mut services = ClientServices::default();
+    let Some(options) = options else {
+        acp.connection = connection;
+        return Ok(acp);
     };
-    if let Some(size) = max_frame_size {
-        connection.max_frame_size = size;
+    for (key, value) in options.iter() {
+        let name: String = key.extract()?;
+        if value.is_none() {
+            if !OPTION_NAMES.split(", ").any(|n| n == name) {
+                return Err(unknown_option(&name));
+            }
+            continue;
+        }
+        let name = name.as_str();
+        match name {
+            "framing" => {
+                let framing = value.extract::<String>().map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "framing must be a str, not {}",
+                        type_name(&value)
+                    ))
+                })?;
+                connection.framing = match framing.as_str() {
+                    "ndjson" => Framing::Ndjson,
+                    "content-length" => Framing::ContentLength,
+                    other => {
+                        return Err(PyValueError::new_err(format!(
+                            "framing must be \"ndjson\" or \"content-length\", not {other:?}"
+                        )));
+                    }
+                };
+            }
+            "max_frame_size" => connection.max_frame_size = opt_count(name, &value, u64::MAX)?,
+            "outgoing_queue" => connection.outgoing_queue = opt_count(name, &value, MAX_QUEUE)?,
+            "incoming_queue" => connection.incoming_queue = opt_count(name, &value, MAX_QUEUE)?,
+            "request_timeout" => {
+                connection.request_timeout = Some(opt_seconds(name, &value, false)?);
+            }
+            "flush_timeout" => connection.flush_timeout = opt_seconds(name, &value, true)?,
+            "trace" => connection.trace = Some(trace_hook(opt_callable(name, &value)?)),
+            "events" => connection.events = Some(events_hook(opt_callable(name, &value)?)),
+            "require_auth" => {
+                acp.require_auth = opt_bool(name, &value)?;
+                if acp.require_auth {
+                    check_role(name, Role::Agent, role)?;
+                }
+            }
+            "session_model" | "fs" | "terminals" => {
+                if opt_bool(name, &value)? {
+                    check_role(name, Role::Client, role)?;
+                    match name {
+                        "session_model" => services.sessions = Some(Arc::new(SessionStore::new())),
+                        "fs" => services.fs = Some(Arc::new(SandboxedFs::new())),
+                        _ => services.terminals = Some(Arc::new(TerminalManager::new())),
+                    }
+                }
+            }
+            other => return Err(unknown_option(other)),
+        }
     }
-    if let Some(t) = request_timeout {
-        connection.request_timeout = Some(
-            Duration::try_from_secs_f64(t)
-                .map_err(|e| PyValueError::new_err(format!("request_timeout: {e}")))?,
-        );
-    }
-    if let Some(trace) = trace {
-        connection.trace = Some(Arc::new(move |direction, frame: &[u8]| {
-            let dir = match direction {
-                Direction::Incoming => "in",
-                Direction::Outgoing => "out",
+    acp.connection = connection;
+    acp.services = services;
+    Ok(acp)
+}
+
+fn unknown_option(name: &str) -> PyErr {
+    PyTypeError::new_err(format!(
+        "unexpected option {name:?} (the options are: {OPTION_NAMES})"
+    ))
+}
+
+/// `trace(direction, frame)` on the engine's threads.
+fn trace_hook(trace: Py<PyAny>) -> libacp_core::TraceHook {
+    Arc::new(move |direction, frame: &[u8]| {
+        let dir = match direction {
+            Direction::Incoming => "in",
+            Direction::Outgoing => "out",
+        };
+        let text = String::from_utf8_lossy(frame);
+        attach_alive(|py| {
+            if let Err(e) = trace.call1(py, (dir, text.as_ref())) {
+                report(py, &e);
+            }
+        });
+    })
+}
+
+/// One engine event as `(kind, message, details)`.
+type EventParts = (&'static str, String, Value);
+
+fn rpc_error_json(e: &RpcError) -> Value {
+    serde_json::json!({ "code": e.code, "message": e.message, "data": e.data })
+}
+
+fn event_parts(event: &Event) -> EventParts {
+    use serde_json::json;
+    let id_of = |id: Option<&RequestId>| id.map_or(Value::Null, id_to_json);
+    match event {
+        Event::OversizedFrame { size, id, answered } => (
+            "oversized_frame",
+            format!("skipped a frame of {size} bytes (over max_frame_size)"),
+            json!({ "size": size, "id": id_of(id.as_ref()), "answered": answered }),
+        ),
+        Event::InvalidFrame { error, answered } => (
+            "invalid_frame",
+            format!("invalid frame: {error}"),
+            json!({ "error": rpc_error_json(error), "answered": answered }),
+        ),
+        Event::BadHeader(detail) => (
+            "bad_header",
+            format!("bad Content-Length header: {detail}"),
+            json!({ "detail": detail }),
+        ),
+        Event::UnmatchedResponse { id, result } => {
+            let id = id_of(id.as_ref());
+            let details = match result {
+                Ok(raw) => json!({
+                    "id": id,
+                    "result": serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null),
+                }),
+                Err(e) => json!({ "id": id, "error": rpc_error_json(e) }),
             };
-            let text = String::from_utf8_lossy(frame);
+            (
+                "unmatched_response",
+                format!("a response for no pending request (id {id})"),
+                details,
+            )
+        }
+        Event::DuplicateRequestId { id } => (
+            "duplicate_request_id",
+            format!("the peer reused the id {id} of a request in flight (answered -32600)"),
+            json!({ "id": id_to_json(id) }),
+        ),
+        Event::CancelForUnknownRequest { id } => (
+            "cancel_for_unknown_request",
+            format!("$/cancel_request for {id}, which is not in flight (ignored)"),
+            json!({ "id": id_to_json(id) }),
+        ),
+        Event::InvalidCancel { params } => (
+            "invalid_cancel",
+            "$/cancel_request whose params name no request (ignored)".to_owned(),
+            json!({ "params": params }),
+        ),
+        Event::Ignored(reason) => ("ignored", reason.clone(), json!({})),
+        Event::HandlerPanicked { message } => (
+            "handler_panicked",
+            format!("a handler panicked: {message}"),
+            json!({ "panic": message }),
+        ),
+        Event::Closed(reason) => (
+            "closed",
+            format!("the connection closed: {reason}"),
+            json!({ "reason": reason.to_string() }),
+        ),
+        other => ("other", format!("{other:?}"), json!({})),
+    }
+}
+
+/// Engine events to `callback(kind, message, details)`. The core's hook
+/// only queues them (it may run under the engine's locks); one task calls
+/// Python, in order. A full backlog drops events and reports how many.
+fn events_hook(callback: Py<PyAny>) -> EventHook {
+    let (tx, mut rx) = mpsc::channel::<EventParts>(EVENT_BACKLOG);
+    let dropped = Arc::new(AtomicU64::new(0));
+    let lost = Arc::clone(&dropped);
+    runtime().spawn(async move {
+        while let Some(first) = rx.recv().await {
+            let mut batch = vec![first];
+            while batch.len() < EVENT_BACKLOG
+                && let Ok(more) = rx.try_recv()
+            {
+                batch.push(more);
+            }
+            let missed = lost.swap(0, Ordering::SeqCst);
+            if missed > 0 {
+                batch.push((
+                    "events_dropped",
+                    format!("{missed} events were dropped (the event loop fell behind)"),
+                    serde_json::json!({ "count": missed }),
+                ));
+            }
             attach_alive(|py| {
-                if let Err(e) = trace.call1(py, (dir, text.as_ref())) {
-                    report(py, &e);
+                for (kind, message, details) in batch {
+                    let called =
+                        to_py(py, &details).and_then(|d| callback.call1(py, (kind, message, d)));
+                    if let Err(e) = called {
+                        report(py, &e);
+                    }
                 }
             });
-        }));
-    }
-    Ok(Settings {
-        options: AcpOptions {
-            connection,
-            ..AcpOptions::default()
-        },
+        }
+    });
+    Arc::new(move |event: &Event| {
+        if tx.try_send(event_parts(event)).is_err() {
+            dropped.fetch_add(1, Ordering::SeqCst);
+        }
     })
 }
 
@@ -693,9 +1059,34 @@ fn runtime() -> &'static tokio::runtime::Runtime {
     pyo3_async_runtimes::tokio::get_runtime()
 }
 
+/// `shutdown_grace`: seconds for both rungs of the ladder, or a pair
+/// `(after_stdin_close, after_sigterm)`.
+fn shutdown_grace(value: &Bound<'_, PyAny>) -> PyResult<ShutdownGrace> {
+    const NAME: &str = "shutdown_grace";
+    if value.cast::<PyTuple>().is_ok() || value.cast::<PyList>().is_ok() {
+        let items: Vec<Bound<'_, PyAny>> = value.try_iter()?.collect::<PyResult<_>>()?;
+        let [stdin, term] = items.as_slice() else {
+            return Err(PyValueError::new_err(format!(
+                "{NAME} must be seconds or a pair (after_stdin_close, after_sigterm), \
+                 not {} items",
+                items.len()
+            )));
+        };
+        return Ok(ShutdownGrace {
+            after_stdin_close: opt_seconds("shutdown_grace[0]", stdin, true)?,
+            after_sigterm: opt_seconds("shutdown_grace[1]", term, true)?,
+        });
+    }
+    let both = opt_seconds(NAME, value, true)?;
+    Ok(ShutdownGrace {
+        after_stdin_close: both,
+        after_sigterm: both,
+    })
+}
+
 /// Client side: spawns `argv` and connects to its stdio.
 #[pyfunction]
-#[pyo3(signature = (argv, dispatcher, cwd=None, env=None, stderr=None, framing="ndjson", max_frame_size=None, request_timeout=None, trace=None))]
+#[pyo3(signature = (argv, dispatcher, *, cwd=None, env=None, clear_env=None, stderr=None, shutdown_grace=None, **options))]
 #[allow(clippy::too_many_arguments)]
 fn spawn_agent(
     py: Python<'_>,
@@ -703,24 +1094,38 @@ fn spawn_agent(
     dispatcher: Py<PyAny>,
     cwd: Option<std::path::PathBuf>,
     env: Option<Vec<(String, String)>>,
-    stderr: Option<Py<PyAny>>,
-    framing: &str,
-    max_frame_size: Option<usize>,
-    request_timeout: Option<f64>,
-    trace: Option<Py<PyAny>>,
+    clear_env: Option<&Bound<'_, PyAny>>,
+    stderr: Option<&Bound<'_, PyAny>>,
+    shutdown_grace: Option<&Bound<'_, PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<NativeConnection> {
     let Some((program, args)) = argv.split_first() else {
         return Err(PyValueError::new_err("argv must name a program"));
     };
-    let settings = settings(framing, max_frame_size, request_timeout, trace)?;
+    if program.is_empty() {
+        return Err(PyValueError::new_err("argv[0] (the program) is empty"));
+    }
+    let options = acp_options(Role::Client, options)?;
     let mut command = AgentCommand::new(program).args(args);
     if let Some(cwd) = cwd {
         command = command.cwd(cwd);
     }
     for (k, v) in env.unwrap_or_default() {
+        if k.is_empty() || k.contains(['=', '\0']) || v.contains('\0') {
+            return Err(PyValueError::new_err(format!(
+                "env: {k:?} is not a valid environment variable name (or its value holds NUL)"
+            )));
+        }
         command = command.env(k, v);
     }
-    if let Some(hook) = stderr {
+    if let Some(clear) = clear_env.filter(|v| !v.is_none()) {
+        command.clear_env = opt_bool("clear_env", clear)?;
+    }
+    if let Some(grace) = shutdown_grace.filter(|v| !v.is_none()) {
+        command = command.grace(self::shutdown_grace(grace)?);
+    }
+    if let Some(hook) = stderr.filter(|v| !v.is_none()) {
+        let hook = opt_callable("stderr", hook)?;
         command = command.stderr(move |line| {
             attach_alive(|py| {
                 if let Err(e) = hook.call1(py, (line,)) {
@@ -732,23 +1137,20 @@ fn spawn_agent(
     let handler = PyHandler { dispatcher };
     let result = py.detach(|| {
         let _guard = runtime().enter();
-        AcpConnection::spawn_agent(&command, handler, settings.options)
+        AcpConnection::spawn_agent(&command, handler, options)
     });
     result.map(wrap).map_err(|e| connection_error(py, &e))
 }
 
 /// Agent side: serves on this process's stdin and stdout.
 #[pyfunction]
-#[pyo3(signature = (dispatcher, framing="ndjson", max_frame_size=None, request_timeout=None, trace=None))]
+#[pyo3(signature = (dispatcher, **options))]
 fn serve_stdio(
     py: Python<'_>,
     dispatcher: Py<PyAny>,
-    framing: &str,
-    max_frame_size: Option<usize>,
-    request_timeout: Option<f64>,
-    trace: Option<Py<PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<NativeConnection> {
-    let settings = settings(framing, max_frame_size, request_timeout, trace)?;
+    let options = acp_options(Role::Agent, options)?;
     let handler = PyHandler { dispatcher };
     let conn = py.detach(|| {
         AcpConnection::start_on(
@@ -756,7 +1158,7 @@ fn serve_stdio(
             Role::Agent,
             Transport::stdio(),
             handler,
-            settings.options,
+            options,
         )
     });
     Ok(wrap(conn))
@@ -764,26 +1166,23 @@ fn serve_stdio(
 
 /// Either role over file descriptors this call takes ownership of: one
 /// connected socket (`read_fd == write_fd`), or a read and a write end
-/// (pipes, sockets or files).
+/// (pipes, sockets or files). Nothing is taken over when it raises
+/// `ValueError` or `TypeError` (bad arguments).
 #[pyfunction]
-#[pyo3(signature = (role, read_fd, write_fd, dispatcher, framing="ndjson", max_frame_size=None, request_timeout=None, trace=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (role, read_fd, write_fd, dispatcher, **options))]
 fn from_fds(
     py: Python<'_>,
     role: &str,
     read_fd: i32,
     write_fd: i32,
     dispatcher: Py<PyAny>,
-    framing: &str,
-    max_frame_size: Option<usize>,
-    request_timeout: Option<f64>,
-    trace: Option<Py<PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<NativeConnection> {
     let role = role_of(role)?;
     if read_fd < 0 || write_fd < 0 {
         return Err(PyValueError::new_err("file descriptors must be >= 0"));
     }
-    let settings = settings(framing, max_frame_size, request_timeout, trace)?;
+    let options = acp_options(role, options)?;
     let handler = PyHandler { dispatcher };
     let rt = runtime();
     let _guard = rt.enter();
@@ -810,10 +1209,17 @@ fn from_fds(
             .map_err(|e| PyOSError::new_err(format!("write_fd: {e}")))?;
         Transport::new(reader, writer)
     };
-    let conn = py.detach(|| {
-        AcpConnection::start_on(rt.handle(), role, transport, handler, settings.options)
-    });
+    let conn =
+        py.detach(|| AcpConnection::start_on(rt.handle(), role, transport, handler, options));
     Ok(wrap(conn))
+}
+
+/// `(code, message, data)` of the core's `-32601` for `method`.
+#[pyfunction]
+fn method_not_found(py: Python<'_>, method: &str) -> PyResult<(i64, String, Py<PyAny>)> {
+    let error = RpcError::method_not_found(method);
+    let data = to_py(py, &error.data.unwrap_or(Value::Null))?.unbind();
+    Ok((error.code, error.message, data))
 }
 
 /// The native module.
@@ -864,6 +1270,19 @@ fn _libacp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spawn_agent, m)?)?;
     m.add_function(wrap_pyfunction!(serve_stdio, m)?)?;
     m.add_function(wrap_pyfunction!(from_fds, m)?)?;
+    m.add_function(wrap_pyfunction!(method_not_found, m)?)?;
+    for (name, code) in [
+        ("PARSE_ERROR", codes::PARSE_ERROR),
+        ("INVALID_REQUEST", codes::INVALID_REQUEST),
+        ("METHOD_NOT_FOUND", codes::METHOD_NOT_FOUND),
+        ("INVALID_PARAMS", codes::INVALID_PARAMS),
+        ("INTERNAL_ERROR", codes::INTERNAL_ERROR),
+        ("REQUEST_CANCELLED", codes::REQUEST_CANCELLED),
+        ("AUTH_REQUIRED", codes::AUTH_REQUIRED),
+        ("RESOURCE_NOT_FOUND", codes::RESOURCE_NOT_FOUND),
+    ] {
+        m.add(name, code)?;
+    }
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -190,5 +190,7 @@ def test_bad_options():
         with pytest.raises(ValueError, match="framing"):
             libacp.Connection.from_socket(a, role="agent", framing="xml")
         with pytest.raises(ValueError, match="role"):
-            libacp.Connection.from_fds(b.detach(), 0, role="editor")
+            libacp.Connection.from_fds(b.fileno(), b.fileno(), role="editor")
+        a.close()  # refused: both stayed the caller's
+        b.close()
     asyncio.run(go())

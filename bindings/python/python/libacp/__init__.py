@@ -3,13 +3,15 @@
 This is the dynamic API: method names and JSON values (dicts, lists, str,
 int, float, bool, None) in and out. Every protocol rule (phases,
 capabilities, sessions, ordering, cancellation) is enforced by the Rust
-core; this package only moves values and work between the core's threads
-and your asyncio event loop.
+core, and every answer the binding makes on its own (``-32601`` for a
+missing ``on_request``, ``-32800``, ``-32603``) is built by the core too;
+this package only moves values and work between the core's threads and
+your asyncio event loop.
 
-Threads: handlers run on the event loop that was running when the
-connection was made. The GIL is released while Rust works. The ``trace``
-and ``stderr`` hooks are the exception: they are called on the engine's
-threads (keep them quick; ``logging`` is fine).
+Threads: handlers and the ``events`` hook run on the event loop that was
+running when the connection was made. The GIL is released while Rust works.
+The ``trace`` and ``stderr`` hooks are the exception: they are called on
+the engine's threads (keep them quick; ``logging`` is fine).
 """
 
 import asyncio
@@ -18,7 +20,8 @@ import logging
 import os
 import socket
 import weakref
-from typing import Any, Callable, Optional, Sequence, Tuple, Union
+from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Literal, Mapping, NamedTuple,
+                    Optional, Sequence, Tuple, TypedDict, Union)
 
 from . import _libacp
 from ._errors import (
@@ -34,12 +37,18 @@ from ._errors import (
     SpawnError,
 )
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 __all__ = [
     "AcpError",
     "Cancelled",
     "CapabilityError",
     "Connection",
     "ConnectionClosed",
+    "ConnectionOptions",
+    "Event",
+    "ExitStatus",
     "InvalidParams",
     "InvalidResult",
     "RefusedError",
@@ -49,28 +58,113 @@ __all__ = [
     "SpawnError",
 ]
 
-__version__ = _libacp.__version__
+__version__: str = _libacp.__version__
 
 log = logging.getLogger("libacp")
+#: ``trace=True`` / ``trace="logging"`` logs every frame here at DEBUG.
+wire_log = logging.getLogger("libacp.wire")
 
-METHOD_NOT_FOUND = -32601
-INTERNAL_ERROR = -32603
-REQUEST_CANCELLED = -32800
+# The JSON-RPC and ACP error codes, as the core defines them.
+PARSE_ERROR: int = _libacp.PARSE_ERROR
+INVALID_REQUEST: int = _libacp.INVALID_REQUEST
+METHOD_NOT_FOUND: int = _libacp.METHOD_NOT_FOUND
+INVALID_PARAMS: int = _libacp.INVALID_PARAMS
+INTERNAL_ERROR: int = _libacp.INTERNAL_ERROR
+REQUEST_CANCELLED: int = _libacp.REQUEST_CANCELLED
+AUTH_REQUIRED: int = _libacp.AUTH_REQUIRED
+RESOURCE_NOT_FOUND: int = _libacp.RESOURCE_NOT_FOUND
+
+
+class Event(NamedTuple):
+    """Something the engine handled on its own, for the ``events`` hook.
+
+    ``kind`` is one of ``"oversized_frame"`` (``details``: ``size``, ``id``,
+    ``answered``), ``"invalid_frame"`` (``error``: code/message/data,
+    ``answered``), ``"bad_header"`` (``detail``), ``"unmatched_response"``
+    (``id``, and ``result`` or ``error``), ``"duplicate_request_id"``
+    (``id``), ``"cancel_for_unknown_request"`` (``id``),
+    ``"invalid_cancel"`` (``params``), ``"ignored"`` (a notification the
+    protocol layer dropped; ``message`` says which and why),
+    ``"handler_panicked"`` (``panic``), ``"closed"`` (``reason``),
+    ``"events_dropped"`` (``count``: the loop fell more than 1024 events
+    behind) or ``"other"``. ``message`` is a readable sentence.
+    """
+
+    kind: str
+    message: str
+    details: Dict[str, Any]
+
+
+class ExitStatus(NamedTuple):
+    """How a spawned agent ended: ``code`` when it exited, ``signal`` when
+    a signal killed it."""
+
+    code: Optional[int]
+    signal: Optional[int]
+
+    @property
+    def success(self) -> bool:
+        """Exit code 0."""
+        return self.code == 0
+
+    @property
+    def returncode(self) -> Optional[int]:
+        """As :attr:`subprocess.Popen.returncode`: the code, or minus the
+        signal number."""
+        if self.code is not None:
+            return self.code
+        return -self.signal if self.signal is not None else None
+
+
+#: ``trace``: ``callable(direction, frame)`` (``"in"``/``"out"``, the
+#: frame's text), or ``True``/``"logging"`` for the ``libacp.wire`` logger.
+Trace = Union[Callable[[str, str], Any], bool, Literal["logging"], None]
+
+
+class ConnectionOptions(TypedDict, total=False):
+    """The keyword options every constructor takes (``None`` keeps the
+    default). Wrong types raise ``TypeError``, bad values ``ValueError``."""
+
+    #: ``"ndjson"`` (default) or ``"content-length"``.
+    framing: Optional[Literal["ndjson", "content-length"]]
+    #: Largest frame accepted from the peer, in bytes (default 64 MiB).
+    max_frame_size: Optional[int]
+    #: Default timeout of every outgoing request, in seconds (default none).
+    request_timeout: Optional[float]
+    #: On close, how long queued frames may take to be written (default 2 s).
+    flush_timeout: Optional[float]
+    #: Outgoing frames queued before senders wait (default 1024).
+    outgoing_queue: Optional[int]
+    #: Incoming frames queued before the reader waits (default 1024).
+    incoming_queue: Optional[int]
+    #: Wire trace (see :data:`Trace`); called on an engine thread.
+    trace: Trace
+    #: ``callable(event)`` for each :class:`Event`, on the event loop.
+    events: Optional[Callable[[Event], Any]]
+    #: Agent side: ``session/new|load|resume`` need ``authenticate`` first.
+    require_auth: Optional[bool]
+    #: Client side: fold ``session/update``s into ``session_snapshot()``.
+    session_model: Optional[bool]
+    #: Client side: answer ``fs/*`` in the core, inside each session's cwd.
+    fs: Optional[bool]
+    #: Client side: answer ``terminal/*`` in the core with real processes.
+    terminals: Optional[bool]
 
 
 class Request:
     """An incoming request, as the handler's ``on_request`` sees it.
 
-    ``cancelled`` turns True when the peer cancels it (``$/cancel_request``,
-    or ``session/cancel`` for a prompt); ``await wait_cancelled()`` waits for
-    that. When the answer is no longer the handler's to give (the engine
-    answered ``-32800`` for it, a client's ``cancel_session`` answered a
-    permission request, or the connection closed), the handler's task is
-    cancelled as well.
+    ``id`` is the id the peer chose. ``cancelled`` turns True when the peer
+    cancels it (``$/cancel_request``, or ``session/cancel`` for a prompt);
+    ``await wait_cancelled()`` waits for that. When the answer is no longer
+    the handler's to give (the engine answered ``-32800`` for it, a client's
+    ``cancel_session`` answered a permission request, or the connection
+    closed), the handler's task is cancelled as well.
     """
 
-    def __init__(self, method: str, params: Any, responder: Any,
-                 loop: asyncio.AbstractEventLoop, connection: Any) -> None:
+    def __init__(self, method: str, params: Any, responder: "_libacp.RequestResponder",
+                 loop: asyncio.AbstractEventLoop,
+                 connection: Callable[[], Optional["Connection"]]) -> None:
         self.method = method
         self.params = params
         self._responder = responder
@@ -79,7 +173,12 @@ class Request:
         self._cancelled = False
         self._cancel_event = asyncio.Event()
         self._superseded = False
-        self._task: Optional["asyncio.Task[Any]"] = None
+        self._task: Optional["asyncio.Task[None]"] = None
+
+    @property
+    def id(self) -> Union[int, str, float, None]:
+        """The request's id as the peer sent it (usually an int or a str)."""
+        return self._responder.id
 
     @property
     def cancelled(self) -> bool:
@@ -94,6 +193,9 @@ class Request:
     def connection(self) -> Optional["Connection"]:
         """The connection the request came on (for nested requests)."""
         return self._connection()
+
+    def __repr__(self) -> str:
+        return f"<libacp.Request {self.method} id={self.id!r}>"
 
     # -- called by the native module on an engine thread (GIL held)
 
@@ -125,40 +227,38 @@ class Request:
         self._task = self._loop.create_task(self._run(handler))
 
     async def _run(self, handler: Any) -> None:
+        # Every answer other than the handler's own result or RequestError
+        # is the core's (RpcError's constructors), through the responder.
         responder = self._responder
         fn = getattr(handler, "on_request", None)
         if fn is None:
-            responder.respond_error(METHOD_NOT_FOUND, "Method not found",
-                                    {"method": self.method})
+            responder.respond_method_not_found()
             return
         try:
             result = fn(self.method, self.params, self)
             if inspect.isawaitable(result):
                 result = await result
         except RequestError as e:
-            _respond_error(responder, e.code, e.message, e.data)
+            try:
+                responder.respond_error(e.code, e.message, e.data)
+            except (InvalidParams, TypeError, OverflowError) as bad:
+                # Not JSON data (already answered -32603) or a bad code.
+                log.error("libacp: handler for %s raised an unusable RequestError: %s",
+                          self.method, bad)
+                responder.respond_internal_error(f"unusable RequestError: {bad}")
         except asyncio.CancelledError:
             if not self._superseded:
-                responder.respond_error(REQUEST_CANCELLED, "Request cancelled")
+                responder.respond_cancelled()
             raise
         except Exception as e:  # noqa: BLE001 - any handler failure answers -32603
             log.exception("libacp: handler for %s raised", self.method)
-            responder.respond_error(INTERNAL_ERROR, "Internal error",
-                                    f"{type(e).__name__}: {e}")
+            responder.respond_internal_error(f"{type(e).__name__}: {e}")
         else:
             try:
                 responder.respond(result)
-            except InvalidParams:
+            except InvalidParams:  # answered -32603 by the core
                 log.exception("libacp: handler for %s returned a non-JSON result",
                               self.method)
-
-
-def _respond_error(responder: Any, code: int, message: str, data: Any) -> None:
-    try:
-        responder.respond_error(code, message, data)
-    except InvalidParams as e:
-        responder.respond_error(INTERNAL_ERROR, "Internal error",
-                                f"error data is not JSON: {e.detail}")
 
 
 class _Dispatcher:
@@ -170,13 +270,13 @@ class _Dispatcher:
         self.loop = loop
         self.connection: Callable[[], Optional[Connection]] = lambda: None
 
-    def request(self, method: str, params: Any, responder: Any) -> Request:
+    def request(self, method: str, params: Any,
+                responder: "_libacp.RequestResponder") -> Request:
         req = Request(method, params, responder, self.loop, self.connection)
         try:
             self.loop.call_soon_threadsafe(req._start, self.handler)
         except RuntimeError:  # the loop is closed
-            responder.respond_error(INTERNAL_ERROR, "Internal error",
-                                    "the host's event loop is closed")
+            responder.respond_internal_error("the host's event loop is closed")
         return req
 
     def notification(self, method: str, params: Any, done: Callable[[], None]) -> None:
@@ -190,11 +290,11 @@ class _Dispatcher:
         except RuntimeError:  # the loop is closed
             done()
 
-    def _start_notification(self, fn: Any, method: str, params: Any,
+    def _start_notification(self, fn: Callable[..., Any], method: str, params: Any,
                             done: Callable[[], None]) -> None:
         self.loop.create_task(self._run_notification(fn, method, params, done))
 
-    async def _run_notification(self, fn: Any, method: str, params: Any,
+    async def _run_notification(self, fn: Callable[..., Any], method: str, params: Any,
                                 done: Callable[[], None]) -> None:
         try:
             result = fn(method, params)
@@ -204,6 +304,60 @@ class _Dispatcher:
             log.exception("libacp: notification handler for %s raised", method)
         finally:
             done()  # releases the core's ordering barrier
+
+    def events(self, hook: Callable[[Event], Any]) -> Callable[[str, str, Dict[str, Any]], None]:
+        """The native ``events`` callback: hands each event to ``hook`` on
+        the loop, in order."""
+        loop = self.loop
+
+        def deliver(kind: str, message: str, details: Dict[str, Any]) -> None:
+            try:
+                loop.call_soon_threadsafe(self._run_event_hook, hook,
+                                          Event(kind, message, details))
+            except RuntimeError:  # the loop is closed
+                pass
+
+        return deliver
+
+    def _run_event_hook(self, hook: Callable[[Event], Any], event: Event) -> None:
+        try:
+            result = hook(event)
+            if inspect.isawaitable(result):
+                self.loop.create_task(self._await_event_hook(result, event))
+        except Exception:  # noqa: BLE001 - nobody to report to but the log
+            log.exception("libacp: events hook raised on %s", event.kind)
+
+    async def _await_event_hook(self, result: Any, event: Event) -> None:
+        try:
+            await result
+        except Exception:  # noqa: BLE001
+            log.exception("libacp: events hook raised on %s", event.kind)
+
+
+def _log_frame(direction: str, frame: str) -> None:
+    wire_log.debug("%s %s", direction, frame)
+
+
+def _native_options(options: Mapping[str, Any], dispatcher: _Dispatcher) -> Dict[str, Any]:
+    """``options`` for the native constructors: ``trace`` and ``events``
+    adapted; everything else is checked by the core's side."""
+    out = dict(options)
+    trace = out.get("trace")
+    if trace is True or trace == "logging":
+        out["trace"] = _log_frame
+    elif trace is False:
+        out["trace"] = None
+    elif isinstance(trace, str):
+        raise ValueError(f"trace must be a callable, True or \"logging\", not {trace!r}")
+    elif trace is not None and not callable(trace):
+        raise TypeError(
+            f"trace must be a callable, True or \"logging\", not {type(trace).__name__}")
+    events = out.get("events")
+    if events is not None:
+        if not callable(events):
+            raise TypeError(f"events must be callable, not {type(events).__name__}")
+        out["events"] = dispatcher.events(events)
+    return out
 
 
 def _running_loop() -> asyncio.AbstractEventLoop:
@@ -215,7 +369,8 @@ def _running_loop() -> asyncio.AbstractEventLoop:
             "(inside `async def`, for example under asyncio.run)") from None
 
 
-Env = Union[dict, Sequence[Tuple[str, str]]]
+Env = Union[Mapping[str, str], Sequence[Tuple[str, str]]]
+StrPath = Union[str, "os.PathLike[str]"]
 
 
 class Connection:
@@ -228,13 +383,14 @@ class Connection:
     raise :class:`RequestError` to answer with an error) and
     ``async def on_notification(method, params)``.
 
-    Common options: ``framing`` (``"ndjson"`` or ``"content-length"``),
-    ``max_frame_size`` (bytes), ``request_timeout`` (seconds, every call),
-    ``trace`` (``callable(direction, frame)``, direction ``"in"``/``"out"``,
-    called on an engine thread).
+    Every constructor takes the keyword options of
+    :class:`ConnectionOptions`: ``framing``, ``max_frame_size``,
+    ``request_timeout``, ``flush_timeout``, ``outgoing_queue``,
+    ``incoming_queue``, ``trace``, ``events``, ``require_auth`` (agent),
+    ``session_model``, ``fs``, ``terminals`` (client).
     """
 
-    def __init__(self, native: Any, dispatcher: _Dispatcher) -> None:
+    def __init__(self, native: "_libacp.NativeConnection", dispatcher: _Dispatcher) -> None:
         self._native = native
         self._dispatcher = dispatcher
         dispatcher.connection = weakref.ref(self)
@@ -242,51 +398,72 @@ class Connection:
     # -- making connections
 
     @classmethod
-    def spawn_agent(cls, argv: Sequence[str], handler: Any = None, *,
-                    cwd: Optional[Union[str, os.PathLike]] = None,
+    def spawn_agent(cls, argv: Sequence[StrPath], handler: Any = None, *,
+                    cwd: Optional[StrPath] = None,
                     env: Optional[Env] = None,
-                    stderr: Optional[Callable[[str], None]] = None,
-                    **options: Any) -> "Connection":
-        """Client side: starts ``argv`` and talks ACP over its stdio. ``env``
-        adds to the inherited environment; ``stderr`` gets each line the
-        agent writes to its stderr (on an engine thread). Raises
-        :class:`SpawnError` if the command cannot start."""
+                    clear_env: bool = False,
+                    stderr: Optional[Callable[[str], Any]] = None,
+                    shutdown_grace: Union[float, Tuple[float, float], None] = None,
+                    **options: "Unpack[ConnectionOptions]") -> "Connection":
+        """Client side: starts ``argv`` (in its own process group) and talks
+        ACP over its stdio. ``env`` adds to the inherited environment, or
+        makes the whole environment with ``clear_env=True``; ``stderr`` gets
+        each line the agent writes to its stderr (on an engine thread).
+        ``shutdown_grace`` is the close ladder's wait in seconds after
+        closing the agent's stdin and again after SIGTERM (before SIGKILL),
+        or a pair ``(after_stdin_close, after_sigterm)``; default 2 s each.
+        Raises :class:`SpawnError` if the command cannot start."""
         dispatcher = _Dispatcher(handler, _running_loop())
-        env_items = list(env.items()) if isinstance(env, dict) else list(env or [])
+        if isinstance(env, Mapping):
+            env_items = list(env.items())
+        else:
+            env_items = list(env or [])
         native = _libacp.spawn_agent(
             [os.fspath(a) for a in argv], dispatcher,
             cwd=os.fspath(cwd) if cwd is not None else None,
-            env=[(str(k), str(v)) for k, v in env_items], stderr=stderr, **options)
+            env=[(str(k), str(v)) for k, v in env_items], clear_env=clear_env,
+            stderr=stderr, shutdown_grace=shutdown_grace,
+            **_native_options(options, dispatcher))
         return cls(native, dispatcher)
 
     @classmethod
-    def from_stdio(cls, handler: Any = None, **options: Any) -> "Connection":
+    def from_stdio(cls, handler: Any = None,
+                   **options: "Unpack[ConnectionOptions]") -> "Connection":
         """Agent side: serves on this process's stdin and stdout. Write
         nothing else to stdout afterwards (log to stderr)."""
         dispatcher = _Dispatcher(handler, _running_loop())
-        return cls(_libacp.serve_stdio(dispatcher, **options), dispatcher)
+        native = _libacp.serve_stdio(dispatcher, **_native_options(options, dispatcher))
+        return cls(native, dispatcher)
 
     @classmethod
     def from_fds(cls, read_fd: int, write_fd: int, handler: Any = None, *,
-                 role: str, **options: Any) -> "Connection":
+                 role: str, **options: "Unpack[ConnectionOptions]") -> "Connection":
         """Either role over descriptors it takes ownership of (closes them):
-        a read and a write pipe end, or one connected socket passed as both."""
+        a read and a write pipe end, or one connected socket passed as both.
+        Not taken over when the arguments are refused (``ValueError``,
+        ``TypeError``)."""
         dispatcher = _Dispatcher(handler, _running_loop())
-        native = _libacp.from_fds(role, read_fd, write_fd, dispatcher, **options)
+        native = _libacp.from_fds(role, read_fd, write_fd, dispatcher,
+                                  **_native_options(options, dispatcher))
         return cls(native, dispatcher)
 
     @classmethod
     def from_socket(cls, sock: socket.socket, handler: Any = None, *,
-                    role: str, **options: Any) -> "Connection":
+                    role: str, **options: "Unpack[ConnectionOptions]") -> "Connection":
         """Either role over a connected Unix socket; the connection takes it
-        over (``sock`` is detached)."""
+        over (``sock`` is detached). When the arguments are refused
+        (``ValueError``, ``TypeError``) the socket stays the caller's."""
         dispatcher = _Dispatcher(handler, _running_loop())
-        fd = sock.detach()
+        native_options = _native_options(options, dispatcher)
+        fd = sock.fileno()
         try:
-            native = _libacp.from_fds(role, fd, fd, dispatcher, **options)
+            native = _libacp.from_fds(role, fd, fd, dispatcher, **native_options)
         except (ValueError, TypeError):
-            os.close(fd)  # refused before the native side took it over
+            raise  # refused before the native side took the descriptor
+        except BaseException:
+            sock.detach()  # taken over (and closed) by the native side
             raise
+        sock.detach()
         return cls(native, dispatcher)
 
     # -- sending
@@ -328,24 +505,34 @@ class Connection:
         gone (what an agent process awaits before it exits)."""
         await self._native.terminated()
 
+    async def wait_exit(self) -> ExitStatus:
+        """Waits for the spawned agent to exit (it is not asked to: see
+        :meth:`close`) and returns how it ended. ``RuntimeError`` if this
+        connection did not spawn an agent."""
+        code, signal = await self._native.wait_exit()
+        return ExitStatus(code, signal)
+
     async def __aenter__(self) -> "Connection":
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
     # -- state
 
     @property
     def role(self) -> str:
+        """``"client"`` or ``"agent"``."""
         return self._native.role
 
     @property
     def close_reason(self) -> Optional[str]:
+        """Why the connection closed, or None while it is open."""
         return self._native.close_reason
 
     @property
     def protocol_version(self) -> Optional[int]:
+        """The negotiated protocol version, once initialized."""
         return self._native.protocol_version
 
     @property
@@ -353,15 +540,31 @@ class Connection:
         """The spawned agent's process id (client side)."""
         return self._native.pid
 
-    def peer_capabilities(self) -> Any:
-        return self._native.peer_capabilities()
+    @property
+    def exit_status(self) -> Optional[ExitStatus]:
+        """How the spawned agent ended, or None while it runs (or when no
+        agent was spawned)."""
+        status = self._native.exit_status
+        return ExitStatus(*status) if status is not None else None
 
-    def sessions(self) -> list:
+    def peer_capabilities(self) -> Dict[str, Any]:
+        """The capabilities the peer advertised (``{}`` before ``initialize``)."""
+        caps: Dict[str, Any] = self._native.peer_capabilities()
+        return caps
+
+    def sessions(self) -> List[str]:
+        """Ids of the sessions open on this connection."""
         return self._native.sessions()
+
+    def session_snapshot(self, session_id: str) -> Optional[Dict[str, Any]]:
+        """Client side with ``session_model=True``: the core's model of the
+        session (conversation entries, tool calls, plan, mode, commands,
+        config options, usage, ...) as a dict, or None for a session it has
+        not seen. ``RuntimeError`` if the session model is off."""
+        return self._native.session_snapshot(session_id)
 
     def __repr__(self) -> str:
         return f"<libacp.Connection role={self.role} closed={self.close_reason!r}>"
-
 
 # The typed API (imported last: it builds on Connection and Request above).
 from . import schema  # noqa: E402

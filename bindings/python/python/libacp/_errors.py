@@ -1,6 +1,6 @@
 """The exception hierarchy of libacp (built by the native module too)."""
 
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
 
 class AcpError(Exception):
@@ -66,20 +66,20 @@ class RefusedError(AcpError):
     ``"PromptInProgress"``, ...), ``.details`` the core's JSON description
     (``{"kind": ..., "method": ..., "sessionId": ...}``)."""
 
-    def __init__(self, message: str, details: Optional[dict] = None) -> None:
+    def __init__(self, message: str, details: Optional[Dict[str, Any]] = None) -> None:
         super().__init__(message)
-        self.details = dict(details or {})
-        self.kind = self.details.get("kind", "")
-        self.method = self.details.get("method")
+        self.details: Dict[str, Any] = dict(details or {})
+        self.kind: str = str(self.details.get("kind", ""))
+        self.method: Optional[str] = self.details.get("method")
 
 
 class CapabilityError(RefusedError):
     """The peer did not advertise the capability this call needs.
     ``.capability`` is its path, for example ``agentCapabilities.loadSession``."""
 
-    def __init__(self, message: str, details: Optional[dict] = None) -> None:
+    def __init__(self, message: str, details: Optional[Dict[str, Any]] = None) -> None:
         super().__init__(message, details)
-        self.capability = self.details.get("capability")
+        self.capability: Optional[str] = self.details.get("capability")
 
 
 def _from_native(kind: str, message: str, info: Any) -> AcpError:

@@ -1,0 +1,124 @@
+"""Typed stubs of ``libacp._libacp``, the native half of the binding
+(``bindings/python/src/lib.rs``). Checked against the built module by
+``python -m mypy.stubtest libacp._libacp`` in scripts/test-python.sh.
+
+Private: the public API is ``libacp`` (``__init__.py``), which wraps it.
+Awaitables are asyncio futures made on the running loop; cancelling one
+abandons the native work (for a request: ``$/cancel_request``).
+"""
+
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union, final
+
+__all__ = [
+    "_mark_finalizing",
+    "NativeConnection",
+    "RequestResponder",
+    "NotificationDone",
+    "spawn_agent",
+    "serve_stdio",
+    "from_fds",
+    "method_not_found",
+    "PARSE_ERROR",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "INVALID_PARAMS",
+    "INTERNAL_ERROR",
+    "REQUEST_CANCELLED",
+    "AUTH_REQUIRED",
+    "RESOURCE_NOT_FOUND",
+    "__version__",
+]
+
+__version__: str
+
+PARSE_ERROR: int
+INVALID_REQUEST: int
+METHOD_NOT_FOUND: int
+INVALID_PARAMS: int
+INTERNAL_ERROR: int
+REQUEST_CANCELLED: int
+AUTH_REQUIRED: int
+RESOURCE_NOT_FOUND: int
+
+_ExitPair = Tuple[Optional[int], Optional[int]]
+
+class _Dispatcher(Protocol):
+    """What the native side calls, on an engine thread with the GIL held,
+    for what the peer sends (``libacp._Dispatcher``)."""
+
+    def request(self, method: str, params: Any, responder: RequestResponder) -> object: ...
+    def notification(self, method: str, params: Any, done: NotificationDone) -> None: ...
+
+@final
+class RequestResponder:
+    """Answers one incoming request; dropped unanswered, the core answers
+    ``-32603``. Each ``respond*`` returns whether the answer was sent."""
+
+    def respond(self, result: Any) -> bool: ...
+    def respond_error(self, code: int, message: str, data: Any = None) -> bool: ...
+    def respond_method_not_found(self) -> bool: ...
+    def respond_cancelled(self) -> bool: ...
+    def respond_internal_error(self, detail: str) -> bool: ...
+    @property
+    def open(self) -> bool: ...
+    @property
+    def id(self) -> Union[int, str, float, None]: ...
+    @property
+    def method(self) -> str: ...
+
+@final
+class NotificationDone:
+    """Releases the core's ordering barrier for one notification."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None: ...
+
+@final
+class NativeConnection:
+    """An ACP connection in one role (the core's dynamic API)."""
+
+    def request(self, method: str, params: Any = None,
+                timeout: Optional[float] = None) -> Awaitable[Any]: ...
+    def notify(self, method: str, params: Any = None) -> Awaitable[None]: ...
+    def cancel_session(self, session_id: str) -> Awaitable[None]: ...
+    def close(self) -> Awaitable[None]: ...
+    def closed(self) -> Awaitable[str]: ...
+    def terminated(self) -> Awaitable[None]: ...
+    def wait_exit(self) -> Awaitable[_ExitPair]: ...
+    def peer_capabilities(self) -> Dict[str, Any]: ...
+    def sessions(self) -> List[str]: ...
+    def session_snapshot(self, session_id: str) -> Optional[Dict[str, Any]]: ...
+    def release(self) -> None: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def close_reason(self) -> Optional[str]: ...
+    @property
+    def protocol_version(self) -> Optional[int]: ...
+    @property
+    def pid(self) -> Optional[int]: ...
+    @property
+    def exit_status(self) -> Optional[_ExitPair]: ...
+
+# The constructors' **options: framing (str), max_frame_size,
+# outgoing_queue, incoming_queue (int), request_timeout, flush_timeout
+# (seconds), trace (callable(direction, frame)), events (callable(kind,
+# message, details)), require_auth, session_model, fs, terminals (bool);
+# None keeps the default. Unknown names and wrong types raise TypeError,
+# bad values ValueError.
+
+def spawn_agent(
+    argv: Sequence[str],
+    dispatcher: _Dispatcher,
+    *,
+    cwd: Optional[str] = None,
+    env: Optional[Sequence[Tuple[str, str]]] = None,
+    clear_env: Optional[bool] = None,
+    stderr: Optional[Callable[[str], object]] = None,
+    shutdown_grace: Union[float, Tuple[float, float], None] = None,
+    **options: Any,
+) -> NativeConnection: ...
+def serve_stdio(dispatcher: _Dispatcher, **options: Any) -> NativeConnection: ...
+def from_fds(role: str, read_fd: int, write_fd: int, dispatcher: _Dispatcher,
+             **options: Any) -> NativeConnection: ...
+def method_not_found(method: str) -> Tuple[int, str, Any]: ...
+def _mark_finalizing() -> None: ...
