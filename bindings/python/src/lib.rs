@@ -10,7 +10,13 @@
 //!   `request(method, params, responder)` and
 //!   `notification(method, params, done)`); both are called on a tokio
 //!   thread with the GIL held and must only schedule work on the loop;
-//! * outgoing calls return asyncio awaitables (`pyo3-async-runtimes`);
+//! * every answer the binding gives on its own (`-32601` for a host without
+//!   `on_request`, `-32800`, `-32603`) is one of the core's `RpcError`
+//!   constructors, through `RequestResponder`;
+//! * the constructors' `**options` are parsed here into the core's
+//!   `AcpOptions` (unknown names and wrong types: `TypeError`; bad values:
+//!   `ValueError`), so every binding shares the core's defaults;
+//! * outgoing calls return asyncio futures completed from libacp's runtime;
 //!   cancelling the awaiting task drops the core's call, which abandons it
 //!   and sends `$/cancel_request`.
 
