@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# One command for the ACP benchmark suite (see bench/README.md):
+#
+#   bench/run.sh                 set up everything, run every cell (3 reps), print the table
+#   bench/run.sh --quick         the same with smaller N (a few minutes)
+#   bench/run.sh --smoke         every client against every agent on tiny workloads (< 1 min once built)
+#   bench/run.sh --reps 5 --impls libacp-rust,rust-sdk --workloads w1,w2 --json out.json
+#
+# Setup (idempotent, from the registries only): GNU time (apt), the Rust
+# programs and libacp's C ABI (cargo, release), the C programs (cc), a venv
+# bench/.venv with the official Python SDK (the pins of
+# tests/interop/python/requirements.txt) and libacp's Python binding
+# (pip install ./bindings/python), and the official TypeScript SDK
+# (npm ci in bench/ts). Set PYTHON=... for another interpreter (>= 3.10).
+# BENCH_SKIP_SETUP=1 skips all of it.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+say() { echo "bench/run.sh: $*" >&2; }
+
+if [ -z "${BENCH_SKIP_SETUP:-}" ]; then
+  if [ ! -x /usr/bin/time ]; then
+    say "installing GNU time"
+    sudo_=""
+    [ "$(id -u)" = 0 ] || sudo_=sudo
+    $sudo_ apt-get update -qq && $sudo_ apt-get install -y -qq time >&2
+  fi
+
+  say "building the Rust programs and libacp's C ABI (release)"
+  nice -n 10 cargo build --release --quiet -p libacp-bench -p libacp-ffi >&2
+
+  say "building the C programs"
+  bench/c/build.sh >&2
+
+  py=${PYTHON:-python3}
+  venv=bench/.venv
+  if [ ! -x "$venv/bin/python" ]; then
+    say "creating $venv"
+    "$py" -m venv "$venv"
+  fi
+  if ! "$venv/bin/python" - <<'PY' 2>/dev/null
+import importlib.metadata as m, re, sys
+for line in open("tests/interop/python/requirements.txt"):
+    line = line.split("#")[0].strip()
+    if line:
+        name, version = line.split("==")
+        if m.version(name) != version:
+            sys.exit(1)
+PY
+  then
+    say "installing the official Python SDK (pinned)"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r tests/interop/python/requirements.txt >&2
+  fi
+  # Rebuild the binding when its sources (or the core's) changed.
+  stamp=$( (git ls-files -s bindings/python core ffi; git diff HEAD -- bindings/python core) | sha1sum | cut -c1-40)
+  if [ "$(cat "$venv/.libacp-stamp" 2>/dev/null)" != "$stamp" ]; then
+    say "installing libacp's Python binding (pip install ./bindings/python, a release build)"
+    nice -n 10 "$venv/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps ./bindings/python >&2
+    echo "$stamp" > "$venv/.libacp-stamp"
+  fi
+
+  if [ ! -f bench/ts/node_modules/.package-lock.json ] ||
+     [ bench/ts/package-lock.json -nt bench/ts/node_modules/.package-lock.json ]; then
+    say "installing the official TypeScript SDK (npm ci)"
+    (cd bench/ts && npm ci --no-audit --no-fund --silent) >&2
+  fi
+fi
+
+exec python3 bench/run.py "$@"
