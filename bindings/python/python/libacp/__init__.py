@@ -31,6 +31,7 @@ from ._errors import (
     ConnectionClosed,
     InvalidParams,
     InvalidResult,
+    MethodNotFound,
     RefusedError,
     RequestError,
     RequestTimeout,
@@ -51,6 +52,7 @@ __all__ = [
     "ExitStatus",
     "InvalidParams",
     "InvalidResult",
+    "MethodNotFound",
     "RefusedError",
     "Request",
     "RequestError",
@@ -238,6 +240,8 @@ class Request:
             result = fn(self.method, self.params, self)
             if inspect.isawaitable(result):
                 result = await result
+        except MethodNotFound:
+            responder.respond_method_not_found()
         except RequestError as e:
             try:
                 responder.respond_error(e.code, e.message, e.data)
@@ -573,7 +577,6 @@ from ._typed import (  # noqa: E402
     AgentConnection,
     Client,
     ClientConnection,
-    MethodNotFound,
     current_request,
     run_agent,
 )
@@ -583,7 +586,6 @@ __all__ += [
     "AgentConnection",
     "Client",
     "ClientConnection",
-    "MethodNotFound",
     "current_request",
     "run_agent",
     "schema",

@@ -21,6 +21,19 @@ class RequestError(AcpError):
         return f"RequestError({self.code!r}, {self.message!r}, {self.data!r})"
 
 
+class MethodNotFound(RequestError):
+    """Raise it from a handler to say "not handled here": the request is
+    answered by the core exactly as when no handler exists (``-32601``,
+    ``data: {"method": ...}``). The typed API's default methods raise it."""
+
+    def __init__(self, method: str) -> None:
+        from . import _libacp  # the core builds the answer
+
+        code, message, data = _libacp.method_not_found(method)
+        super().__init__(code, message, data)
+        self.method = method
+
+
 class ConnectionClosed(AcpError):
     """The connection is closed (the call failed because of it)."""
 

@@ -23,15 +23,16 @@ from __future__ import annotations
 
 import contextvars
 import inspect
-import os
 import socket
-from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple, Union, cast
 
 from . import schema as s
-from ._errors import RequestError
+from ._errors import MethodNotFound
 
 if TYPE_CHECKING:
-    from . import Connection, Request
+    from typing_extensions import Unpack
+
+    from . import Connection, ConnectionOptions, Env, Request, StrPath
 
 _current: contextvars.ContextVar[Optional[Request]] = contextvars.ContextVar(
     "libacp_current_request", default=None)
@@ -52,16 +53,6 @@ def current_request() -> Request:
     if request is None:
         raise LookupError("libacp.current_request() is only set inside a request handler")
     return request
-
-
-class MethodNotFound(RequestError):
-    """Raised by the default implementation of every typed handler method:
-    the request is answered ``-32601`` with ``data: {"method": ...}`` (the
-    core's own answer for a method nobody handles)."""
-
-    def __init__(self, method: str) -> None:
-        super().__init__(-32601, "Method not found", {"method": method})
-        self.method = method
 
 
 #: Agent methods (the client calls them): wire name -> Python method name.
@@ -223,9 +214,6 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-Env = Union[Mapping[str, str], Sequence[Tuple[str, str]]]
-
-
 class _Typed:
     """What both typed connections share: the dynamic connection underneath
     and its lifecycle."""
@@ -272,20 +260,20 @@ class AgentConnection(_Typed):
     threads)."""
 
     @classmethod
-    def serve_stdio(cls, agent: Any, **options: Any) -> "AgentConnection":
+    def serve_stdio(cls, agent: Any, **options: Unpack[ConnectionOptions]) -> "AgentConnection":
         """Serves ``agent`` on this process's stdin/stdout (from a running
         event loop). Write nothing else to stdout; log to stderr."""
         return cls._make(agent, lambda h: _dynamic().from_stdio(h, **options))
 
     @classmethod
-    def from_socket(cls, sock: socket.socket, agent: Any, **options: Any) -> "AgentConnection":
+    def from_socket(cls, sock: socket.socket, agent: Any, **options: Unpack[ConnectionOptions]) -> "AgentConnection":
         """Serves ``agent`` over a connected socket (taken over)."""
         return cls._make(agent, lambda h: _dynamic().from_socket(
             sock, h, role="agent", **options))
 
     @classmethod
     def from_fds(cls, read_fd: int, write_fd: int, agent: Any,
-                 **options: Any) -> "AgentConnection":
+                 **options: Unpack[ConnectionOptions]) -> "AgentConnection":
         """Serves ``agent`` over file descriptors (taken over)."""
         return cls._make(agent, lambda h: _dynamic().from_fds(
             read_fd, write_fd, h, role="agent", **options))
@@ -347,7 +335,7 @@ class AgentConnection(_Typed):
         await self.close()
 
 
-async def run_agent(agent: Any, **options: Any) -> None:
+async def run_agent(agent: Any, **options: Unpack[ConnectionOptions]) -> None:
     """Serves ``agent`` on stdio until the client goes away (its stdin
     closes) and everything is written. ``options`` as for
     :class:`libacp.Connection`."""
@@ -425,26 +413,30 @@ class ClientConnection(_Typed):
     (the core refuses anything else before it). Use as ``async with``."""
 
     @classmethod
-    def spawn(cls, argv: Sequence[Union[str, "os.PathLike[str]"]], client: Any = None, *,
-              cwd: Optional[Union[str, "os.PathLike[str]"]] = None,
+    def spawn(cls, argv: Sequence[StrPath], client: Any = None, *,
+              cwd: Optional[StrPath] = None,
               env: Optional[Env] = None,
-              stderr: Optional[Callable[[str], None]] = None,
-              **options: Any) -> "ClientConnection":
+              clear_env: bool = False,
+              stderr: Optional[Callable[[str], Any]] = None,
+              shutdown_grace: Union[float, Tuple[float, float], None] = None,
+              **options: Unpack[ConnectionOptions]) -> "ClientConnection":
         """Starts the agent command ``argv`` and connects to its stdio (from
-        a running event loop). See :meth:`libacp.Connection.spawn_agent`."""
+        a running event loop). Arguments and options as for
+        :meth:`libacp.Connection.spawn_agent`."""
         return cls._make(client, lambda h: _dynamic().spawn_agent(
-            argv, h, cwd=cwd, env=env, stderr=stderr, **options))
+            argv, h, cwd=cwd, env=env, clear_env=clear_env, stderr=stderr,
+            shutdown_grace=shutdown_grace, **options))
 
     @classmethod
     def from_socket(cls, sock: socket.socket, client: Any = None,
-                    **options: Any) -> "ClientConnection":
+                    **options: Unpack[ConnectionOptions]) -> "ClientConnection":
         """Client side over a connected socket (taken over)."""
         return cls._make(client, lambda h: _dynamic().from_socket(
             sock, h, role="client", **options))
 
     @classmethod
     def from_fds(cls, read_fd: int, write_fd: int, client: Any = None,
-                 **options: Any) -> "ClientConnection":
+                 **options: Unpack[ConnectionOptions]) -> "ClientConnection":
         """Client side over file descriptors (taken over)."""
         return cls._make(client, lambda h: _dynamic().from_fds(
             read_fd, write_fd, h, role="client", **options))
