@@ -7,7 +7,9 @@
 #
 #   * `python -m mypy.stubtest libacp._libacp`: the stubs match the built module;
 #   * `mypy --strict -p libacp`: the installed package type-checks;
-#   * `mypy --strict` on each examples/python/*.py.
+#   * `mypy --strict` on each examples/python/*.py;
+#   * `ruff check` and `ruff format --check` (ruff.toml: the binding, its
+#     tests, the examples and the interop peers).
 #
 # Each type check (and the interop setup) counts as 1 passed or 1 failed next
 # to the pytest counts. Ends with "Python: N passed, M failed".
@@ -83,6 +85,9 @@ for example in examples/python/*.py; do
   [ -e "$example" ] || continue
   check "mypy --strict $example" "$py" -m mypy --strict "$example"
 done
+
+check "ruff check (ruff.toml)" "$venv/bin/ruff" check --no-cache
+check "ruff format --check (ruff.toml)" "$venv/bin/ruff" format --check --no-cache
 
 passed=$((passed + checks_passed))
 failed=$((failed + checks_failed))

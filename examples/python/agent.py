@@ -28,18 +28,40 @@ class EchoAgent(libacp.Agent):
 
         text = " ".join(b["text"] for b in params["prompt"] if b["type"] == "text")
         for word in f"You said: {text}".split():
-            await update({"sessionUpdate": "agent_message_chunk",
-                          "content": {"type": "text", "text": word + " "}})
-        await update({"sessionUpdate": "tool_call", "toolCallId": "t1",
-                      "title": "Touch nothing", "kind": "edit", "status": "pending"})
-        answer = await self.client.request_permission({
-            "sessionId": sid, "toolCall": {"toolCallId": "t1"},
-            "options": [{"optionId": "yes", "name": "Allow", "kind": "allow_once"},
-                        {"optionId": "no", "name": "Reject", "kind": "reject_once"}]})
+            await update(
+                {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": word + " "},
+                }
+            )
+        await update(
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": "t1",
+                "title": "Touch nothing",
+                "kind": "edit",
+                "status": "pending",
+            }
+        )
+        answer = await self.client.request_permission(
+            {
+                "sessionId": sid,
+                "toolCall": {"toolCallId": "t1"},
+                "options": [
+                    {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+                    {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+                ],
+            }
+        )
         outcome = answer["outcome"]
         ok = outcome["outcome"] == "selected" and outcome["optionId"] == "yes"
-        await update({"sessionUpdate": "tool_call_update", "toolCallId": "t1",
-                      "status": "completed" if ok else "failed"})
+        await update(
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "t1",
+                "status": "completed" if ok else "failed",
+            }
+        )
         return {"stopReason": "end_turn"}
 
 

@@ -17,13 +17,17 @@ class Printer(libacp.Client):
         update = params["update"]
         if update["sessionUpdate"] == "agent_message_chunk":
             content = update["content"]
-            print(content["text"] if content["type"] == "text" else f"[{content['type']}]",
-                  end="", flush=True)
+            print(
+                content["text"] if content["type"] == "text" else f"[{content['type']}]",
+                end="",
+                flush=True,
+            )
         else:
             print(f"\n[{update['sessionUpdate']}]", flush=True)
 
     async def request_permission(
-            self, params: acp.RequestPermissionRequest) -> acp.RequestPermissionResponse:
+        self, params: acp.RequestPermissionRequest
+    ) -> acp.RequestPermissionResponse:
         print(f"\n[permission for {params['toolCall']['toolCallId']}: allowing]")
         return {"outcome": {"outcome": "selected", "optionId": params["options"][0]["optionId"]}}
 
@@ -32,8 +36,9 @@ async def main(argv: List[str]) -> None:
     async with libacp.ClientConnection.spawn(argv, Printer()) as agent:
         await agent.initialize({"protocolVersion": 1, "clientCapabilities": {}})
         session = await agent.new_session({"cwd": os.getcwd(), "mcpServers": []})
-        done = await agent.prompt({"sessionId": session["sessionId"],
-                                   "prompt": [{"type": "text", "text": "hello"}]})
+        done = await agent.prompt(
+            {"sessionId": session["sessionId"], "prompt": [{"type": "text", "text": "hello"}]}
+        )
         print(f"\n=> {done['stopReason']}")
 
 

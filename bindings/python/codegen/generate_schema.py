@@ -41,9 +41,15 @@ OUTPUT = ROOT / "bindings" / "python" / "python" / "libacp" / "schema.py"
 
 # JSON-RPC envelopes: the binding's connection handles these itself.
 SKIP = {
-    "AgentRequest", "AgentResponse", "AgentNotification",
-    "ClientRequest", "ClientResponse", "ClientNotification",
-    "ExtRequest", "ExtResponse", "ExtNotification",
+    "AgentRequest",
+    "AgentResponse",
+    "AgentNotification",
+    "ClientRequest",
+    "ClientResponse",
+    "ClientNotification",
+    "ExtRequest",
+    "ExtResponse",
+    "ExtNotification",
 }
 
 Defs = Dict[str, Dict[str, Any]]
@@ -129,7 +135,7 @@ class Generator:
             return "Any"
         literals = [t for t in seen if t.startswith("Literal[")]
         if len(literals) > 1:  # Literal["a"], Literal["b"] -> Literal["a", "b"]
-            merged = "Literal[" + ", ".join(t[len("Literal["):-1] for t in literals) + "]"
+            merged = "Literal[" + ", ".join(t[len("Literal[") : -1] for t in literals) + "]"
             seen = [merged if t == literals[0] else t for t in seen if t not in literals[1:]]
         if len(seen) == 1:
             return seen[0]
@@ -196,6 +202,7 @@ class Generator:
         optional = {k: v for k, v in fields.items() if not v[1]}
         valid = all(k.isidentifier() and not keyword.iskeyword(k) for k in fields)
         if not valid:
+
             def items(fs: Dict[str, Field]) -> str:
                 return ", ".join(f"{json.dumps(k)}: {t}" for k, (t, _, _) in fs.items())
 
@@ -204,7 +211,7 @@ class Generator:
                 self.out.append(f"{base} = TypedDict({name!r}, {{{items(required)}}})")
                 self.out.append(f"class {name}({base}, total=False):")
                 self.out.append(self.docstring(doc))
-                for k, (t, _, d) in optional.items():
+                for k, (t, _, _d) in optional.items():
                     self.out.append(f"    {k}: {t}")
             else:
                 total = "" if required else ", total=False"
@@ -236,7 +243,9 @@ class Generator:
         lines = wrap(doc, 72)
         if len(lines) == 1:
             return f'    """{lines[0]}"""'
-        return '    """' + lines[0] + "\n" + "\n".join("    " + ln for ln in lines[1:]) + '\n    """'
+        return (
+            '    """' + lines[0] + "\n" + "\n".join("    " + ln for ln in lines[1:]) + '\n    """'
+        )
 
     @staticmethod
     def members(fields: Dict[str, Field]) -> str:
@@ -287,8 +296,10 @@ class Generator:
                 fields.update(self.fields(v))
                 if tag:  # the tag first, as a Literal
                     tdoc = fields[tag[0]][2]
-                    fields = {tag[0]: (f"Literal[{json.dumps(tag[1])}]", True, tdoc), **{
-                        k: f for k, f in fields.items() if k != tag[0]}}
+                    fields = {
+                        tag[0]: (f"Literal[{json.dumps(tag[1])}]", True, tdoc),
+                        **{k: f for k, f in fields.items() if k != tag[0]},
+                    }
                 vdoc = first_paragraph(v.get("description")) or f"{name}: {label}."
                 self.emit_typeddict(vname, vdoc, fields)
                 members.append(repr(vname))
@@ -309,8 +320,13 @@ class Generator:
             self.emit_def(name, self.defs[name])
         head = HEADER.format(digest=digest, version=meta.get("version"))
         methods = self.method_tables(meta)
-        exports = "__all__ = [\n" + "".join(
-            f"    {n!r},\n" for n in sorted(self.exports + ["AGENT_METHODS", "CLIENT_METHODS"])) + "]\n"
+        exports = (
+            "__all__ = [\n"
+            + "".join(
+                f"    {n!r},\n" for n in sorted(self.exports + ["AGENT_METHODS", "CLIENT_METHODS"])
+            )
+            + "]\n"
+        )
         body = "\n".join(self.out).rstrip() + "\n"
         return head + "\n" + body + "\n\n" + methods + "\n\n" + exports
 
@@ -334,8 +350,11 @@ class Generator:
             missing = wanted - set(tables[side])
             if missing:
                 raise SystemExit(f"methods without schema types: {sorted(missing)}")
-            doc = ("Methods the agent implements (the client calls them)" if side == "agent"
-                   else "Methods the client implements (the agent calls them)")
+            doc = (
+                "Methods the agent implements (the client calls them)"
+                if side == "agent"
+                else "Methods the client implements (the agent calls them)"
+            )
             out.append(f"#: {doc}: wire name -> (params type, result type; None for a")
             out.append("#: notification).")
             out.append(f"{side.upper()}_METHODS: Dict[str, Tuple[str, Optional[str]]] = {{")
@@ -404,8 +423,11 @@ def main() -> int:
     if args.check:
         current = OUTPUT.read_text() if OUTPUT.exists() else ""
         if current != text:
-            print(f"{OUTPUT.relative_to(ROOT)} is stale: run "
-                  "python3 bindings/python/codegen/generate_schema.py", file=sys.stderr)
+            print(
+                f"{OUTPUT.relative_to(ROOT)} is stale: run "
+                "python3 bindings/python/codegen/generate_schema.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
     OUTPUT.write_text(text)

@@ -34,45 +34,74 @@ class InteropAgent:
         verb, _, rest = command.partition(" ")
 
         async def say(text):
-            await conn.notify("session/update", {
-                "sessionId": session,
-                "update": {"sessionUpdate": "agent_message_chunk",
-                           "content": {"type": "text", "text": text}},
-            })
+            await conn.notify(
+                "session/update",
+                {
+                    "sessionId": session,
+                    "update": {
+                        "sessionUpdate": "agent_message_chunk",
+                        "content": {"type": "text", "text": text},
+                    },
+                },
+            )
 
         if verb == "stream":
             for i in range(int(rest)):
                 await say(f"chunk {i}")
         elif verb == "permission":
-            await conn.notify("session/update", {"sessionId": session, "update": {
-                "sessionUpdate": "tool_call", "toolCallId": "perm-1",
-                "title": "Edit file", "kind": "edit", "status": "pending"}})
-            answer = await conn.request("session/request_permission", {
-                "sessionId": session,
-                "toolCall": {"toolCallId": "perm-1"},
-                "options": [
-                    {"optionId": "allow_once", "name": "Allow", "kind": "allow_once"},
-                    {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
-                ],
-            })
+            await conn.notify(
+                "session/update",
+                {
+                    "sessionId": session,
+                    "update": {
+                        "sessionUpdate": "tool_call",
+                        "toolCallId": "perm-1",
+                        "title": "Edit file",
+                        "kind": "edit",
+                        "status": "pending",
+                    },
+                },
+            )
+            answer = await conn.request(
+                "session/request_permission",
+                {
+                    "sessionId": session,
+                    "toolCall": {"toolCallId": "perm-1"},
+                    "options": [
+                        {"optionId": "allow_once", "name": "Allow", "kind": "allow_once"},
+                        {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
+                    ],
+                },
+            )
             outcome = answer["outcome"]
             chosen = outcome.get("optionId", outcome["outcome"])
             await say(f"permission: {chosen}")
-            await conn.notify("session/update", {"sessionId": session, "update": {
-                "sessionUpdate": "tool_call_update", "toolCallId": "perm-1",
-                "status": "completed" if chosen == "allow_once" else "failed"}})
+            await conn.notify(
+                "session/update",
+                {
+                    "sessionId": session,
+                    "update": {
+                        "sessionUpdate": "tool_call_update",
+                        "toolCallId": "perm-1",
+                        "status": "completed" if chosen == "allow_once" else "failed",
+                    },
+                },
+            )
         elif verb == "read":
-            file = await conn.request("fs/read_text_file",
-                                      {"sessionId": session, "path": rest.strip()})
+            file = await conn.request(
+                "fs/read_text_file", {"sessionId": session, "path": rest.strip()}
+            )
             await say(file["content"])
         elif verb == "write":
             path, _, content = rest.partition(" ")
-            await conn.request("fs/write_text_file",
-                               {"sessionId": session, "path": path, "content": content})
+            await conn.request(
+                "fs/write_text_file", {"sessionId": session, "path": path, "content": content}
+            )
             await say("wrote")
         elif verb == "terminal":
-            term = await conn.request("terminal/create", {
-                "sessionId": session, "command": "sh", "args": ["-c", rest]})
+            term = await conn.request(
+                "terminal/create", {"sessionId": session, "command": "sh", "args": ["-c", rest]}
+            )
             ids = {"sessionId": session, "terminalId": term["terminalId"]}
             await conn.request("terminal/wait_for_exit", ids)
             output = await conn.request("terminal/output", ids)

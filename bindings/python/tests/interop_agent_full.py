@@ -34,7 +34,10 @@ class RecordingConnection:
         if method == "session/update":
             update = params.get("update") or {}
             content = update.get("content") or {}
-            if update.get("sessionUpdate") == "agent_message_chunk" and content.get("type") == "text":
+            if (
+                update.get("sessionUpdate") == "agent_message_chunk"
+                and content.get("type") == "text"
+            ):
                 self._history.append(update)
         await self._conn.notify(method, params)
 
@@ -68,16 +71,18 @@ class FullInteropAgent(InteropAgent):
         if method == "session/prompt":
             history = self.history.setdefault(params["sessionId"], [])
             text = next((b["text"] for b in params["prompt"] if b.get("type") == "text"), "")
-            history.append({"sessionUpdate": "user_message_chunk",
-                            "content": {"type": "text", "text": text}})
+            history.append(
+                {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": text}}
+            )
             return await super().on_request(method, params, RecordingRequest(request, history))
         if method == "session/load":
             session = params["sessionId"]
             if session not in self.history:
                 raise libacp.RequestError(-32002, "Resource not found", {"sessionId": session})
             for update in list(self.history[session]):
-                await request.connection.notify("session/update",
-                                                {"sessionId": session, "update": update})
+                await request.connection.notify(
+                    "session/update", {"sessionId": session, "update": update}
+                )
             return {}
         return await super().on_request(method, params, request)
 

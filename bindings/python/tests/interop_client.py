@@ -54,8 +54,11 @@ def show(value: Any) -> str:
 
 def describe(update: Dict[str, Any]) -> str:
     content = update.get("content")
-    text = (f" {show(content['text'])}"
-            if isinstance(content, dict) and content.get("type") == "text" else "")
+    text = (
+        f" {show(content['text'])}"
+        if isinstance(content, dict) and content.get("type") == "text"
+        else ""
+    )
     return f"{update.get('sessionUpdate')}{text}"
 
 
@@ -99,13 +102,21 @@ class InteropClient:
                 return {"outcome": {"outcome": "cancelled"}}
             return {"outcome": {"outcome": "selected", "optionId": option["optionId"]}}
         if method == "fs/read_text_file":
-            self.requests.append((method, {"sessionId": params["sessionId"],
-                                           "path": params["path"]}))
+            self.requests.append(
+                (method, {"sessionId": params["sessionId"], "path": params["path"]})
+            )
             return {"content": FILE_CONTENT}
         if method == "fs/write_text_file":
-            self.requests.append((method, {"sessionId": params["sessionId"],
-                                           "path": params["path"],
-                                           "content": params["content"]}))
+            self.requests.append(
+                (
+                    method,
+                    {
+                        "sessionId": params["sessionId"],
+                        "path": params["path"],
+                        "content": params["content"],
+                    },
+                )
+            )
             with open(params["path"], "w", encoding="utf-8") as f:
                 f.write(params["content"])
             return {}
@@ -116,11 +127,16 @@ class InteropClient:
             self.requests.append((method, params))
             terminal = self.terminals.get(params.get("terminalId"))
             if terminal is None:
-                raise libacp.RequestError(-32602, "Invalid params",
-                                          {"details": f"unknown terminal {params.get('terminalId')}"})
+                raise libacp.RequestError(
+                    -32602,
+                    "Invalid params",
+                    {"details": f"unknown terminal {params.get('terminalId')}"},
+                )
             if method == "terminal/output":
-                result: Dict[str, Any] = {"output": terminal.output.decode("utf-8", "replace"),
-                                          "truncated": terminal.truncated}
+                result: Dict[str, Any] = {
+                    "output": terminal.output.decode("utf-8", "replace"),
+                    "truncated": terminal.truncated,
+                }
                 if terminal.exit_status is not None:
                     result["exitStatus"] = terminal.exit_status
                 return result
@@ -141,10 +157,14 @@ class InteropClient:
         for var in params.get("env") or []:
             env[var["name"]] = var["value"]
         process = await asyncio.create_subprocess_exec(
-            params["command"], *(params.get("args") or []),
-            cwd=params.get("cwd") or self.work_dir, env=env,
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT)
+            params["command"],
+            *(params.get("args") or []),
+            cwd=params.get("cwd") or self.work_dir,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
         terminal = Terminal(process)
         terminal_id = f"term-{self.next_terminal}"
         self.next_terminal += 1
@@ -162,8 +182,11 @@ class InteropClient:
                     terminal.output = terminal.output[-limit:]
                     terminal.truncated = True
             code = await process.wait()
-            terminal.exit_status = ({"exitCode": code, "signal": None} if code >= 0 else
-                                    {"exitCode": None, "signal": signal.Signals(-code).name})
+            terminal.exit_status = (
+                {"exitCode": code, "signal": None}
+                if code >= 0
+                else {"exitCode": None, "signal": signal.Signals(-code).name}
+            )
             terminal.done.set()
 
         asyncio.get_running_loop().create_task(collect())
@@ -185,17 +208,26 @@ class InteropClient:
 async def drive(conn: libacp.Connection, client: InteropClient, work_dir: str) -> None:
     history: List[Dict[str, Any]] = []  # what session/load must replay
 
-    init = await conn.request("initialize", {
-        "protocolVersion": 1,
-        "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": True},
-                               "terminal": True},
-        "clientInfo": {"name": "libacp-python-interop-client", "version": "0.0.0"},
-    })
-    check(init.get("protocolVersion") == 1,
-          f"initialize answered protocolVersion {init.get('protocolVersion')!r}")
-    check((init.get("agentCapabilities") or {}).get("loadSession") is True,
-          f"initialize answered agentCapabilities {show(init.get('agentCapabilities'))}; "
-          "loadSession true is needed")
+    init = await conn.request(
+        "initialize",
+        {
+            "protocolVersion": 1,
+            "clientCapabilities": {
+                "fs": {"readTextFile": True, "writeTextFile": True},
+                "terminal": True,
+            },
+            "clientInfo": {"name": "libacp-python-interop-client", "version": "0.0.0"},
+        },
+    )
+    check(
+        init.get("protocolVersion") == 1,
+        f"initialize answered protocolVersion {init.get('protocolVersion')!r}",
+    )
+    check(
+        (init.get("agentCapabilities") or {}).get("loadSession") is True,
+        f"initialize answered agentCapabilities {show(init.get('agentCapabilities'))}; "
+        "loadSession true is needed",
+    )
 
     new = await conn.request("session/new", {"cwd": work_dir, "mcpServers": []})
     session_id = new.get("sessionId")
@@ -207,95 +239,139 @@ async def drive(conn: libacp.Connection, client: InteropClient, work_dir: str) -
         requests the agent made meanwhile."""
         history.append({"sessionUpdate": "user_message_chunk", "text": text})
         client.take_updates()
-        result = await conn.request("session/prompt", {
-            "sessionId": session_id, "prompt": [{"type": "text", "text": text}]})
+        result = await conn.request(
+            "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+        )
         seen = []
         for sid, update in client.take_updates():
-            check(sid == session_id,
-                  f"prompt {text!r}: update for session {sid!r}, expected {session_id!r}")
+            check(
+                sid == session_id,
+                f"prompt {text!r}: update for session {sid!r}, expected {session_id!r}",
+            )
             content = update.get("content") or {}
-            if update.get("sessionUpdate") == "agent_message_chunk" and content.get("type") == "text":
+            if (
+                update.get("sessionUpdate") == "agent_message_chunk"
+                and content.get("type") == "text"
+            ):
                 history.append({"sessionUpdate": "agent_message_chunk", "text": content["text"]})
             seen.append(update)
         return result, seen, client.take_requests()
 
     def chunk_texts(seen: List[Dict[str, Any]]) -> List[Any]:
-        return [(u.get("content") or {}).get("text") for u in seen
-                if u.get("sessionUpdate") == "agent_message_chunk"]
+        return [
+            (u.get("content") or {}).get("text")
+            for u in seen
+            if u.get("sessionUpdate") == "agent_message_chunk"
+        ]
 
     # 1. Streaming: every update handled before the prompt returns.
     result, seen, _ = await prompt(f"stream {STREAM_COUNT}")
     check(result.get("stopReason") == "end_turn", f"stream: stopReason {show(result)}")
-    got = [(u.get("content") or {}).get("text")
-           if u.get("sessionUpdate") == "agent_message_chunk" else describe(u) for u in seen]
+    got = [
+        (u.get("content") or {}).get("text")
+        if u.get("sessionUpdate") == "agent_message_chunk"
+        else describe(u)
+        for u in seen
+    ]
     expected = [f"chunk {i}" for i in range(STREAM_COUNT)]
-    check(got == expected,
-          f"stream: before the response saw {len(got)} updates, expected {STREAM_COUNT} "
-          f"chunks in order; first: {show(got[:3])}, last: {show(got[-3:])}")
+    check(
+        got == expected,
+        f"stream: before the response saw {len(got)} updates, expected {STREAM_COUNT} "
+        f"chunks in order; first: {show(got[:3])}, last: {show(got[-3:])}",
+    )
 
     # 2. Permission round trip: tool_call, request_permission, chunk, tool_call_update.
     result, seen, reqs = await prompt("permission")
     check(result.get("stopReason") == "end_turn", f"permission: stopReason {show(result)}")
-    check([m for m, _ in reqs] == ["session/request_permission"],
-          f"permission: expected one session/request_permission, got {show([m for m, _ in reqs])}")
+    check(
+        [m for m, _ in reqs] == ["session/request_permission"],
+        f"permission: expected one session/request_permission, got {show([m for m, _ in reqs])}",
+    )
     req = reqs[0][1]
     check(req["sessionId"] == session_id, f"permission: request for session {req['sessionId']!r}")
     allow = next((o for o in req["options"] if o.get("kind") == "allow_once"), None)
-    check(allow is not None and any(o.get("kind") == "reject_once" for o in req["options"]),
-          f"permission: options {show(req['options'])}")
-    check(len(seen) == 3,
-          "permission: expected tool_call, chunk, tool_call_update; saw "
-          f"{show([describe(u) for u in seen])}")
+    check(
+        allow is not None and any(o.get("kind") == "reject_once" for o in req["options"]),
+        f"permission: options {show(req['options'])}",
+    )
+    check(
+        len(seen) == 3,
+        "permission: expected tool_call, chunk, tool_call_update; saw "
+        f"{show([describe(u) for u in seen])}",
+    )
     tool_call, chunk, tool_call_update = seen
-    check(tool_call.get("sessionUpdate") == "tool_call"
-          and tool_call.get("status", "pending") == "pending"
-          and tool_call.get("kind") == "edit" and tool_call.get("title") == "Edit file",
-          f"permission: first update {show(tool_call)}")
-    check(req["toolCall"].get("toolCallId") == tool_call.get("toolCallId"),
-          f"permission: request is about tool call {req['toolCall'].get('toolCallId')!r}, "
-          f"not {tool_call.get('toolCallId')!r}")
-    check(chunk.get("sessionUpdate") == "agent_message_chunk"
-          and (chunk.get("content") or {}).get("text") == f"permission: {allow['optionId']}",
-          f"permission: expected chunk \"permission: {allow['optionId']}\", saw {describe(chunk)}")
-    check(tool_call_update.get("sessionUpdate") == "tool_call_update"
-          and tool_call_update.get("toolCallId") == tool_call.get("toolCallId")
-          and tool_call_update.get("status") == "completed",
-          f"permission: last update {show(tool_call_update)}")
+    check(
+        tool_call.get("sessionUpdate") == "tool_call"
+        and tool_call.get("status", "pending") == "pending"
+        and tool_call.get("kind") == "edit"
+        and tool_call.get("title") == "Edit file",
+        f"permission: first update {show(tool_call)}",
+    )
+    check(
+        req["toolCall"].get("toolCallId") == tool_call.get("toolCallId"),
+        f"permission: request is about tool call {req['toolCall'].get('toolCallId')!r}, "
+        f"not {tool_call.get('toolCallId')!r}",
+    )
+    check(
+        chunk.get("sessionUpdate") == "agent_message_chunk"
+        and (chunk.get("content") or {}).get("text") == f"permission: {allow['optionId']}",
+        f'permission: expected chunk "permission: {allow["optionId"]}", saw {describe(chunk)}',
+    )
+    check(
+        tool_call_update.get("sessionUpdate") == "tool_call_update"
+        and tool_call_update.get("toolCallId") == tool_call.get("toolCallId")
+        and tool_call_update.get("status") == "completed",
+        f"permission: last update {show(tool_call_update)}",
+    )
 
     # 3. fs/read_text_file answered by this client.
     path = os.path.join(work_dir, "a.txt")
     result, seen, reqs = await prompt(f"read {path}")
     check(result.get("stopReason") == "end_turn", f"read: stopReason {show(result)}")
-    check(reqs == [("fs/read_text_file", {"sessionId": session_id, "path": path})],
-          f"read: expected one fs/read_text_file of {path}, got {show(reqs)}")
-    check(chunk_texts(seen) == [FILE_CONTENT] and len(seen) == 1,
-          f"read: expected the one chunk {show(FILE_CONTENT)}, saw {show([describe(u) for u in seen])}")
+    check(
+        reqs == [("fs/read_text_file", {"sessionId": session_id, "path": path})],
+        f"read: expected one fs/read_text_file of {path}, got {show(reqs)}",
+    )
+    check(
+        chunk_texts(seen) == [FILE_CONTENT] and len(seen) == 1,
+        f"read: expected the one chunk {show(FILE_CONTENT)}, saw {show([describe(u) for u in seen])}",
+    )
 
     # 4. fs/write_text_file, really written by this client.
     path = os.path.join(work_dir, "b.txt")
     result, seen, reqs = await prompt(f"write {path} hi")
     check(result.get("stopReason") == "end_turn", f"write: stopReason {show(result)}")
-    check(reqs == [("fs/write_text_file", {"sessionId": session_id, "path": path, "content": "hi"})],
-          f"write: expected one fs/write_text_file of {path} with \"hi\", got {show(reqs)}")
+    check(
+        reqs == [("fs/write_text_file", {"sessionId": session_id, "path": path, "content": "hi"})],
+        f'write: expected one fs/write_text_file of {path} with "hi", got {show(reqs)}',
+    )
     with open(path, encoding="utf-8") as f:
         check(f.read() == "hi", "write: the file does not hold what was written")
-    check(chunk_texts(seen) == ["wrote"] and len(seen) == 1,
-          f"write: expected the one chunk \"wrote\", saw {show([describe(u) for u in seen])}")
+    check(
+        chunk_texts(seen) == ["wrote"] and len(seen) == 1,
+        f'write: expected the one chunk "wrote", saw {show([describe(u) for u in seen])}',
+    )
 
     # 5. terminal/* run by this client.
     result, seen, reqs = await prompt("terminal echo hi")
     check(result.get("stopReason") == "end_turn", f"terminal: stopReason {show(result)}")
     calls = [m for m, _ in reqs]
-    check(calls == ["terminal/create", "terminal/wait_for_exit", "terminal/output",
-                    "terminal/release"],
-          f"terminal: expected create, wait_for_exit, output, release; got {show(calls)}")
+    check(
+        calls
+        == ["terminal/create", "terminal/wait_for_exit", "terminal/output", "terminal/release"],
+        f"terminal: expected create, wait_for_exit, output, release; got {show(calls)}",
+    )
     create = reqs[0][1]
-    check(create["command"] == "sh" and create.get("args") == ["-c", "echo hi"],
-          f"terminal: created {show({'command': create['command'], 'args': create.get('args')})}")
+    check(
+        create["command"] == "sh" and create.get("args") == ["-c", "echo hi"],
+        f"terminal: created {show({'command': create['command'], 'args': create.get('args')})}",
+    )
     ids = {p["terminalId"] for _, p in reqs[1:]}
     check(len(ids) == 1, f"terminal: requests named terminals {show(sorted(ids))}")
-    check(chunk_texts(seen) == ["hi\n"] and len(seen) == 1,
-          f"terminal: expected the one chunk \"hi\\n\", saw {show([describe(u) for u in seen])}")
+    check(
+        chunk_texts(seen) == ["hi\n"] and len(seen) == 1,
+        f'terminal: expected the one chunk "hi\\n", saw {show([describe(u) for u in seen])}',
+    )
 
     # 6. session/cancel during a turn.
     pending = asyncio.ensure_future(prompt("wait"))
@@ -303,27 +379,37 @@ async def drive(conn: libacp.Connection, client: InteropClient, work_dir: str) -
     check(not pending.done(), "wait: the prompt was answered before session/cancel was sent")
     await conn.cancel_session(session_id)
     result, _, _ = await pending
-    check(result.get("stopReason") == "cancelled",
-          f"wait: after session/cancel, stopReason {show(result)}")
+    check(
+        result.get("stopReason") == "cancelled",
+        f"wait: after session/cancel, stopReason {show(result)}",
+    )
 
     # 7. session/load replays the history before it returns.
     client.take_updates()
-    await conn.request("session/load", {"sessionId": session_id, "cwd": work_dir,
-                                        "mcpServers": []})
+    await conn.request("session/load", {"sessionId": session_id, "cwd": work_dir, "mcpServers": []})
     replayed = client.take_updates()
-    check(all(sid == session_id for sid, _ in replayed),
-          "load: replayed updates for another session")
-    got_history = [{"sessionUpdate": u.get("sessionUpdate"),
-                    "text": (u.get("content") or {}).get("text")} for _, u in replayed]
+    check(
+        all(sid == session_id for sid, _ in replayed), "load: replayed updates for another session"
+    )
+    got_history = [
+        {"sessionUpdate": u.get("sessionUpdate"), "text": (u.get("content") or {}).get("text")}
+        for _, u in replayed
+    ]
     if got_history != history:
-        at = next((i for i in range(max(len(got_history), len(history)))
-                   if i >= len(got_history) or i >= len(history)
-                   or got_history[i] != history[i]), 0)
+        at = next(
+            (
+                i
+                for i in range(max(len(got_history), len(history)))
+                if i >= len(got_history) or i >= len(history) or got_history[i] != history[i]
+            ),
+            0,
+        )
         raise CheckFailure(
             f"load: before the response saw {len(got_history)} replayed updates, expected "
             f"{len(history)}; first difference at {at}: got "
             f"{show(got_history[at] if at < len(got_history) else None)}, expected "
-            f"{show(history[at] if at < len(history) else None)}")
+            f"{show(history[at] if at < len(history) else None)}"
+        )
 
 
 async def run(argv: List[str], work_dir: str, state: Dict[str, Any]) -> None:
@@ -375,7 +461,8 @@ async def main() -> int:
         failure = f"no result within {DEADLINE_S:g} s"
     except libacp.RequestError as e:
         failure = f"agent answered error {e.code} {e.message!r}" + (
-            f" data {show(e.data)}" if e.data is not None else "")
+            f" data {show(e.data)}" if e.data is not None else ""
+        )
     except Exception as e:  # noqa: BLE001 - any failure is reported, not raised
         failure = f"{type(e).__name__}: {e}" if not isinstance(e, CheckFailure) else str(e)
     finally:

@@ -59,28 +59,42 @@ class ExampleClient:
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         self.updates.append({"sessionId": session_id, **dump(update)})
 
-    async def request_permission(self, session_id: str, tool_call: Any, options: list[Any],
-                                 **kwargs: Any) -> RequestPermissionResponse:
-        self.permissions.append({"sessionId": session_id, "toolCall": dump(tool_call),
-                                 "options": [dump(o) for o in options]})
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
+    ) -> RequestPermissionResponse:
+        self.permissions.append(
+            {
+                "sessionId": session_id,
+                "toolCall": dump(tool_call),
+                "options": [dump(o) for o in options],
+            }
+        )
         allow = next((o for o in options if o.kind == "allow_once"), None)
         if allow is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=allow.option_id))
+            outcome=AllowedOutcome(outcome="selected", option_id=allow.option_id)
+        )
 
 
 async def run(argv: list[str], work_dir: str, state: dict[str, Any]) -> None:
     process = await asyncio.create_subprocess_exec(
-        *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=None,
-        start_new_session=True, limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
+        *argv,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=None,
+        start_new_session=True,
+        limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES,
+    )
     state["process"] = process
     client = ExampleClient()
     conn = connect_to_agent(client, process.stdin, process.stdout)
 
-    init = await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities(),
-                                 client_info=Implementation(name="official-sdk-example-client",
-                                                            version="0.0.0"))
+    init = await conn.initialize(
+        protocol_version=1,
+        client_capabilities=ClientCapabilities(),
+        client_info=Implementation(name="official-sdk-example-client", version="0.0.0"),
+    )
     check(init.protocol_version == 1, f"initialize: protocolVersion {init.protocol_version!r}")
     new = await conn.new_session(cwd=work_dir, mcp_servers=[])
     session_id = new.session_id
@@ -89,32 +103,45 @@ async def run(argv: list[str], work_dir: str, state: dict[str, Any]) -> None:
     response = await conn.prompt(session_id=session_id, prompt=[text_block("hello")])
     check(response.stop_reason == "end_turn", f"prompt: stopReason {response.stop_reason!r}")
     updates = client.updates
-    check(all(u["sessionId"] == session_id for u in updates),
-          f"prompt: updates for another session: {json.dumps(updates)}")
-    text = "".join(u["content"]["text"] for u in updates
-                   if u.get("sessionUpdate") == "agent_message_chunk")
+    check(
+        all(u["sessionId"] == session_id for u in updates),
+        f"prompt: updates for another session: {json.dumps(updates)}",
+    )
+    text = "".join(
+        u["content"]["text"] for u in updates if u.get("sessionUpdate") == "agent_message_chunk"
+    )
     check(text == "You said: hello ", f"prompt: the streamed reply is {text!r}")
     kinds = [u.get("sessionUpdate") for u in updates]
-    check(kinds == ["agent_message_chunk"] * 3 + ["tool_call", "tool_call_update"],
-          f"prompt: updates {kinds}")
+    check(
+        kinds == ["agent_message_chunk"] * 3 + ["tool_call", "tool_call_update"],
+        f"prompt: updates {kinds}",
+    )
     tool_call, tool_call_update = updates[3], updates[4]
-    check(tool_call.get("kind") == "edit" and tool_call.get("status", "pending") == "pending",
-          f"prompt: tool call {json.dumps(tool_call)}")
+    check(
+        tool_call.get("kind") == "edit" and tool_call.get("status", "pending") == "pending",
+        f"prompt: tool call {json.dumps(tool_call)}",
+    )
     check(len(client.permissions) == 1, f"prompt: {len(client.permissions)} permission requests")
     permission = client.permissions[0]
-    check(permission["sessionId"] == session_id
-          and permission["toolCall"].get("toolCallId") == tool_call.get("toolCallId")
-          and {o.get("kind") for o in permission["options"]} == {"allow_once", "reject_once"},
-          f"prompt: permission request {json.dumps(permission)}")
-    check(tool_call_update.get("toolCallId") == tool_call.get("toolCallId")
-          and tool_call_update.get("status") == "completed",
-          f"prompt: tool call update {json.dumps(tool_call_update)}")
+    check(
+        permission["sessionId"] == session_id
+        and permission["toolCall"].get("toolCallId") == tool_call.get("toolCallId")
+        and {o.get("kind") for o in permission["options"]} == {"allow_once", "reject_once"},
+        f"prompt: permission request {json.dumps(permission)}",
+    )
+    check(
+        tool_call_update.get("toolCallId") == tool_call.get("toolCallId")
+        and tool_call_update.get("status") == "completed",
+        f"prompt: tool call update {json.dumps(tool_call_update)}",
+    )
 
     process.stdin.close()
     try:
         code = await asyncio.wait_for(process.wait(), EXIT_GRACE_S)
     except asyncio.TimeoutError:
-        raise CheckFailure(f"agent still running {EXIT_GRACE_S:g} s after its stdin was closed") from None
+        raise CheckFailure(
+            f"agent still running {EXIT_GRACE_S:g} s after its stdin was closed"
+        ) from None
     finally:
         await conn.close()
     check(code == 0, f"agent exited with code {code} after its stdin was closed")

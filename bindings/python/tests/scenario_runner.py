@@ -62,9 +62,18 @@ class StepFailure(Exception):
 # The format, checked before anything runs (unknown keys are typos).
 
 OPS = ("respond", "error", "notify", "call", "wait_for_cancel", "wait", "emit")
-STEPS = ("send", "expect", "expect_unordered", "expect_event",
-         "expect_events_unordered", "expect_no_frame", "expect_no_event",
-         "close", "expect_closed", "action")
+STEPS = (
+    "send",
+    "expect",
+    "expect_unordered",
+    "expect_event",
+    "expect_events_unordered",
+    "expect_no_frame",
+    "expect_no_event",
+    "close",
+    "expect_closed",
+    "action",
+)
 ACTIONS = {
     "call": ("method", "params"),
     "notify": ("method", "params"),
@@ -182,8 +191,10 @@ def _check_step(step: Any, what: str) -> Step:
         if "as" in step:
             _string(step, "as", what)
         if action not in ACTIONS:
-            raise FormatError(f"{what}: unknown action {json.dumps(action)} "
-                              "(call, notify, cancel_session, release, close)")
+            raise FormatError(
+                f"{what}: unknown action {json.dumps(action)} "
+                "(call, notify, cancel_session, release, close)"
+            )
         _only_keys(step, ("action", "as", "note") + ACTIONS[action], what)
         for key in ACTIONS[action]:
             if key != "params":
@@ -197,12 +208,13 @@ def parse_scenario(text: str) -> Scenario:
     except ValueError as e:
         raise FormatError(f"not valid JSON: {e}") from None
     top = _object(v, "the scenario")
-    _only_keys(top, ("description", "role", "options", "host", "script", "known_failure"),
-               "the scenario")
+    _only_keys(
+        top, ("description", "role", "options", "host", "script", "known_failure"), "the scenario"
+    )
     _string(top, "description", "the scenario")
     role = _string(top, "role", "the scenario")
     if role not in ("agent", "client"):
-        raise FormatError(f"`role` must be \"agent\" or \"client\", not {json.dumps(role)}")
+        raise FormatError(f'`role` must be "agent" or "client", not {json.dumps(role)}')
     sc = Scenario(role=role)
     if "options" in top:
         options = _object(top["options"], "`options`")
@@ -226,8 +238,9 @@ def parse_scenario(text: str) -> Scenario:
                 raise FormatError(f"{what}: `do` must be an array of operations")
             for j, op in enumerate(rule["do"]):
                 _check_op(op, f"{what}.do[{j}]")
-            sc.rules.append(Rule(_string(rule, "method", what),
-                                 rule.get("params", _MISSING), rule["do"]))
+            sc.rules.append(
+                Rule(_string(rule, "method", what), rule.get("params", _MISSING), rule["do"])
+            )
     if not isinstance(top.get("script"), list):
         raise FormatError("`script` must be an array of steps")
     sc.script = [_check_step(s, f"script[{i}]") for i, s in enumerate(top["script"])]
@@ -248,9 +261,11 @@ class Mismatch(Exception):
 
     def describe(self, what: str, pattern: Any, actual: Any) -> str:
         at = self.path or "(top level)"
-        return (f"{what} does not match, at {at}: expected {self.expected}, got {self.got}\n"
-                f"  expected {what}: {short(pattern)}\n"
-                f"  got {what}:      {short(actual)}")
+        return (
+            f"{what} does not match, at {at}: expected {self.expected}, got {self.got}\n"
+            f"  expected {what}: {short(pattern)}\n"
+            f"  got {what}:      {short(actual)}"
+        )
 
 
 def _pointer_token(key: str) -> str:
@@ -293,13 +308,14 @@ def _match_at(p: Any, a: Any, path: str, known: dict, bound: dict) -> None:
         if p == "$any":
             return
         if p == "$absent":
-            raise Mismatch(path, "\"$absent\" (only valid as the value of an object member)",
-                           short(a))
+            raise Mismatch(
+                path, '"$absent" (only valid as the value of an object member)', short(a)
+            )
         if p.startswith("$capture:"):
-            bound[p[len("$capture:"):]] = a
+            bound[p[len("$capture:") :]] = a
             return
         if p.startswith("$ref:"):
-            name = p[len("$ref:"):]
+            name = p[len("$ref:") :]
             v = bound.get(name, known.get(name, _MISSING))
             if v is _MISSING:
                 raise Mismatch(path, f"{p} (but nothing was captured under `{name}`)", short(a))
@@ -354,7 +370,7 @@ def fill(template: Any, known: dict) -> Any:
         if template.startswith("$$"):
             return template[1:]
         if template.startswith("$ref:"):
-            name = template[len("$ref:"):]
+            name = template[len("$ref:") :]
             if name not in known:
                 raise StepFailure(f"{template}: nothing was captured under `{name}`")
             return known[name]
@@ -409,10 +425,13 @@ def error_json(e: BaseException) -> dict:
         v["kind"] = f"Refused.{e.kind}" if e.kind else "Refused"
         v["message"] = message
         return v
-    for cls, kind in ((libacp.ConnectionClosed, "Closed"), (libacp.Cancelled, "Cancelled"),
-                      (libacp.RequestTimeout, "Timeout"),
-                      (libacp.InvalidParams, "InvalidParams"),
-                      (libacp.InvalidResult, "InvalidResult")):
+    for cls, kind in (
+        (libacp.ConnectionClosed, "Closed"),
+        (libacp.Cancelled, "Cancelled"),
+        (libacp.RequestTimeout, "Timeout"),
+        (libacp.InvalidParams, "InvalidParams"),
+        (libacp.InvalidResult, "InvalidResult"),
+    ):
         if isinstance(e, cls):
             return {"kind": kind, "message": message}
     return {"kind": f"Other: {type(e).__name__}", "message": message}
@@ -435,7 +454,7 @@ GARBAGE, EOF = "garbage", "eof"
 class Host:
     """The libacp side's handler: picks a rule, runs its program."""
 
-    def __init__(self, run: "Run") -> None:
+    def __init__(self, run: Run) -> None:
         self.run = run
 
     async def on_request(self, method: str, params: Any, request: Any) -> Any:
@@ -482,7 +501,7 @@ class Run:
     def problem(self, what: str) -> None:
         self.problems.append(what)
 
-    def spawn(self, coro: Any) -> "asyncio.Task[Any]":
+    def spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro)
         self.tasks.append(task)
         return task
@@ -526,8 +545,9 @@ class Run:
                 self.problem(f"{what}: {e}")
                 break
         # Ends without answering: what the engine's dropped responder answers.
-        raise libacp.RequestError(-32603, "Internal error",
-                                  "the host's program ended without answering")
+        raise libacp.RequestError(
+            -32603, "Internal error", "the host's program ended without answering"
+        )
 
     # -- the peer's wire
 
@@ -595,8 +615,10 @@ class Run:
                     matches(p, v, known, {})
                     fits.append(j)
                 except Mismatch as m:
-                    why.append(f"    vs {what} {j}: at {m.path or '(top level)'}: "
-                               f"expected {m.expected}, got {m.got}")
+                    why.append(
+                        f"    vs {what} {j}: at {m.path or '(top level)'}: "
+                        f"expected {m.expected}, got {m.got}"
+                    )
             report.append(f"  pattern {i}: {short(p)} matches {what}s {fits}")
             if not fits:
                 report.extend(why)
@@ -608,13 +630,17 @@ class Run:
         arg = s.obj[s.verb]
         loop = asyncio.get_running_loop()
         if s.verb == "send":
-            line = arg if isinstance(arg, str) else json.dumps(
-                fill(arg, self.captures), separators=(",", ":"), ensure_ascii=False)
+            line = (
+                arg
+                if isinstance(arg, str)
+                else json.dumps(fill(arg, self.captures), separators=(",", ":"), ensure_ascii=False)
+            )
             if not self.write_open:
                 raise StepFailure("the peer already closed its write side")
             try:
-                await asyncio.wait_for(loop.sock_sendall(self.sock, (line + "\n").encode()),
-                                       STEP_LIMIT)
+                await asyncio.wait_for(
+                    loop.sock_sendall(self.sock, (line + "\n").encode()), STEP_LIMIT
+                )
             except asyncio.TimeoutError:
                 raise StepFailure("could not write within the step limit") from None
             except OSError as e:
@@ -736,8 +762,9 @@ class Run:
         if self.sc.require_auth:
             options["require_auth"] = True
         try:
-            self.conn = libacp.Connection.from_socket(lib_end, Host(self), role=self.sc.role,
-                                                      **options)
+            self.conn = libacp.Connection.from_socket(
+                lib_end, Host(self), role=self.sc.role, **options
+            )
         except (TypeError, ValueError) as e:  # an option the binding lacks
             lib_end.close()
             peer_end.close()

@@ -2,9 +2,8 @@
 
 import asyncio
 
-import pytest
-
 import libacp
+import pytest
 
 TIMEOUT = 20
 
@@ -34,7 +33,8 @@ class Recorder:
 async def start(agent, handler, tmp_path, **options):
     conn = libacp.Connection.spawn_agent([agent], handler, **options)
     init = await asyncio.wait_for(
-        conn.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}}), TIMEOUT)
+        conn.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}}), TIMEOUT
+    )
     session = await conn.request("session/new", {"cwd": str(tmp_path), "mcpServers": []})
     return conn, init, session["sessionId"]
 
@@ -53,8 +53,9 @@ async def test_initialize_new_session_and_ordered_stream(interop_agent, tmp_path
         assert conn.pid
         assert conn.peer_capabilities()["loadSession"] is True
         assert conn.sessions() == [session]
-        done = await asyncio.wait_for(conn.request("session/prompt", prompt(session, "stream 20")),
-                                      TIMEOUT)
+        done = await asyncio.wait_for(
+            conn.request("session/prompt", prompt(session, "stream 20")), TIMEOUT
+        )
         # The ordering barrier: every update was handled before the answer.
         assert rec.chunks == [f"chunk {i}" for i in range(20)]
         assert done == {"stopReason": "end_turn"}
@@ -67,8 +68,9 @@ async def test_permission_answered_by_python_handler(interop_agent, tmp_path):
     rec = Recorder()
     async with (await start(interop_agent, rec, tmp_path))[0] as conn:
         session = conn.sessions()[0]
-        await asyncio.wait_for(conn.request("session/prompt", prompt(session, "permission")),
-                               TIMEOUT)
+        await asyncio.wait_for(
+            conn.request("session/prompt", prompt(session, "permission")), TIMEOUT
+        )
         assert len(rec.permission_requests) == 1
         assert rec.permission_requests[0]["toolCall"]["toolCallId"] == "perm-1"
         assert "permission: allow_once" in rec.chunks
@@ -85,8 +87,9 @@ async def test_cancel_session_ends_turn_cancelled(interop_agent, tmp_path):
 
 async def test_task_cancellation_sends_cancel_request(interop_agent, tmp_path):
     frames = []
-    conn, _, session = await start(interop_agent, Recorder(), tmp_path,
-                                   trace=lambda d, f: frames.append((d, f)))
+    conn, _, session = await start(
+        interop_agent, Recorder(), tmp_path, trace=lambda d, f: frames.append((d, f))
+    )
     async with conn:
         task = asyncio.ensure_future(conn.request("session/prompt", prompt(session, "wait")))
         await asyncio.sleep(0.2)
@@ -100,8 +103,9 @@ async def test_task_cancellation_sends_cancel_request(interop_agent, tmp_path):
         assert any(d == "out" and "$/cancel_request" in f for d, f in frames)
         # The turn ended on both sides: the session takes a new prompt.
         await asyncio.sleep(0.1)
-        done = await asyncio.wait_for(conn.request("session/prompt", prompt(session, "stream 2")),
-                                      TIMEOUT)
+        done = await asyncio.wait_for(
+            conn.request("session/prompt", prompt(session, "stream 2")), TIMEOUT
+        )
         assert done == {"stopReason": "end_turn"}
 
 
@@ -123,10 +127,13 @@ async def test_refusals(interop_agent, tmp_path):
         assert err.value.details["method"] == "session/new"
         await conn.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
         # Audio prompts were not advertised by the agent: refused, never sent.
-        session = (await conn.request("session/new",
-                                      {"cwd": str(tmp_path), "mcpServers": []}))["sessionId"]
-        audio = {"sessionId": session,
-                 "prompt": [{"type": "audio", "data": "AAAA", "mimeType": "audio/wav"}]}
+        session = (await conn.request("session/new", {"cwd": str(tmp_path), "mcpServers": []}))[
+            "sessionId"
+        ]
+        audio = {
+            "sessionId": session,
+            "prompt": [{"type": "audio", "data": "AAAA", "mimeType": "audio/wav"}],
+        }
         with pytest.raises(libacp.CapabilityError) as err:
             await conn.request("session/prompt", audio)
         assert err.value.kind == "CapabilityNotAdvertised"

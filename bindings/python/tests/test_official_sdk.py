@@ -38,8 +38,10 @@ EXAMPLE_AGENT = [sys.executable, str(ROOT / "examples" / "python" / "agent.py")]
 
 def python_sdk(script: pathlib.Path) -> list:
     if not SDK_PYTHON.exists():
-        pytest.skip(f"the official Python SDK is not installed ({SDK_PYTHON} is missing): "
-                    "run scripts/setup-interop.sh")
+        pytest.skip(
+            f"the official Python SDK is not installed ({SDK_PYTHON} is missing): "
+            "run scripts/setup-interop.sh"
+        )
     return [str(SDK_PYTHON), str(script)]
 
 
@@ -62,15 +64,19 @@ def rust_sdk(name: str) -> list:
 def converse(client: list, agent: list) -> None:
     """Runs `client -- agent...`; it must print OK and exit 0."""
     try:
-        out = subprocess.run(client + ["--"] + agent, cwd=ROOT, capture_output=True,
-                             text=True, timeout=TIMEOUT_S)
+        out = subprocess.run(
+            client + ["--"] + agent, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S
+        )
     except subprocess.TimeoutExpired as e:
-        pytest.fail(f"{client} -- {agent}: no result within {TIMEOUT_S} s\n"
-                    f"stdout:\n{e.stdout}\nstderr:\n{e.stderr}")
+        pytest.fail(
+            f"{client} -- {agent}: no result within {TIMEOUT_S} s\n"
+            f"stdout:\n{e.stdout}\nstderr:\n{e.stderr}"
+        )
     lines = out.stdout.strip().splitlines()
     assert out.returncode == 0 and lines[-1:] == ["OK"], (
         f"{client} -- {agent}: exit {out.returncode}\n"
-        f"stdout:\n{out.stdout}\nstderr:\n{out.stderr[-4000:]}")
+        f"stdout:\n{out.stdout}\nstderr:\n{out.stderr[-4000:]}"
+    )
 
 
 # -- official clients driving libacp Python agents

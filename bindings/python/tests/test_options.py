@@ -10,9 +10,8 @@ import sys
 import threading
 import time
 
-import pytest
-
 import libacp
+import pytest
 from libacp import _libacp
 
 TIMEOUT = 20
@@ -60,16 +59,17 @@ class Recorder:
 
 def connect(agent_handler, client_handler, agent_options=None, client_options=None):
     a, b = socket.socketpair()
-    agent = libacp.Connection.from_socket(a, agent_handler, role="agent",
-                                          **(agent_options or {}))
-    client = libacp.Connection.from_socket(b, client_handler, role="client",
-                                           **(client_options or {}))
+    agent = libacp.Connection.from_socket(a, agent_handler, role="agent", **(agent_options or {}))
+    client = libacp.Connection.from_socket(
+        b, client_handler, role="client", **(client_options or {})
+    )
     return agent, client
 
 
 async def initialize(client, cwd="/tmp", new_session=True):
     await asyncio.wait_for(
-        client.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}}), TIMEOUT)
+        client.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}}), TIMEOUT
+    )
     if new_session:
         await client.request("session/new", {"cwd": str(cwd), "mcpServers": []})
 
@@ -97,8 +97,10 @@ async def test_no_on_request_is_answered_by_the_core():
     agent, client = connect(NotificationsOnly(), Recorder())
     async with agent, client:
         with pytest.raises(libacp.RequestError) as err:
-            await asyncio.wait_for(client.request(
-                "initialize", {"protocolVersion": 1, "clientCapabilities": {}}), TIMEOUT)
+            await asyncio.wait_for(
+                client.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}}),
+                TIMEOUT,
+            )
     code, message, data = _libacp.method_not_found("initialize")
     assert (err.value.code, err.value.message, err.value.data) == (code, message, data)
     assert (code, message, data) == (-32601, "Method not found", {"method": "initialize"})
@@ -145,8 +147,9 @@ async def test_request_error_with_unusable_data_answers_internal_error():
 async def test_request_id_is_the_peers_id():
     frames = []
     handler = Agent()
-    agent, client = connect(handler, Recorder(),
-                            client_options={"trace": lambda d, f: frames.append((d, f))})
+    agent, client = connect(
+        handler, Recorder(), client_options={"trace": lambda d, f: frames.append((d, f))}
+    )
     async with agent, client:
         await initialize(client)
     sent = [json.loads(f)["id"] for d, f in frames if d == "out" and '"method"' in f]
@@ -164,12 +167,15 @@ async def test_request_id_string_and_odd_numbers_are_exact():
     methods = ["initialize", "_test/ping", "_test/ping"]
     async with agent:
         for raw_id, method in zip(raw_ids, methods):
-            writer.write(('{"jsonrpc":"2.0","id":%s,"method":"%s","params":'
-                          '{"protocolVersion":1,"clientCapabilities":{}}}\n'
-                          % (raw_id, method)).encode())
+            writer.write(
+                (
+                    f'{{"jsonrpc":"2.0","id":{raw_id},"method":"{method}","params":'
+                    '{"protocolVersion":1,"clientCapabilities":{}}}\n'
+                ).encode()
+            )
             await writer.drain()
             line = await asyncio.wait_for(reader.readline(), TIMEOUT)
-            assert ('"id":%s' % raw_id).encode() in line  # echoed byte for byte
+            assert f'"id":{raw_id}'.encode() in line  # echoed byte for byte
         writer.close()
     assert handler.ids == ["abc-1", 1.5, 123456789012345678901234567890]
 
@@ -199,12 +205,14 @@ async def test_fs_service_answers_in_the_core_inside_the_cwd(tmp_path):
 
     async def script(conn, params):
         seen["caps"] = conn.peer_capabilities()
-        read = await conn.request("fs/read_text_file",
-                                  {"sessionId": "s1", "path": str(tmp_path / "in.txt")})
+        read = await conn.request(
+            "fs/read_text_file", {"sessionId": "s1", "path": str(tmp_path / "in.txt")}
+        )
         seen["read"] = read["content"]
-        await conn.request("fs/write_text_file", {"sessionId": "s1",
-                                                  "path": str(tmp_path / "out.txt"),
-                                                  "content": "written"})
+        await conn.request(
+            "fs/write_text_file",
+            {"sessionId": "s1", "path": str(tmp_path / "out.txt"), "content": "written"},
+        )
         try:
             await conn.request("fs/read_text_file", {"sessionId": "s1", "path": "/etc/passwd"})
         except libacp.RequestError as e:
@@ -227,8 +235,9 @@ async def test_terminals_service_runs_commands(tmp_path):
 
     async def script(conn, params):
         seen["caps"] = conn.peer_capabilities()
-        term = await conn.request("terminal/create", {
-            "sessionId": "s1", "command": "sh", "args": ["-c", "pwd; echo hi"]})
+        term = await conn.request(
+            "terminal/create", {"sessionId": "s1", "command": "sh", "args": ["-c", "pwd; echo hi"]}
+        )
         ids = {"sessionId": "s1", "terminalId": term["terminalId"]}
         seen["exit"] = await conn.request("terminal/wait_for_exit", ids)
         seen["output"] = (await conn.request("terminal/output", ids))["output"]
@@ -248,12 +257,29 @@ async def test_terminals_service_runs_commands(tmp_path):
 async def test_session_model_snapshot():
     async def script(conn, params):
         for word in ["Hel", "lo"]:
-            await conn.notify("session/update", {"sessionId": "s1", "update": {
-                "sessionUpdate": "agent_message_chunk",
-                "content": {"type": "text", "text": word}}})
-        await conn.notify("session/update", {"sessionId": "s1", "update": {
-            "sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Edit",
-            "kind": "edit", "status": "pending"}})
+            await conn.notify(
+                "session/update",
+                {
+                    "sessionId": "s1",
+                    "update": {
+                        "sessionUpdate": "agent_message_chunk",
+                        "content": {"type": "text", "text": word},
+                    },
+                },
+            )
+        await conn.notify(
+            "session/update",
+            {
+                "sessionId": "s1",
+                "update": {
+                    "sessionUpdate": "tool_call",
+                    "toolCallId": "t1",
+                    "title": "Edit",
+                    "kind": "edit",
+                    "status": "pending",
+                },
+            },
+        )
 
     recorder = Recorder()
     agent, client = connect(Agent(script), recorder, client_options={"session_model": True})
@@ -291,11 +317,14 @@ async def test_exit_status_and_wait_exit():
 
 
 async def test_shutdown_grace_ladder_sigterm_then_sigkill():
-    stubborn = ("import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-                "print('ready', file=sys.stderr, flush=True); time.sleep(60)")
+    stubborn = (
+        "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        "print('ready', file=sys.stderr, flush=True); time.sleep(60)"
+    )
     lines = []
-    conn = libacp.Connection.spawn_agent([sys.executable, "-c", stubborn],
-                                         stderr=lines.append, shutdown_grace=(0.1, 0.2))
+    conn = libacp.Connection.spawn_agent(
+        [sys.executable, "-c", stubborn], stderr=lines.append, shutdown_grace=(0.1, 0.2)
+    )
     await eventually(lambda: lines == ["ready"], "the agent to start")
     assert conn.exit_status is None
     started = time.monotonic()
@@ -306,7 +335,8 @@ async def test_shutdown_grace_ladder_sigterm_then_sigkill():
     assert elapsed < 1.5  # the default ladder waits 2 s + 2 s
 
     polite = libacp.Connection.spawn_agent(
-        [sys.executable, "-c", "import time; time.sleep(60)"], shutdown_grace=0.1)
+        [sys.executable, "-c", "import time; time.sleep(60)"], shutdown_grace=0.1
+    )
     await polite.close()
     assert (await polite.wait_exit()).signal == signal.SIGTERM
 
@@ -316,8 +346,9 @@ async def test_clear_env_starts_from_an_empty_environment():
 
     async def env_of(**kwargs):
         lines = []
-        conn = libacp.Connection.spawn_agent([sys.executable, "-c", dump],
-                                             stderr=lines.append, **kwargs)
+        conn = libacp.Connection.spawn_agent(
+            [sys.executable, "-c", dump], stderr=lines.append, **kwargs
+        )
         await asyncio.wait_for(conn.wait_exit(), TIMEOUT)
         await conn.close()
         await eventually(lambda: lines, "the agent's stderr")
@@ -356,13 +387,18 @@ class Events:
 
 async def test_oversized_frame_event_on_the_event_loop():
     events = Events()
-    agent, client = connect(Agent(), Recorder(),
-                            agent_options={"max_frame_size": 1024, "events": events})
+    agent, client = connect(
+        Agent(), Recorder(), agent_options={"max_frame_size": 1024, "events": events}
+    )
     async with agent, client:
         with pytest.raises(libacp.RequestError):
-            await asyncio.wait_for(client.request("initialize", {
-                "protocolVersion": 1, "clientCapabilities": {}, "_meta": {"pad": "x" * 4096}}),
-                TIMEOUT)
+            await asyncio.wait_for(
+                client.request(
+                    "initialize",
+                    {"protocolVersion": 1, "clientCapabilities": {}, "_meta": {"pad": "x" * 4096}},
+                ),
+                TIMEOUT,
+            )
         await eventually(lambda: "oversized_frame" in events.kinds(), "the event")
     event = events.events[events.kinds().index("oversized_frame")]
     assert isinstance(event, libacp.Event)
@@ -424,9 +460,16 @@ async def test_trace_to_the_wire_logger(caplog, trace):
 async def test_small_queues_and_flush_timeout_keep_order():
     async def script(conn, params):
         for i in range(200):
-            await conn.notify("session/update", {"sessionId": "s1", "update": {
-                "sessionUpdate": "agent_message_chunk",
-                "content": {"type": "text", "text": str(i)}}})
+            await conn.notify(
+                "session/update",
+                {
+                    "sessionId": "s1",
+                    "update": {
+                        "sessionUpdate": "agent_message_chunk",
+                        "content": {"type": "text", "text": str(i)},
+                    },
+                },
+            )
 
     small = {"outgoing_queue": 1, "incoming_queue": 1, "flush_timeout": 0.5}
     recorder = Recorder()

@@ -4,9 +4,8 @@ import asyncio
 import os
 import socket
 
-import pytest
-
 import libacp
+import pytest
 
 TIMEOUT = 20
 
@@ -31,22 +30,38 @@ class Agent:
             if text == "crash":
                 raise KeyError("boom")
             if text == "nested":
-                answer = await conn.request("session/request_permission", {
-                    "sessionId": "s1", "toolCall": {"toolCallId": "t1"},
-                    "options": [{"optionId": "ok", "name": "OK", "kind": "allow_once"}]})
+                answer = await conn.request(
+                    "session/request_permission",
+                    {
+                        "sessionId": "s1",
+                        "toolCall": {"toolCallId": "t1"},
+                        "options": [{"optionId": "ok", "name": "OK", "kind": "allow_once"}],
+                    },
+                )
                 for i in range(5):
-                    await conn.notify("session/update", {"sessionId": "s1", "update": {
-                        "sessionUpdate": "agent_message_chunk",
-                        "content": {"type": "text", "text": f"{i}"}}})
+                    await conn.notify(
+                        "session/update",
+                        {
+                            "sessionId": "s1",
+                            "update": {
+                                "sessionUpdate": "agent_message_chunk",
+                                "content": {"type": "text", "text": f"{i}"},
+                            },
+                        },
+                    )
                 return {"stopReason": "end_turn", "_meta": {"answer": answer}}
             if text == "client-error":
                 try:
-                    await conn.request("session/request_permission", {
-                        "sessionId": "s1", "toolCall": {"toolCallId": "t1"},
-                        "options": [{"optionId": "ok", "name": "OK", "kind": "allow_once"}]})
+                    await conn.request(
+                        "session/request_permission",
+                        {
+                            "sessionId": "s1",
+                            "toolCall": {"toolCallId": "t1"},
+                            "options": [{"optionId": "ok", "name": "OK", "kind": "allow_once"}],
+                        },
+                    )
                 except libacp.RequestError as e:
-                    return {"stopReason": "end_turn",
-                            "_meta": {"code": e.code, "data": e.data}}
+                    return {"stopReason": "end_turn", "_meta": {"code": e.code, "data": e.data}}
             if text == "hang":  # ignores session/cancel, waits to be superseded
                 try:
                     await asyncio.sleep(3600)
@@ -80,8 +95,9 @@ async def pair(agent, client):
     a, b = socket.socketpair()
     agent_conn = libacp.Connection.from_socket(a, agent, role="agent")
     client_conn = libacp.Connection.from_socket(b, client, role="client")
-    await asyncio.wait_for(client_conn.request(
-        "initialize", {"protocolVersion": 1, "clientCapabilities": {}}), TIMEOUT)
+    await asyncio.wait_for(
+        client_conn.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}}), TIMEOUT
+    )
     await client_conn.request("session/new", {"cwd": "/tmp", "mcpServers": []})
     return agent_conn, client_conn
 
@@ -180,7 +196,8 @@ async def test_pipes_via_fds():
     c = libacp.Connection.from_fds(c_r, c_w, Client(), role="client", framing="content-length")
     async with a, c:
         init = await asyncio.wait_for(
-            c.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}}), TIMEOUT)
+            c.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}}), TIMEOUT
+        )
         assert init["protocolVersion"] == 1
 
 
@@ -193,4 +210,5 @@ def test_bad_options():
             libacp.Connection.from_fds(b.fileno(), b.fileno(), role="editor")
         a.close()  # refused: both stayed the caller's
         b.close()
+
     asyncio.run(go())

@@ -9,7 +9,6 @@ import asyncio
 import pathlib
 
 import pytest
-
 from scenario_runner import (
     SCENARIO_LIMIT,
     FormatError,
@@ -39,8 +38,9 @@ async def test_scenario(name):
     if sc.known_failure is not None:
         if failure is not None:
             pytest.xfail(f"known failure: {sc.known_failure}\n  {failure}")
-        pytest.fail(f"marked known_failure ({sc.known_failure}) but passed (XPASS): "
-                    "remove the marker")
+        pytest.fail(
+            f"marked known_failure ({sc.known_failure}) but passed (XPASS): remove the marker"
+        )
     if failure is not None:
         pytest.fail(f"scenario {name}: {failure}", pytrace=False)
 
@@ -80,60 +80,80 @@ def test_patterns_match_as_documented():
     assert not ok("$ref:nothing", 8, bound)
 
     with pytest.raises(Mismatch) as m:
-        matches({"result": {"stopReason": "cancelled"}},
-                {"id": 3, "result": {"stopReason": "end_turn"}}, {}, {})
+        matches(
+            {"result": {"stopReason": "cancelled"}},
+            {"id": 3, "result": {"stopReason": "end_turn"}},
+            {},
+            {},
+        )
     assert (m.value.path, m.value.expected, m.value.got) == (
-        "/result/stopReason", '"cancelled"', '"end_turn"')
+        "/result/stopReason",
+        '"cancelled"',
+        '"end_turn"',
+    )
 
     assert fill({"id": "$ref:id", "m": "$$x", "l": ["$ref:id"]}, bound) == {
-        "id": 7, "m": "$x", "l": [7]}
+        "id": 7,
+        "m": "$x",
+        "l": [7],
+    }
     with pytest.raises(StepFailure):
         fill({"a": "$any"}, {})
     with pytest.raises(StepFailure):
         fill("$ref:nothing", {})
 
     bound = {}
-    assert pair_up([{"id": "$capture:x"}, {"id": 1}], [{"id": 2}, {"id": 1}],
-                   [False, False], {}, bound)
+    assert pair_up(
+        [{"id": "$capture:x"}, {"id": 1}], [{"id": 2}, {"id": 1}], [False, False], {}, bound
+    )
     assert bound["x"] == 2, "backtracks past the first fit"
 
 
-@pytest.mark.parametrize("bad", [
-    '{"role": "agent", "script": []}',
-    '{"description": "", "role": "editor", "script": []}',
-    '{"description": "", "role": "agent", "script": [], "extra": 1}',
-    '{"description": "", "role": "agent", "script": [{"sned": {}}]}',
-    '{"description": "", "role": "agent", "script": [{"send": {}, "expect": {}}]}',
-    '{"description": "", "role": "agent", "script": [{"action": "dance"}]}',
-    '{"description": "", "role": "agent", "script": [{"expect_no_frame": "long"}]}',
-    '{"description": "", "role": "client", "options": {"require_auth": true}, "script": []}',
-    '{"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"reply": 1}]}]}, "script": []}',
-    '{"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"error": {"code": "x", "message": ""}}]}]}, "script": []}',
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        '{"role": "agent", "script": []}',
+        '{"description": "", "role": "editor", "script": []}',
+        '{"description": "", "role": "agent", "script": [], "extra": 1}',
+        '{"description": "", "role": "agent", "script": [{"sned": {}}]}',
+        '{"description": "", "role": "agent", "script": [{"send": {}, "expect": {}}]}',
+        '{"description": "", "role": "agent", "script": [{"action": "dance"}]}',
+        '{"description": "", "role": "agent", "script": [{"expect_no_frame": "long"}]}',
+        '{"description": "", "role": "client", "options": {"require_auth": true}, "script": []}',
+        '{"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"reply": 1}]}]}, "script": []}',
+        '{"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"error": {"code": "x", "message": ""}}]}]}, "script": []}',
+    ],
+)
 def test_bad_scenario_files_are_refused(bad):
     with pytest.raises(FormatError):
         parse_scenario(bad)
 
 
 async def test_a_wrong_expectation_fails_with_a_precise_diff():
-    err = await run_scenario(parse_scenario("""{"description": "", "role": "agent",
+    err = await run_scenario(
+        parse_scenario("""{"description": "", "role": "agent",
         "host": {"requests": [{"method": "initialize", "do": [{"respond": {"protocolVersion": 1}}]}]},
         "script": [
           {"send": {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}},
           {"expect": {"id": 1, "result": {"protocolVersion": 2}}}
-        ]}"""))
+        ]}""")
+    )
     assert err is not None
     assert err.startswith("step 2 "), err
     assert "at /result/protocolVersion: expected 2, got 1" in err, err
     assert 'got frame:      {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}' in err, err
 
-    err = await run_scenario(parse_scenario("""{"description": "", "role": "agent",
-        "script": [{"send": "garbage"}, {"expect_no_frame": 200}]}"""))
+    err = await run_scenario(
+        parse_scenario("""{"description": "", "role": "agent",
+        "script": [{"send": "garbage"}, {"expect_no_frame": 200}]}""")
+    )
     assert err is not None and "unexpected frame" in err and "-32700" in err, err
 
 
 async def test_without_a_rule_the_host_answers_method_not_found():
-    err = await run_scenario(parse_scenario("""{"description": "", "role": "agent",
+    err = await run_scenario(
+        parse_scenario("""{"description": "", "role": "agent",
         "script": [{"send": {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}},
-                   {"expect": {"id": 1, "error": {"code": -32601, "data": {"method": "initialize"}}}}]}"""))
+                   {"expect": {"id": 1, "error": {"code": -32601, "data": {"method": "initialize"}}}}]}""")
+    )
     assert err is None, err

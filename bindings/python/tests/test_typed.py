@@ -11,9 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List
 
-import pytest
-
 import libacp
+import pytest
 from libacp import schema as acp
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -28,8 +27,11 @@ class TypedAgent(libacp.Agent):
     async def initialize(self, params: acp.InitializeRequest) -> acp.InitializeResponse:
         caps = params["clientCapabilities"]
         assert caps.get("fs", {}).get("readTextFile") is True
-        return {"protocolVersion": 1, "agentCapabilities": {"loadSession": False},
-                "futureMember": {"kept": True}}  # type: ignore[typeddict-unknown-key]
+        return {
+            "protocolVersion": 1,
+            "agentCapabilities": {"loadSession": False},
+            "futureMember": {"kept": True},
+        }  # type: ignore[typeddict-unknown-key]
 
     async def new_session(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
         return {"sessionId": "s1"}
@@ -42,19 +44,38 @@ class TypedAgent(libacp.Agent):
         if text == "read":
             got = await self.client.read_text_file({"sessionId": sid, "path": "/tmp/x.txt"})
             for line in got["content"].splitlines():
-                await self.client.session_update({"sessionId": sid, "update": {
-                    "sessionUpdate": "agent_message_chunk",
-                    "content": {"type": "text", "text": line}}})
+                await self.client.session_update(
+                    {
+                        "sessionId": sid,
+                        "update": {
+                            "sessionUpdate": "agent_message_chunk",
+                            "content": {"type": "text", "text": line},
+                        },
+                    }
+                )
             return {"stopReason": "end_turn"}
         if text == "stream":
             for i in range(30):
-                await self.client.session_update({"sessionId": sid, "update": {
-                    "sessionUpdate": "agent_message_chunk",
-                    "content": {"type": "text", "text": str(i)}}})
+                await self.client.session_update(
+                    {
+                        "sessionId": sid,
+                        "update": {
+                            "sessionUpdate": "agent_message_chunk",
+                            "content": {"type": "text", "text": str(i)},
+                        },
+                    }
+                )
             # A variant this schema does not know: passes through as a dict.
-            await self.client.connection.notify("session/update", {"sessionId": sid, "update": {
-                "sessionUpdate": "agent_message_chunk",
-                "content": {"type": "text", "text": "tail", "futureField": [1, 2]}}})
+            await self.client.connection.notify(
+                "session/update",
+                {
+                    "sessionId": sid,
+                    "update": {
+                        "sessionUpdate": "agent_message_chunk",
+                        "content": {"type": "text", "text": "tail", "futureField": [1, 2]},
+                    },
+                },
+            )
             return {"stopReason": "end_turn"}
         if text == "wait":
             await asyncio.wait_for(request.wait_cancelled(), TIMEOUT)
@@ -96,9 +117,12 @@ async def pair(agent: Any, client: Any):
     a, b = socket.socketpair()
     agent_conn = libacp.AgentConnection.from_socket(a, agent)
     client_conn = libacp.ClientConnection.from_socket(b, client)
-    init = await client_conn.initialize({
-        "protocolVersion": 1,
-        "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": False}}})
+    init = await client_conn.initialize(
+        {
+            "protocolVersion": 1,
+            "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": False}},
+        }
+    )
     return agent_conn, client_conn, init
 
 
@@ -110,14 +134,16 @@ async def test_typed_roles_talk_with_nested_calls_ordering_and_unknown_members()
     session = await conn.new_session({"cwd": "/tmp", "mcpServers": []})
     assert session == {"sessionId": "s1"}
 
-    done = await asyncio.wait_for(conn.prompt({
-        "sessionId": "s1", "prompt": [{"type": "text", "text": "read"}]}), TIMEOUT)
+    done = await asyncio.wait_for(
+        conn.prompt({"sessionId": "s1", "prompt": [{"type": "text", "text": "read"}]}), TIMEOUT
+    )
     assert done["stopReason"] == "end_turn"
     assert client.chunks == ["read /tmp/x.txt", "line two"]
 
     client.chunks.clear()
-    done = await asyncio.wait_for(conn.prompt({
-        "sessionId": "s1", "prompt": [{"type": "text", "text": "stream"}]}), TIMEOUT)
+    done = await asyncio.wait_for(
+        conn.prompt({"sessionId": "s1", "prompt": [{"type": "text", "text": "stream"}]}), TIMEOUT
+    )
     # Every update was handled (in order) before the prompt's answer arrived.
     assert client.chunks == [str(i) for i in range(30)] + ["tail"]
     assert client.raw[-1]["futureField"] == [1, 2]
@@ -133,7 +159,10 @@ async def test_typed_errors_cancel_and_extensions():
     with pytest.raises(libacp.RequestError) as err:
         await conn.prompt({"sessionId": "s1", "prompt": [{"type": "text", "text": "fail"}]})
     assert (err.value.code, err.value.message, err.value.data) == (
-        -32042, "typed failure", {"why": "asked"})
+        -32042,
+        "typed failure",
+        {"why": "asked"},
+    )
 
     # Not overridden by TypedAgent: answered -32601 with the method name.
     with pytest.raises(libacp.RequestError) as err:
@@ -146,8 +175,9 @@ async def test_typed_errors_cancel_and_extensions():
     assert err.value.code == -32601
     await conn.ext_notification("_note", {"n": 1})
 
-    turn = asyncio.ensure_future(conn.prompt({
-        "sessionId": "s1", "prompt": [{"type": "text", "text": "wait"}]}))
+    turn = asyncio.ensure_future(
+        conn.prompt({"sessionId": "s1", "prompt": [{"type": "text", "text": "wait"}]})
+    )
     await asyncio.sleep(0.2)
     await conn.cancel("s1")
     done = await asyncio.wait_for(turn, TIMEOUT)

@@ -92,13 +92,17 @@ class InteropAgent:
             protocol_version=1,
             agent_capabilities=AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=PromptCapabilities(image=True, audio=False, embedded_context=True),
+                prompt_capabilities=PromptCapabilities(
+                    image=True, audio=False, embedded_context=True
+                ),
             ),
             auth_methods=[],
             agent_info=Implementation(name="interop-py-agent", version="0.0.0"),
         )
 
-    async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
+    async def new_session(
+        self, cwd: str, mcp_servers: Any = None, **kwargs: Any
+    ) -> NewSessionResponse:
         session_id = f"py-{uuid.uuid4()}"
         self._sessions[session_id] = Session(cwd=cwd)
         return NewSessionResponse(session_id=session_id)
@@ -133,7 +137,9 @@ class InteropAgent:
             await self.conn.session_update(session_id=session_id, update=chunk)
 
         def done() -> PromptResponse:
-            return PromptResponse(stop_reason="cancelled" if session.cancelled.is_set() else "end_turn")
+            return PromptResponse(
+                stop_reason="cancelled" if session.cancelled.is_set() else "end_turn"
+            )
 
         stripped = text.strip()
         command, _, arg_text = stripped.partition(" ")
@@ -143,7 +149,9 @@ class InteropAgent:
             try:
                 n = int(arg_text)
             except ValueError:
-                raise RequestError.invalid_params({"prompt": text, "details": "stream needs a count"}) from None
+                raise RequestError.invalid_params(
+                    {"prompt": text, "details": "stream needs a count"}
+                ) from None
             for i in range(n):
                 await say(f"chunk {i}")
             return done()
@@ -163,10 +171,14 @@ class InteropAgent:
             )
             response = await self.conn.request_permission(
                 session_id=session_id,
-                tool_call=ToolCallUpdate(tool_call_id=tool_call_id, title="Edit file", kind="edit", status="pending"),
+                tool_call=ToolCallUpdate(
+                    tool_call_id=tool_call_id, title="Edit file", kind="edit", status="pending"
+                ),
                 options=[
                     PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
-                    PermissionOption(option_id="reject_once", name="Reject once", kind="reject_once"),
+                    PermissionOption(
+                        option_id="reject_once", name="Reject once", kind="reject_once"
+                    ),
                 ],
             )
             outcome = response.outcome
@@ -192,7 +204,9 @@ class InteropAgent:
 
         if command == "write":
             path, _, content = arg_text.partition(" ")
-            await self.conn.write_text_file(session_id=session_id, path=path, content=content.lstrip())
+            await self.conn.write_text_file(
+                session_id=session_id, path=path, content=content.lstrip()
+            )
             await say("wrote")
             return done()
 
@@ -201,18 +215,26 @@ class InteropAgent:
                 session_id=session_id, command="sh", args=["-c", arg_text], cwd=session.cwd
             )
             try:
-                await self.conn.wait_for_terminal_exit(session_id=session_id, terminal_id=terminal.terminal_id)
-                output = await self.conn.terminal_output(session_id=session_id, terminal_id=terminal.terminal_id)
+                await self.conn.wait_for_terminal_exit(
+                    session_id=session_id, terminal_id=terminal.terminal_id
+                )
+                output = await self.conn.terminal_output(
+                    session_id=session_id, terminal_id=terminal.terminal_id
+                )
                 await say(output.output)
             finally:
-                await self.conn.release_terminal(session_id=session_id, terminal_id=terminal.terminal_id)
+                await self.conn.release_terminal(
+                    session_id=session_id, terminal_id=terminal.terminal_id
+                )
             return done()
 
         if command == "wait":
             await session.cancelled.wait()
             return PromptResponse(stop_reason="cancelled")
 
-        raise RequestError.invalid_params({"prompt": text, "details": f"unknown prompt command {command!r}"})
+        raise RequestError.invalid_params(
+            {"prompt": text, "details": f"unknown prompt command {command!r}"}
+        )
 
 
 def _pollable(fd: int) -> bool:
@@ -242,13 +264,17 @@ def ensure_pollable_stdio() -> threading.Thread | None:
         read_end, write_end = os.pipe()
         os.dup2(read_end, 0)
         os.close(read_end)
-        threading.Thread(target=_copy, args=(source, write_end), name="stdin-relay", daemon=True).start()
+        threading.Thread(
+            target=_copy, args=(source, write_end), name="stdin-relay", daemon=True
+        ).start()
     if not _pollable(1):
         target = os.dup(1)
         read_end, write_end = os.pipe()
         os.dup2(write_end, 1)
         os.close(write_end)
-        relay = threading.Thread(target=_copy, args=(read_end, target), name="stdout-relay", daemon=True)
+        relay = threading.Thread(
+            target=_copy, args=(read_end, target), name="stdout-relay", daemon=True
+        )
         relay.start()
         return relay
     return None

@@ -78,7 +78,11 @@ def dump(model: Any) -> Any:
 
 def describe(update: dict[str, Any]) -> str:
     content = update.get("content")
-    text = f" {show(content['text'])}" if isinstance(content, dict) and content.get("type") == "text" else ""
+    text = (
+        f" {show(content['text'])}"
+        if isinstance(content, dict) and content.get("type") == "text"
+        else ""
+    )
     return f"{update.get('sessionUpdate')}{text}"
 
 
@@ -119,7 +123,11 @@ class InteropClient:
         self.requests.append(
             (
                 "session/request_permission",
-                {"sessionId": session_id, "toolCall": dump(tool_call), "options": [dump(o) for o in options]},
+                {
+                    "sessionId": session_id,
+                    "toolCall": dump(tool_call),
+                    "options": [dump(o) for o in options],
+                },
             )
         )
         option = next((o for o in options if o.kind == "allow_once"), None) or next(
@@ -127,16 +135,27 @@ class InteropClient:
         )
         if option is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=option.option_id))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=option.option_id)
+        )
 
     async def read_text_file(
-        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any
+        self,
+        session_id: str,
+        path: str,
+        line: int | None = None,
+        limit: int | None = None,
+        **kwargs: Any,
     ) -> ReadTextFileResponse:
         self.requests.append(("fs/read_text_file", {"sessionId": session_id, "path": path}))
         return ReadTextFileResponse(content=FILE_CONTENT)
 
-    async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> WriteTextFileResponse:
-        self.requests.append(("fs/write_text_file", {"sessionId": session_id, "path": path, "content": content}))
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **kwargs: Any
+    ) -> WriteTextFileResponse:
+        self.requests.append(
+            ("fs/write_text_file", {"sessionId": session_id, "path": path, "content": content})
+        )
         with open(path, "w", encoding="utf-8") as f:
             f.write(content)
         return WriteTextFileResponse()
@@ -154,7 +173,10 @@ class InteropClient:
         **kwargs: Any,
     ) -> CreateTerminalResponse:
         self.requests.append(
-            ("terminal/create", {"sessionId": session_id, "command": command, "args": args, "cwd": cwd})
+            (
+                "terminal/create",
+                {"sessionId": session_id, "command": command, "args": args, "cwd": cwd},
+            )
         )
         child_env = dict(os.environ)
         for var in env or []:
@@ -199,8 +221,12 @@ class InteropClient:
             raise RequestError.invalid_params({"details": f"unknown terminal {terminal_id}"})
         return terminal
 
-    async def terminal_output(self, session_id: str, terminal_id: str, **kwargs: Any) -> TerminalOutputResponse:
-        self.requests.append(("terminal/output", {"sessionId": session_id, "terminalId": terminal_id}))
+    async def terminal_output(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> TerminalOutputResponse:
+        self.requests.append(
+            ("terminal/output", {"sessionId": session_id, "terminalId": terminal_id})
+        )
         terminal = self._terminal(terminal_id)
         return TerminalOutputResponse(
             output=terminal.output, truncated=terminal.truncated, exit_status=terminal.exit_status
@@ -209,7 +235,9 @@ class InteropClient:
     async def wait_for_terminal_exit(
         self, session_id: str, terminal_id: str, **kwargs: Any
     ) -> WaitForTerminalExitResponse:
-        self.requests.append(("terminal/wait_for_exit", {"sessionId": session_id, "terminalId": terminal_id}))
+        self.requests.append(
+            ("terminal/wait_for_exit", {"sessionId": session_id, "terminalId": terminal_id})
+        )
         terminal = self._terminal(terminal_id)
         await terminal.done.wait()
         assert terminal.exit_status is not None
@@ -217,13 +245,21 @@ class InteropClient:
             exit_code=terminal.exit_status.exit_code, signal=terminal.exit_status.signal
         )
 
-    async def kill_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> KillTerminalResponse:
-        self.requests.append(("terminal/kill", {"sessionId": session_id, "terminalId": terminal_id}))
+    async def kill_terminal(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> KillTerminalResponse:
+        self.requests.append(
+            ("terminal/kill", {"sessionId": session_id, "terminalId": terminal_id})
+        )
         self._kill(self._terminal(terminal_id))
         return KillTerminalResponse()
 
-    async def release_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> ReleaseTerminalResponse:
-        self.requests.append(("terminal/release", {"sessionId": session_id, "terminalId": terminal_id}))
+    async def release_terminal(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> ReleaseTerminalResponse:
+        self.requests.append(
+            ("terminal/release", {"sessionId": session_id, "terminalId": terminal_id})
+        )
         self._kill(self._terminal(terminal_id))
         del self.terminals[terminal_id]
         return ReleaseTerminalResponse()
@@ -264,7 +300,9 @@ class Wire:
             self.log.append(("response", message.get("id")))
 
 
-async def call(client: InteropClient, wire: Wire, label: str, request: Any) -> tuple[Any, list[dict[str, Any]]]:
+async def call(
+    client: InteropClient, wire: Wire, label: str, request: Any
+) -> tuple[Any, list[dict[str, Any]]]:
     """Awaits a request; returns its result and the session/update notifications
     that preceded its response on the wire (checked to have reached our
     handler too, in the same order). Requests are sent one at a time, so the
@@ -288,7 +326,7 @@ async def call(client: InteropClient, wire: Wire, label: str, request: Any) -> t
     check(
         len(delivered) == len(before),
         f"{label}: {len(delivered) - len(before)} session/update notifications arrived after the response: "
-        f"{show([describe(u) for _, u in delivered[len(before):]])}",
+        f"{show([describe(u) for _, u in delivered[len(before) :]])}",
     )
     client.updates.clear()
     return response, before
@@ -304,7 +342,9 @@ async def drive(conn: Any, client: InteropClient, wire: Wire, work_dir: str) -> 
         ),
         client_info=Implementation(name="interop-py-client", version="0.0.0"),
     )
-    check(init.protocol_version == 1, f"initialize answered protocolVersion {init.protocol_version!r}")
+    check(
+        init.protocol_version == 1, f"initialize answered protocolVersion {init.protocol_version!r}"
+    )
     check(
         init.agent_capabilities is not None and init.agent_capabilities.load_session is True,
         f"initialize answered agentCapabilities {show(dump(init.agent_capabilities))}; loadSession true is needed",
@@ -312,30 +352,49 @@ async def drive(conn: Any, client: InteropClient, wire: Wire, work_dir: str) -> 
 
     new = await conn.new_session(cwd=work_dir, mcp_servers=[])
     session_id = new.session_id
-    check(isinstance(session_id, str) and session_id, f"session/new answered sessionId {session_id!r}")
+    check(
+        isinstance(session_id, str) and session_id, f"session/new answered sessionId {session_id!r}"
+    )
 
-    async def prompt(text: str) -> tuple[Any, list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
+    async def prompt(
+        text: str,
+    ) -> tuple[Any, list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
         history.append({"sessionUpdate": "user_message_chunk", "text": text})
         response, seen = await call(
-            client, wire, f"prompt {text!r}", conn.prompt(session_id=session_id, prompt=[text_block(text)])
+            client,
+            wire,
+            f"prompt {text!r}",
+            conn.prompt(session_id=session_id, prompt=[text_block(text)]),
         )
         updates = []
         for sid, update in seen:
-            check(sid == session_id, f"prompt {text!r}: update for session {sid!r}, expected {session_id!r}")
+            check(
+                sid == session_id,
+                f"prompt {text!r}: update for session {sid!r}, expected {session_id!r}",
+            )
             content = update.get("content") or {}
-            if update.get("sessionUpdate") == "agent_message_chunk" and content.get("type") == "text":
+            if (
+                update.get("sessionUpdate") == "agent_message_chunk"
+                and content.get("type") == "text"
+            ):
                 history.append({"sessionUpdate": "agent_message_chunk", "text": content["text"]})
             updates.append(update)
         return response, updates, client.take_requests()
 
     def chunk_texts(seen: list[dict[str, Any]]) -> list[Any]:
-        return [(u.get("content") or {}).get("text") for u in seen if u.get("sessionUpdate") == "agent_message_chunk"]
+        return [
+            (u.get("content") or {}).get("text")
+            for u in seen
+            if u.get("sessionUpdate") == "agent_message_chunk"
+        ]
 
     # 1. Streaming: every update before the prompt's response.
     response, seen, _ = await prompt(f"stream {STREAM_COUNT}")
     check(response.stop_reason == "end_turn", f"stream: stopReason {response.stop_reason!r}")
     got = [
-        (u.get("content") or {}).get("text") if u.get("sessionUpdate") == "agent_message_chunk" else describe(u)
+        (u.get("content") or {}).get("text")
+        if u.get("sessionUpdate") == "agent_message_chunk"
+        else describe(u)
         for u in seen
     ]
     expected = [f"chunk {i}" for i in range(STREAM_COUNT)]
@@ -380,7 +439,7 @@ async def drive(conn: Any, client: InteropClient, wire: Wire, work_dir: str) -> 
     check(
         chunk.get("sessionUpdate") == "agent_message_chunk"
         and text in (f"permission: {allow['optionId']}", "permission: allow_once"),
-        f"permission: expected chunk \"permission: {allow['optionId']}\", saw {describe(chunk)}",
+        f'permission: expected chunk "permission: {allow["optionId"]}", saw {describe(chunk)}',
     )
     check(
         tool_call_update.get("sessionUpdate") == "tool_call_update"
@@ -408,13 +467,13 @@ async def drive(conn: Any, client: InteropClient, wire: Wire, work_dir: str) -> 
     check(response.stop_reason == "end_turn", f"write: stopReason {response.stop_reason!r}")
     check(
         reqs == [("fs/write_text_file", {"sessionId": session_id, "path": path, "content": "hi"})],
-        f"write: expected one fs/write_text_file of {path} with \"hi\", got {show(reqs)}",
+        f'write: expected one fs/write_text_file of {path} with "hi", got {show(reqs)}',
     )
     with open(path, encoding="utf-8") as f:
         check(f.read() == "hi", "write: the file does not hold what was written")
     check(
         chunk_texts(seen) == ["wrote"] and len(seen) == 1,
-        f"write: expected the one chunk \"wrote\", saw {show([describe(u) for u in seen])}",
+        f'write: expected the one chunk "wrote", saw {show([describe(u) for u in seen])}',
     )
 
     # 5. terminal/* really run by us.
@@ -422,7 +481,8 @@ async def drive(conn: Any, client: InteropClient, wire: Wire, work_dir: str) -> 
     check(response.stop_reason == "end_turn", f"terminal: stopReason {response.stop_reason!r}")
     calls = [m for m, _ in reqs]
     check(
-        calls == ["terminal/create", "terminal/wait_for_exit", "terminal/output", "terminal/release"],
+        calls
+        == ["terminal/create", "terminal/wait_for_exit", "terminal/output", "terminal/release"],
         f"terminal: expected create, wait_for_exit, output, release; got {show(calls)}",
     )
     create = reqs[0][1]
@@ -434,7 +494,7 @@ async def drive(conn: Any, client: InteropClient, wire: Wire, work_dir: str) -> 
     check(len(ids) == 1, f"terminal: requests named terminals {show(sorted(ids))}")
     check(
         chunk_texts(seen) == ["hi\n"] and len(seen) == 1,
-        f"terminal: expected the one chunk \"hi\\n\", saw {show([describe(u) for u in seen])}",
+        f'terminal: expected the one chunk "hi\\n", saw {show([describe(u) for u in seen])}',
     )
 
     # 6. session/cancel during a prompt turn.
@@ -443,20 +503,32 @@ async def drive(conn: Any, client: InteropClient, wire: Wire, work_dir: str) -> 
     check(not pending.done(), "wait: the prompt was answered before session/cancel was sent")
     await conn.cancel(session_id=session_id)
     response, _, _ = await pending
-    check(response.stop_reason == "cancelled", f"wait: after session/cancel, stopReason {response.stop_reason!r}")
+    check(
+        response.stop_reason == "cancelled",
+        f"wait: after session/cancel, stopReason {response.stop_reason!r}",
+    )
 
     # 7. session/load replays the history before answering.
     _, seen_load = await call(
-        client, wire, "session/load", conn.load_session(cwd=work_dir, session_id=session_id, mcp_servers=[])
+        client,
+        wire,
+        "session/load",
+        conn.load_session(cwd=work_dir, session_id=session_id, mcp_servers=[]),
     )
-    check(all(sid == session_id for sid, _ in seen_load), "load: replayed updates for another session")
+    check(
+        all(sid == session_id for sid, _ in seen_load), "load: replayed updates for another session"
+    )
     got_history = [
-        {"sessionUpdate": u.get("sessionUpdate"), "text": (u.get("content") or {}).get("text")} for _, u in seen_load
+        {"sessionUpdate": u.get("sessionUpdate"), "text": (u.get("content") or {}).get("text")}
+        for _, u in seen_load
     ]
     if got_history != history:
         at = next(
-            (i for i in range(max(len(got_history), len(history)))
-             if i >= len(got_history) or i >= len(history) or got_history[i] != history[i]),
+            (
+                i
+                for i in range(max(len(got_history), len(history)))
+                if i >= len(got_history) or i >= len(history) or got_history[i] != history[i]
+            ),
             0,
         )
         raise CheckFailure(
@@ -509,7 +581,9 @@ async def run(argv: list[str], work_dir: str, state: dict[str, Any]) -> None:
     try:
         code = await asyncio.wait_for(exited, EXIT_GRACE_S)
     except asyncio.TimeoutError:
-        raise CheckFailure(f"agent still running {EXIT_GRACE_S:g} s after its stdin was closed") from None
+        raise CheckFailure(
+            f"agent still running {EXIT_GRACE_S:g} s after its stdin was closed"
+        ) from None
     finally:
         await conn.close()
     check(code == 0, f"agent exited with code {code} after its stdin was closed")
@@ -539,7 +613,9 @@ async def main() -> int:
     except asyncio.TimeoutError:
         failure = f"no result within {DEADLINE_S:g} s"
     except RequestError as e:
-        failure = f"agent answered error {e.code} {str(e)!r}" + (f" data {show(e.data)}" if e.data is not None else "")
+        failure = f"agent answered error {e.code} {str(e)!r}" + (
+            f" data {show(e.data)}" if e.data is not None else ""
+        )
     except Exception as e:  # noqa: BLE001 - any failure is reported, not raised
         failure = str(e) or type(e).__name__
     finally:

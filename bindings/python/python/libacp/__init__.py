@@ -20,8 +20,21 @@ import logging
 import os
 import socket
 import weakref
-from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Literal, Mapping, NamedTuple,
-                    Optional, Sequence, Tuple, TypedDict, Union)
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    List,
+    Literal,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    TypedDict,
+    Union,
+)
 
 from . import _libacp
 from ._errors import (
@@ -164,9 +177,14 @@ class Request:
     closed), the handler's task is cancelled as well.
     """
 
-    def __init__(self, method: str, params: Any, responder: "_libacp.RequestResponder",
-                 loop: asyncio.AbstractEventLoop,
-                 connection: Callable[[], Optional["Connection"]]) -> None:
+    def __init__(
+        self,
+        method: str,
+        params: Any,
+        responder: "_libacp.RequestResponder",
+        loop: asyncio.AbstractEventLoop,
+        connection: Callable[[], Optional["Connection"]],
+    ) -> None:
         self.method = method
         self.params = params
         self._responder = responder
@@ -175,7 +193,7 @@ class Request:
         self._cancelled = False
         self._cancel_event = asyncio.Event()
         self._superseded = False
-        self._task: Optional["asyncio.Task[None]"] = None
+        self._task: Optional[asyncio.Task[None]] = None
 
     @property
     def id(self) -> Union[int, str, float, None]:
@@ -247,8 +265,9 @@ class Request:
                 responder.respond_error(e.code, e.message, e.data)
             except (InvalidParams, TypeError, OverflowError) as bad:
                 # Not JSON data (already answered -32603) or a bad code.
-                log.error("libacp: handler for %s raised an unusable RequestError: %s",
-                          self.method, bad)
+                log.error(
+                    "libacp: handler for %s raised an unusable RequestError: %s", self.method, bad
+                )
                 responder.respond_internal_error(f"unusable RequestError: {bad}")
         except asyncio.CancelledError:
             if not self._superseded:
@@ -261,8 +280,7 @@ class Request:
             try:
                 responder.respond(result)
             except InvalidParams:  # answered -32603 by the core
-                log.exception("libacp: handler for %s returned a non-JSON result",
-                              self.method)
+                log.exception("libacp: handler for %s returned a non-JSON result", self.method)
 
 
 class _Dispatcher:
@@ -274,8 +292,7 @@ class _Dispatcher:
         self.loop = loop
         self.connection: Callable[[], Optional[Connection]] = lambda: None
 
-    def request(self, method: str, params: Any,
-                responder: "_libacp.RequestResponder") -> Request:
+    def request(self, method: str, params: Any, responder: "_libacp.RequestResponder") -> Request:
         req = Request(method, params, responder, self.loop, self.connection)
         try:
             self.loop.call_soon_threadsafe(req._start, self.handler)
@@ -289,17 +306,18 @@ class _Dispatcher:
             done()
             return
         try:
-            self.loop.call_soon_threadsafe(self._start_notification, fn, method,
-                                           params, done)
+            self.loop.call_soon_threadsafe(self._start_notification, fn, method, params, done)
         except RuntimeError:  # the loop is closed
             done()
 
-    def _start_notification(self, fn: Callable[..., Any], method: str, params: Any,
-                            done: Callable[[], None]) -> None:
+    def _start_notification(
+        self, fn: Callable[..., Any], method: str, params: Any, done: Callable[[], None]
+    ) -> None:
         self.loop.create_task(self._run_notification(fn, method, params, done))
 
-    async def _run_notification(self, fn: Callable[..., Any], method: str, params: Any,
-                                done: Callable[[], None]) -> None:
+    async def _run_notification(
+        self, fn: Callable[..., Any], method: str, params: Any, done: Callable[[], None]
+    ) -> None:
         try:
             result = fn(method, params)
             if inspect.isawaitable(result):
@@ -316,8 +334,7 @@ class _Dispatcher:
 
         def deliver(kind: str, message: str, details: Dict[str, Any]) -> None:
             try:
-                loop.call_soon_threadsafe(self._run_event_hook, hook,
-                                          Event(kind, message, details))
+                loop.call_soon_threadsafe(self._run_event_hook, hook, Event(kind, message, details))
             except RuntimeError:  # the loop is closed
                 pass
 
@@ -352,10 +369,9 @@ def _native_options(options: Mapping[str, Any], dispatcher: _Dispatcher) -> Dict
     elif trace is False:
         out["trace"] = None
     elif isinstance(trace, str):
-        raise ValueError(f"trace must be a callable, True or \"logging\", not {trace!r}")
+        raise ValueError(f'trace must be a callable, True or "logging", not {trace!r}')
     elif trace is not None and not callable(trace):
-        raise TypeError(
-            f"trace must be a callable, True or \"logging\", not {type(trace).__name__}")
+        raise TypeError(f'trace must be a callable, True or "logging", not {type(trace).__name__}')
     events = out.get("events")
     if events is not None:
         if not callable(events):
@@ -370,7 +386,8 @@ def _running_loop() -> asyncio.AbstractEventLoop:
     except RuntimeError:
         raise RuntimeError(
             "libacp connections are made from a running asyncio event loop "
-            "(inside `async def`, for example under asyncio.run)") from None
+            "(inside `async def`, for example under asyncio.run)"
+        ) from None
 
 
 Env = Union[Mapping[str, str], Sequence[Tuple[str, str]]]
@@ -402,13 +419,18 @@ class Connection:
     # -- making connections
 
     @classmethod
-    def spawn_agent(cls, argv: Sequence[StrPath], handler: Any = None, *,
-                    cwd: Optional[StrPath] = None,
-                    env: Optional[Env] = None,
-                    clear_env: bool = False,
-                    stderr: Optional[Callable[[str], Any]] = None,
-                    shutdown_grace: Union[float, Tuple[float, float], None] = None,
-                    **options: "Unpack[ConnectionOptions]") -> "Connection":
+    def spawn_agent(
+        cls,
+        argv: Sequence[StrPath],
+        handler: Any = None,
+        *,
+        cwd: Optional[StrPath] = None,
+        env: Optional[Env] = None,
+        clear_env: bool = False,
+        stderr: Optional[Callable[[str], Any]] = None,
+        shutdown_grace: Union[float, Tuple[float, float], None] = None,
+        **options: "Unpack[ConnectionOptions]",
+    ) -> "Connection":
         """Client side: starts ``argv`` (in its own process group) and talks
         ACP over its stdio. ``env`` adds to the inherited environment, or
         makes the whole environment with ``clear_env=True``; ``stderr`` gets
@@ -423,16 +445,21 @@ class Connection:
         else:
             env_items = list(env or [])
         native = _libacp.spawn_agent(
-            [os.fspath(a) for a in argv], dispatcher,
+            [os.fspath(a) for a in argv],
+            dispatcher,
             cwd=os.fspath(cwd) if cwd is not None else None,
-            env=[(str(k), str(v)) for k, v in env_items], clear_env=clear_env,
-            stderr=stderr, shutdown_grace=shutdown_grace,
-            **_native_options(options, dispatcher))
+            env=[(str(k), str(v)) for k, v in env_items],
+            clear_env=clear_env,
+            stderr=stderr,
+            shutdown_grace=shutdown_grace,
+            **_native_options(options, dispatcher),
+        )
         return cls(native, dispatcher)
 
     @classmethod
-    def from_stdio(cls, handler: Any = None,
-                   **options: "Unpack[ConnectionOptions]") -> "Connection":
+    def from_stdio(
+        cls, handler: Any = None, **options: "Unpack[ConnectionOptions]"
+    ) -> "Connection":
         """Agent side: serves on this process's stdin and stdout. Write
         nothing else to stdout afterwards (log to stderr)."""
         dispatcher = _Dispatcher(handler, _running_loop())
@@ -440,20 +467,34 @@ class Connection:
         return cls(native, dispatcher)
 
     @classmethod
-    def from_fds(cls, read_fd: int, write_fd: int, handler: Any = None, *,
-                 role: str, **options: "Unpack[ConnectionOptions]") -> "Connection":
+    def from_fds(
+        cls,
+        read_fd: int,
+        write_fd: int,
+        handler: Any = None,
+        *,
+        role: str,
+        **options: "Unpack[ConnectionOptions]",
+    ) -> "Connection":
         """Either role over descriptors it takes ownership of (closes them):
         a read and a write pipe end, or one connected socket passed as both.
         Not taken over when the arguments are refused (``ValueError``,
         ``TypeError``)."""
         dispatcher = _Dispatcher(handler, _running_loop())
-        native = _libacp.from_fds(role, read_fd, write_fd, dispatcher,
-                                  **_native_options(options, dispatcher))
+        native = _libacp.from_fds(
+            role, read_fd, write_fd, dispatcher, **_native_options(options, dispatcher)
+        )
         return cls(native, dispatcher)
 
     @classmethod
-    def from_socket(cls, sock: socket.socket, handler: Any = None, *,
-                    role: str, **options: "Unpack[ConnectionOptions]") -> "Connection":
+    def from_socket(
+        cls,
+        sock: socket.socket,
+        handler: Any = None,
+        *,
+        role: str,
+        **options: "Unpack[ConnectionOptions]",
+    ) -> "Connection":
         """Either role over a connected Unix socket; the connection takes it
         over (``sock`` is detached). When the arguments are refused
         (``ValueError``, ``TypeError``) the socket stays the caller's."""
@@ -472,8 +513,9 @@ class Connection:
 
     # -- sending
 
-    async def request(self, method: str, params: Any = None, *,
-                      timeout: Optional[float] = None) -> Any:
+    async def request(
+        self, method: str, params: Any = None, *, timeout: Optional[float] = None
+    ) -> Any:
         """Sends a request and returns the peer's result (a JSON value).
         Cancelling the awaiting task abandons the call and sends
         ``$/cancel_request``. Raises :class:`RequestError` (the peer's
@@ -569,6 +611,7 @@ class Connection:
 
     def __repr__(self) -> str:
         return f"<libacp.Connection role={self.role} closed={self.close_reason!r}>"
+
 
 # The typed API (imported last: it builds on Connection and Request above).
 from . import schema  # noqa: E402

@@ -7,7 +7,19 @@ Awaitables are asyncio futures made on the running loop; cancelling one
 abandons the native work (for a request: ``$/cancel_request``).
 """
 
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union, final
+from typing import (
+    Any,
+    Awaitable,
+    Callable,
+    Dict,
+    List,
+    Optional,
+    Protocol,
+    Sequence,
+    Tuple,
+    Union,
+    final,
+)
 
 __all__ = [
     "_mark_finalizing",
@@ -76,8 +88,9 @@ class NotificationDone:
 class NativeConnection:
     """An ACP connection in one role (the core's dynamic API)."""
 
-    def request(self, method: str, params: Any = None,
-                timeout: Optional[float] = None) -> Awaitable[Any]: ...
+    def request(
+        self, method: str, params: Any = None, timeout: Optional[float] = None
+    ) -> Awaitable[Any]: ...
     def notify(self, method: str, params: Any = None) -> Awaitable[None]: ...
     def cancel_session(self, session_id: str) -> Awaitable[None]: ...
     def close(self) -> Awaitable[None]: ...
@@ -118,7 +131,8 @@ def spawn_agent(
     **options: Any,
 ) -> NativeConnection: ...
 def serve_stdio(dispatcher: _Dispatcher, **options: Any) -> NativeConnection: ...
-def from_fds(role: str, read_fd: int, write_fd: int, dispatcher: _Dispatcher,
-             **options: Any) -> NativeConnection: ...
+def from_fds(
+    role: str, read_fd: int, write_fd: int, dispatcher: _Dispatcher, **options: Any
+) -> NativeConnection: ...
 def method_not_found(method: str) -> Tuple[int, str, Any]: ...
 def _mark_finalizing() -> None: ...

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from . import Connection, ConnectionOptions, Env, Request, StrPath
 
 _current: contextvars.ContextVar[Optional[Request]] = contextvars.ContextVar(
-    "libacp_current_request", default=None)
+    "libacp_current_request", default=None
+)
 
 
 def _dynamic() -> type[Connection]:
@@ -102,9 +103,9 @@ class Agent:
     loop the connection was made on; several may run at once.
     """
 
-    client: "AgentConnection"
+    client: AgentConnection
 
-    def on_connect(self, client: "AgentConnection") -> None:
+    def on_connect(self, client: AgentConnection) -> None:
         """Called once when the connection is made, before any request."""
         self.client = client
 
@@ -135,12 +136,12 @@ class Agent:
     async def delete_session(self, params: s.DeleteSessionRequest) -> s.DeleteSessionResponse:
         raise MethodNotFound("session/delete")
 
-    async def set_session_mode(
-            self, params: s.SetSessionModeRequest) -> s.SetSessionModeResponse:
+    async def set_session_mode(self, params: s.SetSessionModeRequest) -> s.SetSessionModeResponse:
         raise MethodNotFound("session/set_mode")
 
     async def set_session_config_option(
-            self, params: s.SetSessionConfigOptionRequest) -> s.SetSessionConfigOptionResponse:
+        self, params: s.SetSessionConfigOptionRequest
+    ) -> s.SetSessionConfigOptionResponse:
         raise MethodNotFound("session/set_config_option")
 
     async def prompt(self, params: s.PromptRequest) -> s.PromptResponse:
@@ -177,8 +178,11 @@ class _Serve:
         if fn is None:
             return None
         # Not overridden: the default would only answer "method not found".
-        if isinstance(self.host, self.base) and getattr(type(self.host), name, None) is getattr(
-                self.base, name, None) and name not in ("cancel",):
+        if (
+            isinstance(self.host, self.base)
+            and getattr(type(self.host), name, None) is getattr(self.base, name, None)
+            and name not in ("cancel",)
+        ):
             return None
         return cast(Callable[..., Any], fn)
 
@@ -260,27 +264,29 @@ class AgentConnection(_Typed):
     threads)."""
 
     @classmethod
-    def serve_stdio(cls, agent: Any, **options: Unpack[ConnectionOptions]) -> "AgentConnection":
+    def serve_stdio(cls, agent: Any, **options: Unpack[ConnectionOptions]) -> AgentConnection:
         """Serves ``agent`` on this process's stdin/stdout (from a running
         event loop). Write nothing else to stdout; log to stderr."""
         return cls._make(agent, lambda h: _dynamic().from_stdio(h, **options))
 
     @classmethod
-    def from_socket(cls, sock: socket.socket, agent: Any, **options: Unpack[ConnectionOptions]) -> "AgentConnection":
+    def from_socket(
+        cls, sock: socket.socket, agent: Any, **options: Unpack[ConnectionOptions]
+    ) -> AgentConnection:
         """Serves ``agent`` over a connected socket (taken over)."""
-        return cls._make(agent, lambda h: _dynamic().from_socket(
-            sock, h, role="agent", **options))
+        return cls._make(agent, lambda h: _dynamic().from_socket(sock, h, role="agent", **options))
 
     @classmethod
-    def from_fds(cls, read_fd: int, write_fd: int, agent: Any,
-                 **options: Unpack[ConnectionOptions]) -> "AgentConnection":
+    def from_fds(
+        cls, read_fd: int, write_fd: int, agent: Any, **options: Unpack[ConnectionOptions]
+    ) -> AgentConnection:
         """Serves ``agent`` over file descriptors (taken over)."""
-        return cls._make(agent, lambda h: _dynamic().from_fds(
-            read_fd, write_fd, h, role="agent", **options))
+        return cls._make(
+            agent, lambda h: _dynamic().from_fds(read_fd, write_fd, h, role="agent", **options)
+        )
 
     @classmethod
-    def _make(cls, agent: Any,
-              connect: Callable[[_Serve], Connection]) -> "AgentConnection":
+    def _make(cls, agent: Any, connect: Callable[[_Serve], Connection]) -> AgentConnection:
         serve = _Serve(agent, Agent, AGENT_HANDLERS)
         conn = cls(connect(serve))
         hook = getattr(agent, "on_connect", None)
@@ -293,9 +299,11 @@ class AgentConnection(_Typed):
         await self.connection.notify("session/update", params)
 
     async def request_permission(
-            self, params: s.RequestPermissionRequest) -> s.RequestPermissionResponse:
-        return cast(s.RequestPermissionResponse,
-                    await self._call("session/request_permission", params))
+        self, params: s.RequestPermissionRequest
+    ) -> s.RequestPermissionResponse:
+        return cast(
+            s.RequestPermissionResponse, await self._call("session/request_permission", params)
+        )
 
     async def read_text_file(self, params: s.ReadTextFileRequest) -> s.ReadTextFileResponse:
         return cast(s.ReadTextFileResponse, await self._call("fs/read_text_file", params))
@@ -309,26 +317,28 @@ class AgentConnection(_Typed):
     async def terminal_output(self, params: s.TerminalOutputRequest) -> s.TerminalOutputResponse:
         return cast(s.TerminalOutputResponse, await self._call("terminal/output", params))
 
-    async def release_terminal(
-            self, params: s.ReleaseTerminalRequest) -> s.ReleaseTerminalResponse:
+    async def release_terminal(self, params: s.ReleaseTerminalRequest) -> s.ReleaseTerminalResponse:
         return cast(s.ReleaseTerminalResponse, await self._call("terminal/release", params))
 
     async def wait_for_terminal_exit(
-            self, params: s.WaitForTerminalExitRequest) -> s.WaitForTerminalExitResponse:
-        return cast(s.WaitForTerminalExitResponse,
-                    await self._call("terminal/wait_for_exit", params))
+        self, params: s.WaitForTerminalExitRequest
+    ) -> s.WaitForTerminalExitResponse:
+        return cast(
+            s.WaitForTerminalExitResponse, await self._call("terminal/wait_for_exit", params)
+        )
 
     async def kill_terminal(self, params: s.KillTerminalRequest) -> s.KillTerminalResponse:
         return cast(s.KillTerminalResponse, await self._call("terminal/kill", params))
 
     async def create_elicitation(
-            self, params: s.CreateElicitationRequest) -> s.CreateElicitationResponse:
+        self, params: s.CreateElicitationRequest
+    ) -> s.CreateElicitationResponse:
         return cast(s.CreateElicitationResponse, await self._call("elicitation/create", params))
 
     async def elicitation_complete(self, params: s.CompleteElicitationNotification) -> None:
         await self.connection.notify("elicitation/complete", params)
 
-    async def __aenter__(self) -> "AgentConnection":
+    async def __aenter__(self) -> AgentConnection:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -353,9 +363,9 @@ class Client:
     the update. ``self.agent`` is the connection to the agent, set in
     :meth:`on_connect` before the first call."""
 
-    agent: "ClientConnection"
+    agent: ClientConnection
 
-    def on_connect(self, agent: "ClientConnection") -> None:
+    def on_connect(self, agent: ClientConnection) -> None:
         """Called once when the connection is made, before any request."""
         self.agent = agent
 
@@ -364,7 +374,8 @@ class Client:
         prompt's answer is delivered only after its updates were handled."""
 
     async def request_permission(
-            self, params: s.RequestPermissionRequest) -> s.RequestPermissionResponse:
+        self, params: s.RequestPermissionRequest
+    ) -> s.RequestPermissionResponse:
         raise MethodNotFound("session/request_permission")
 
     async def read_text_file(self, params: s.ReadTextFileRequest) -> s.ReadTextFileResponse:
@@ -379,19 +390,20 @@ class Client:
     async def terminal_output(self, params: s.TerminalOutputRequest) -> s.TerminalOutputResponse:
         raise MethodNotFound("terminal/output")
 
-    async def release_terminal(
-            self, params: s.ReleaseTerminalRequest) -> s.ReleaseTerminalResponse:
+    async def release_terminal(self, params: s.ReleaseTerminalRequest) -> s.ReleaseTerminalResponse:
         raise MethodNotFound("terminal/release")
 
     async def wait_for_terminal_exit(
-            self, params: s.WaitForTerminalExitRequest) -> s.WaitForTerminalExitResponse:
+        self, params: s.WaitForTerminalExitRequest
+    ) -> s.WaitForTerminalExitResponse:
         raise MethodNotFound("terminal/wait_for_exit")
 
     async def kill_terminal(self, params: s.KillTerminalRequest) -> s.KillTerminalResponse:
         raise MethodNotFound("terminal/kill")
 
     async def create_elicitation(
-            self, params: s.CreateElicitationRequest) -> s.CreateElicitationResponse:
+        self, params: s.CreateElicitationRequest
+    ) -> s.CreateElicitationResponse:
         raise MethodNotFound("elicitation/create")
 
     async def elicitation_complete(self, params: s.CompleteElicitationNotification) -> None:
@@ -413,37 +425,55 @@ class ClientConnection(_Typed):
     (the core refuses anything else before it). Use as ``async with``."""
 
     @classmethod
-    def spawn(cls, argv: Sequence[StrPath], client: Any = None, *,
-              cwd: Optional[StrPath] = None,
-              env: Optional[Env] = None,
-              clear_env: bool = False,
-              stderr: Optional[Callable[[str], Any]] = None,
-              shutdown_grace: Union[float, Tuple[float, float], None] = None,
-              **options: Unpack[ConnectionOptions]) -> "ClientConnection":
+    def spawn(
+        cls,
+        argv: Sequence[StrPath],
+        client: Any = None,
+        *,
+        cwd: Optional[StrPath] = None,
+        env: Optional[Env] = None,
+        clear_env: bool = False,
+        stderr: Optional[Callable[[str], Any]] = None,
+        shutdown_grace: Union[float, Tuple[float, float], None] = None,
+        **options: Unpack[ConnectionOptions],
+    ) -> ClientConnection:
         """Starts the agent command ``argv`` and connects to its stdio (from
         a running event loop). Arguments and options as for
         :meth:`libacp.Connection.spawn_agent`."""
-        return cls._make(client, lambda h: _dynamic().spawn_agent(
-            argv, h, cwd=cwd, env=env, clear_env=clear_env, stderr=stderr,
-            shutdown_grace=shutdown_grace, **options))
+        return cls._make(
+            client,
+            lambda h: _dynamic().spawn_agent(
+                argv,
+                h,
+                cwd=cwd,
+                env=env,
+                clear_env=clear_env,
+                stderr=stderr,
+                shutdown_grace=shutdown_grace,
+                **options,
+            ),
+        )
 
     @classmethod
-    def from_socket(cls, sock: socket.socket, client: Any = None,
-                    **options: Unpack[ConnectionOptions]) -> "ClientConnection":
+    def from_socket(
+        cls, sock: socket.socket, client: Any = None, **options: Unpack[ConnectionOptions]
+    ) -> ClientConnection:
         """Client side over a connected socket (taken over)."""
-        return cls._make(client, lambda h: _dynamic().from_socket(
-            sock, h, role="client", **options))
+        return cls._make(
+            client, lambda h: _dynamic().from_socket(sock, h, role="client", **options)
+        )
 
     @classmethod
-    def from_fds(cls, read_fd: int, write_fd: int, client: Any = None,
-                 **options: Unpack[ConnectionOptions]) -> "ClientConnection":
+    def from_fds(
+        cls, read_fd: int, write_fd: int, client: Any = None, **options: Unpack[ConnectionOptions]
+    ) -> ClientConnection:
         """Client side over file descriptors (taken over)."""
-        return cls._make(client, lambda h: _dynamic().from_fds(
-            read_fd, write_fd, h, role="client", **options))
+        return cls._make(
+            client, lambda h: _dynamic().from_fds(read_fd, write_fd, h, role="client", **options)
+        )
 
     @classmethod
-    def _make(cls, client: Any,
-              connect: Callable[[_Serve], Connection]) -> "ClientConnection":
+    def _make(cls, client: Any, connect: Callable[[_Serve], Connection]) -> ClientConnection:
         serve = _Serve(client if client is not None else Client(), Client, CLIENT_HANDLERS)
         conn = cls(connect(serve))
         hook = getattr(serve.host, "on_connect", None)
@@ -478,14 +508,15 @@ class ClientConnection(_Typed):
     async def delete_session(self, params: s.DeleteSessionRequest) -> s.DeleteSessionResponse:
         return cast(s.DeleteSessionResponse, await self._call("session/delete", params))
 
-    async def set_session_mode(
-            self, params: s.SetSessionModeRequest) -> s.SetSessionModeResponse:
+    async def set_session_mode(self, params: s.SetSessionModeRequest) -> s.SetSessionModeResponse:
         return cast(s.SetSessionModeResponse, await self._call("session/set_mode", params))
 
     async def set_session_config_option(
-            self, params: s.SetSessionConfigOptionRequest) -> s.SetSessionConfigOptionResponse:
-        return cast(s.SetSessionConfigOptionResponse,
-                    await self._call("session/set_config_option", params))
+        self, params: s.SetSessionConfigOptionRequest
+    ) -> s.SetSessionConfigOptionResponse:
+        return cast(
+            s.SetSessionConfigOptionResponse, await self._call("session/set_config_option", params)
+        )
 
     async def prompt(self, params: s.PromptRequest) -> s.PromptResponse:
         """One prompt turn; returns after every ``session/update`` the agent
@@ -500,7 +531,7 @@ class ClientConnection(_Typed):
         answered ``cancelled`` by the core."""
         await self.connection.cancel_session(session_id)
 
-    async def __aenter__(self) -> "ClientConnection":
+    async def __aenter__(self) -> ClientConnection:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
