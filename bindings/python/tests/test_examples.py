@@ -28,3 +28,11 @@ def run_once():
     assert "[tool_call]" in out.stdout
     assert "[permission for t1: allowing]" in out.stdout
     assert out.stdout.rstrip().endswith("=> end_turn")
+
+
+def test_the_readme_quickstarts_are_the_examples():
+    readme = (EXAMPLES.parents[1] / "bindings" / "python" / "README.md").read_text()
+    for name in ("agent.py", "client.py"):
+        source = (EXAMPLES / name).read_text()
+        body = source[source.index("import asyncio") :]
+        assert f"```python\n{body}```" in readme, f"README quickstart differs from {name}"
