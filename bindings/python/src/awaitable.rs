@@ -1,0 +1,86 @@
+//! libacp's tokio runtime, and asyncio futures completed from it.
+//!
+//! `runtime` is the one multi-threaded runtime (pyo3-async-runtimes') that
+//! every connection, handler task and hook task runs on. `awaitable` is
+//! called with the GIL on the host's thread, inside a running asyncio loop:
+//! it creates a future on that loop (owned by the loop and whoever awaits
+//! it) and spawns the Rust future on the runtime. The result is handed back
+//! with `call_soon_threadsafe`, so the asyncio future is only ever touched
+//! on its loop's thread; cancelling it (on the loop) drops the Rust future.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+use libacp_core::CancellationToken;
+
+use crate::interpreter::attach_alive;
+
+/// libacp's runtime (pyo3-async-runtimes' tokio runtime, started on first
+/// use).
+pub(crate) fn runtime() -> &'static tokio::runtime::Runtime {
+    pyo3_async_runtimes::tokio::get_runtime()
+}
+
+/// Completes an asyncio future from libacp's threads, on its loop, unless
+/// it is already done (cancelled meanwhile).
+static COMPLETE: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+
+fn completer(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    COMPLETE
+        .get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+            let code = c"def complete(fut, ok, value):\n    if not fut.done():\n        (fut.set_result if ok else fut.set_exception)(value)\n";
+            let module = PyModule::from_code(py, code, c"_libacp_complete.py", c"_libacp_complete")?;
+            Ok(module.getattr("complete")?.unbind())
+        })
+        .map(|f| f.bind(py))
+}
+
+/// An asyncio future resolved by `fut`, which runs on libacp's runtime.
+/// Cancelling the future (the awaiting task was cancelled) drops `fut`
+/// (for a request: `$/cancel_request`). Completion goes through
+/// `attach_alive`, so nothing touches the interpreter once it shuts down.
+pub(crate) fn awaitable<'py, F>(py: Python<'py>, fut: F) -> PyResult<Bound<'py, PyAny>>
+where
+    F: std::future::Future<Output = PyResult<Py<PyAny>>> + Send + 'static,
+{
+    let complete = completer(py)?.clone().unbind();
+    let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
+    let future = event_loop.call_method0("create_future")?;
+    let cancelled = CancellationToken::new();
+    let on_done = {
+        let cancelled = cancelled.clone();
+        pyo3::types::PyCFunction::new_closure(
+            py,
+            None,
+            None,
+            move |args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>| -> PyResult<()> {
+                if args.get_item(0)?.call_method0("cancelled")?.is_truthy()? {
+                    cancelled.cancel();
+                }
+                Ok(())
+            },
+        )?
+    };
+    future.call_method1("add_done_callback", (on_done,))?;
+    let future_ref = future.clone().unbind();
+    let loop_ref = event_loop.unbind();
+    runtime().spawn(async move {
+        let result = tokio::select! {
+            result = fut => result,
+            () = cancelled.cancelled() => return,
+        };
+        attach_alive(|py| {
+            let (ok, value) = match result {
+                Ok(v) => (true, v),
+                Err(e) => (false, e.into_value(py).into_any()),
+            };
+            // The loop may be closed already: nothing is waiting then.
+            let _ = loop_ref.call_method1(
+                py,
+                "call_soon_threadsafe",
+                (complete, future_ref, ok, value),
+            );
+        });
+    });
+    Ok(future)
+}

@@ -1,0 +1,237 @@
+//! `NativeConnection`: the handle Python's `libacp.Connection` holds.
+//!
+//! It owns the core's `AcpConnection` (until `release()`, which lets it
+//! close) and an `AcpPeer` to call through. Its methods are called with the
+//! GIL on the host's thread: the synchronous ones answer from the core's
+//! state, the others return asyncio futures (`awaitable`) whose work runs
+//! on libacp's runtime.
+
+use std::sync::Mutex;
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+use serde_json::value::RawValue;
+
+use libacp_core::{AcpConnection, AcpPeer, ExitInfo};
+
+use crate::awaitable::awaitable;
+use crate::convert::{raw_to_py, to_json, to_py, type_name};
+use crate::errors::{call_error, invalid_params};
+use crate::handler::lock;
+use crate::interpreter::attach_alive;
+use crate::options::{opt_seconds, role_name};
+
+/// An ACP connection in one role (the dynamic API of the core).
+#[pyclass(module = "libacp._libacp")]
+pub(crate) struct NativeConnection {
+    /// Keeps the connection open; `None` after `release()`.
+    owner: Mutex<Option<AcpConnection>>,
+    peer: AcpPeer,
+}
+
+/// The handle owning a freshly started connection.
+pub(crate) fn wrap(conn: AcpConnection) -> NativeConnection {
+    NativeConnection {
+        peer: conn.acp_peer(),
+        owner: Mutex::new(Some(conn)),
+    }
+}
+
+/// Params for an outgoing message: `None` or a JSON object/array.
+fn params_of(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Box<RawValue>>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    let value = to_json(obj, "params", 0).map_err(|e| invalid_params(obj.py(), &e))?;
+    if !(value.is_object() || value.is_array()) {
+        return Err(invalid_params(
+            obj.py(),
+            &format!("params must be a dict or a list, not {}", type_name(obj)),
+        ));
+    }
+    serde_json::value::to_raw_value(&value)
+        .map(Some)
+        .map_err(|e| invalid_params(obj.py(), &e.to_string()))
+}
+
+#[pymethods]
+impl NativeConnection {
+    /// `"client"` or `"agent"`.
+    #[getter]
+    fn role(&self) -> &'static str {
+        role_name(self.peer.role())
+    }
+
+    /// Sends a request; returns an awaitable of the result (a JSON value).
+    #[pyo3(signature = (method, params=None, timeout=None))]
+    fn request<'py>(
+        &self,
+        py: Python<'py>,
+        method: &str,
+        params: Option<&Bound<'py, PyAny>>,
+        timeout: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = params_of(params)?;
+        let timeout = timeout
+            .filter(|t| !t.is_none())
+            .map(|t| opt_seconds("timeout", t, false))
+            .transpose()?;
+        let mut call = self.peer.request(method, params);
+        if let Some(t) = timeout {
+            call = call.timeout(t);
+        }
+        awaitable(py, async move {
+            let result = call.await;
+            attach_alive(|py| match result {
+                Ok(raw) => Ok(raw_to_py(py, Some(&raw))?.unbind()),
+                Err(e) => Err(call_error(py, &e)),
+            })
+        })
+    }
+
+    /// Sends a notification; returns an awaitable of None.
+    #[pyo3(signature = (method, params=None))]
+    fn notify<'py>(
+        &self,
+        py: Python<'py>,
+        method: String,
+        params: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = params_of(params)?;
+        let peer = self.peer.clone();
+        awaitable(py, async move {
+            let result = peer.notify(&method, params).await;
+            attach_alive(|py| match result {
+                Ok(()) => Ok(py.None()),
+                Err(e) => Err(call_error(py, &e)),
+            })
+        })
+    }
+
+    /// Client side: `session/cancel` (see the core's `cancel_session`).
+    fn cancel_session<'py>(
+        &self,
+        py: Python<'py>,
+        session_id: String,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let peer = self.peer.clone();
+        awaitable(py, async move {
+            let result = peer.cancel_session(&session_id).await;
+            attach_alive(|py| match result {
+                Ok(()) => Ok(py.None()),
+                Err(e) => Err(call_error(py, &e)),
+            })
+        })
+    }
+
+    /// Closes the connection (idempotent); resolves when it is all done.
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let peer = self.peer.clone();
+        awaitable(py, async move {
+            peer.close().await;
+            attach_alive(|py| Ok(py.None()))
+        })
+    }
+
+    /// Resolves with the reason (a str) when the connection has closed.
+    fn closed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let peer = self.peer.clone();
+        awaitable(py, async move {
+            let reason = peer.closed().await.to_string();
+            attach_alive(|py| Ok(PyString::new(py, &reason).into_any().unbind()))
+        })
+    }
+
+    /// Resolves when the connection is closed, everything queued was
+    /// written and a spawned agent is gone.
+    fn terminated<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let peer = self.peer.clone();
+        awaitable(py, async move {
+            peer.terminated().await;
+            attach_alive(|py| Ok(py.None()))
+        })
+    }
+
+    /// Why the connection closed, or None while open.
+    #[getter]
+    fn close_reason(&self) -> Option<String> {
+        self.peer.peer().close_reason().map(|r| r.to_string())
+    }
+
+    /// The capabilities the peer advertised (`{}` before `initialize`).
+    fn peer_capabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.peer.peer_capabilities())
+    }
+
+    /// The negotiated protocol version, once initialized.
+    #[getter]
+    fn protocol_version(&self) -> Option<u16> {
+        self.peer.protocol_version()
+    }
+
+    /// Ids of the sessions open on this connection.
+    fn sessions(&self) -> Vec<String> {
+        self.peer.sessions()
+    }
+
+    /// The spawned agent's process id (client side), else None.
+    #[getter]
+    fn pid(&self) -> Option<u32> {
+        self.peer.process().map(libacp_core::ProcessStatus::pid)
+    }
+
+    /// Client side with `session_model=True`: the session's state as the
+    /// core's snapshot (a dict; shape in `core/src/services/session_model.rs`),
+    /// or None for a session the model has not seen. Raises `RuntimeError`
+    /// when the session model is off.
+    fn session_snapshot<'py>(
+        &self,
+        py: Python<'py>,
+        session_id: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let Some(store) = self.peer.services().sessions else {
+            return Err(PyRuntimeError::new_err(
+                "the session model is not enabled (pass session_model=True)",
+            ));
+        };
+        match py.detach(|| store.snapshot_json(session_id)) {
+            Some(snapshot) => to_py(py, &snapshot),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    /// The spawned agent's exit status as `(code, signal)` once it has
+    /// exited; None while it runs or when no agent was spawned.
+    #[getter]
+    fn exit_status(&self) -> Option<(Option<i32>, Option<i32>)> {
+        self.peer
+            .process()
+            .and_then(libacp_core::ProcessStatus::try_exit)
+            .map(exit_pair)
+    }
+
+    /// Resolves with the spawned agent's `(code, signal)` once it exits.
+    /// Raises `RuntimeError` when this connection did not spawn an agent.
+    fn wait_exit<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let Some(process) = self.peer.process().cloned() else {
+            return Err(PyRuntimeError::new_err(
+                "this connection did not spawn an agent (only Connection.spawn_agent has an exit status)",
+            ));
+        };
+        awaitable(py, async move {
+            let (code, signal) = exit_pair(process.wait().await);
+            attach_alive(|py| Ok((code, signal).into_pyobject(py)?.into_any().unbind()))
+        })
+    }
+
+    /// Drops this handle's ownership: the connection closes (without
+    /// waiting) unless another handle keeps it.
+    fn release(&self) {
+        lock(&self.owner).take();
+    }
+}
+
+fn exit_pair(info: ExitInfo) -> (Option<i32>, Option<i32>) {
+    (info.code, info.signal)
+}
