@@ -44,7 +44,7 @@ pub use protocol::{
 pub use rpc::{
     BoxFuture, CancelHandle, CancelMode, Connection, ConnectionOptions, Direction, Event,
     EventHook, FnHandler, Handler, IncomingNotification, IncomingRequest, NoHandler, OutgoingCall,
-    Peer, Responder, TraceHook,
+    Peer, Responder, TraceHook, TryNotify,
 };
 pub use schema::{Tolerant, v1};
 pub use serde_json::value::RawValue;

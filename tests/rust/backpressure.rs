@@ -145,3 +145,47 @@ async fn a_fast_sender_waits_for_a_slow_reader() {
     }
     within("sender done", sender).await.expect("sender");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn try_notify_queues_while_there_is_room_and_hands_the_params_back_when_full() {
+    use libacp_core::TryNotify;
+    let options = ConnectionOptions {
+        outgoing_queue: 2,
+        ..ConnectionOptions::default()
+    };
+    // A 16-byte pipe the peer does not read yet: the first frame's write
+    // blocks, so both places stay taken until the peer reads.
+    let (conn, mut peer) = connect_raw_with_capacity(FnHandler::new(), options, 16);
+    let p = conn.peer();
+    let params = |i: u64| libacp_tests::raw(json!({"i": i}));
+    for i in 0..2 {
+        assert!(matches!(
+            p.try_notify_raw("n", Some(params(i))),
+            Ok(TryNotify::Sent)
+        ));
+    }
+    match p.try_notify_raw("n", Some(params(2))) {
+        Ok(TryNotify::Full(Some(back))) => assert_eq!(back.get(), r#"{"i":2}"#),
+        other => panic!("expected Full with the params back, got {other:?}"),
+    }
+    // Reading frees the places; the two queued notifications arrive in order.
+    for i in 0..2 {
+        let got = within("read", peer.expect()).await;
+        assert_eq!(got["params"]["i"], i);
+    }
+    within("room again", async {
+        loop {
+            match p.try_notify_raw("n", Some(params(2))) {
+                Ok(TryNotify::Sent) => break,
+                Ok(TryNotify::Full(_)) => tokio::time::sleep(Duration::from_millis(5)).await,
+                Err(e) => panic!("{e}"),
+            }
+        }
+    })
+    .await;
+    assert_eq!(within("read", peer.expect()).await["params"]["i"], 2);
+    // Params that are not an object or an array are refused, nothing sent.
+    assert!(p.try_notify_raw("n", Some(libacp_tests::raw(json!(3)))).is_err());
+    conn.close().await;
+    assert!(p.try_notify_raw("n", None).is_err(), "closed: an error");
+}

@@ -172,3 +172,47 @@ async fn closed_sessions_are_forgotten() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn try_notify_follows_the_same_rules_as_notify() {
+    use libacp_core::TryNotify;
+    let (client, agent) = acp_pair(
+        FnHandler::new(),
+        scripted_agent(json!({})),
+        AcpOptions::default(),
+    );
+    let update = |sid: &str| {
+        libacp_tests::raw(json!({"sessionId": sid, "update": {
+            "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}}))
+    };
+    // Before initialize: refused locally, like notify.
+    assert!(matches!(
+        agent.try_notify("session/update", Some(update("s1"))),
+        Err(CallError::Refused(_))
+    ));
+    let sid = initialize_and_open(&client, json!({})).await;
+    within("agent sees the session", async {
+        while agent.sessions().is_empty() {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert!(matches!(
+        agent.try_notify("session/update", Some(update(&sid))),
+        Ok(TryNotify::Sent)
+    ));
+    assert_eq!(
+        agent
+            .try_notify("session/update", Some(update("ghost")))
+            .expect_err("unknown session"),
+        CallError::Refused(Refusal::UnknownSession {
+            session_id: "ghost".into()
+        })
+    );
+    // A client's session/cancel always takes the waiting path.
+    let cancel = libacp_tests::raw(json!({"sessionId": sid}));
+    assert!(matches!(
+        client.try_notify("session/cancel", Some(cancel)),
+        Ok(TryNotify::Full(Some(_)))
+    ));
+}

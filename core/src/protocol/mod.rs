@@ -54,7 +54,7 @@ pub use services::ClientServices;
 pub use state::Phase;
 
 use crate::error::{CallError, CloseReason, ConnectionError};
-use crate::rpc::{Connection, ConnectionOptions, Handler, Peer, lock};
+use crate::rpc::{Connection, ConnectionOptions, Handler, Peer, TryNotify, lock};
 use crate::transport::Transport;
 use crate::transport::process::{AgentCommand, ProcessStatus};
 use state::State;
@@ -293,6 +293,23 @@ impl AcpPeer {
         }
         outgoing::check_notification(&self.state, method, params.as_deref())?;
         self.peer.notify_raw(method, params).await
+    }
+
+    /// [`AcpPeer::notify`] without waiting: checks the notification against
+    /// the protocol rules and queues it if the outgoing queue has room now;
+    /// otherwise hands the params back ([`TryNotify::Full`]) for
+    /// [`AcpPeer::notify`]. A client's `session/cancel` always takes the
+    /// waiting path (it also answers pending permission requests).
+    pub fn try_notify(
+        &self,
+        method: &str,
+        params: Option<Box<RawValue>>,
+    ) -> Result<TryNotify, CallError> {
+        if self.role == Role::Client && method == "session/cancel" {
+            return Ok(TryNotify::Full(params));
+        }
+        outgoing::check_notification(&self.state, method, params.as_deref())?;
+        self.peer.try_notify_raw(method, params)
     }
 
     /// [`AcpPeer::notify`] with params serialized from `params`.

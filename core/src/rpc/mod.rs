@@ -306,6 +306,16 @@ impl Handler for FnHandler {
     }
 }
 
+/// What [`Peer::try_notify_raw`] (and `AcpPeer::try_notify`) did.
+#[derive(Debug)]
+pub enum TryNotify {
+    /// Queued for writing.
+    Sent,
+    /// Not sent: the outgoing queue is full (or the method needs the
+    /// waiting path). The params are handed back, unchanged, for `notify`.
+    Full(Option<Box<RawValue>>),
+}
+
 /// A handle for talking to the peer. Cheap to clone; does not keep the
 /// connection open (only [`Connection`] handles do).
 #[derive(Clone)]
@@ -378,6 +388,31 @@ impl Peer {
         self.shared
             .outbox
             .push_reserved(reserved, frame)
+            .map_err(|_| self.shared.closed_error().into())
+    }
+
+    /// [`Peer::notify_raw`] without waiting: queues the notification if the
+    /// outgoing queue has room now, or hands `params` back
+    /// ([`TryNotify::Full`]) for the caller to send with `notify_raw`. For
+    /// hosts that send from a thread that cannot block or await cheaply
+    /// (the Python binding's event loop): the common case costs no task and
+    /// no thread hop.
+    pub fn try_notify_raw(
+        &self,
+        method: &str,
+        params: Option<Box<RawValue>>,
+    ) -> Result<TryNotify, CallError> {
+        let params = params.map(check_params).transpose()?;
+        let reserved = match self.shared.outbox.try_reserve() {
+            Ok(Some(reserved)) => reserved,
+            Ok(None) => return Ok(TryNotify::Full(params)),
+            Err(_) => return Err(self.shared.closed_error().into()),
+        };
+        let frame = message::encode_notification(method, params.as_deref());
+        self.shared
+            .outbox
+            .push_reserved(reserved, frame)
+            .map(|()| TryNotify::Sent)
             .map_err(|_| self.shared.closed_error().into())
     }
 

@@ -71,6 +71,16 @@ impl Outbox {
             .map_err(|_| OutboxClosed)
     }
 
+    /// Takes a place in the queue if one is free right now: `Ok(None)` when
+    /// the queue is full.
+    pub(crate) fn try_reserve(&self) -> Result<Option<Reserved>, OutboxClosed> {
+        match Arc::clone(&self.permits).try_acquire_owned() {
+            Ok(permit) => Ok(Some(Reserved(permit))),
+            Err(tokio::sync::TryAcquireError::NoPermits) => Ok(None),
+            Err(tokio::sync::TryAcquireError::Closed) => Err(OutboxClosed),
+        }
+    }
+
     /// Queues a message in a reserved place.
     pub(crate) fn push_reserved(
         &self,
