@@ -185,7 +185,10 @@ async fn try_notify_queues_while_there_is_room_and_hands_the_params_back_when_fu
     .await;
     assert_eq!(within("read", peer.expect()).await["params"]["i"], 2);
     // Params that are not an object or an array are refused, nothing sent.
-    assert!(p.try_notify_raw("n", Some(libacp_tests::raw(json!(3)))).is_err());
+    assert!(
+        p.try_notify_raw("n", Some(libacp_tests::raw(json!(3))))
+            .is_err()
+    );
     conn.close().await;
     assert!(p.try_notify_raw("n", None).is_err(), "closed: an error");
 }
