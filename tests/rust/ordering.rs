@@ -228,3 +228,41 @@ async fn ping_pong_nesting_many_levels_deep() {
         .expect("ok");
     assert_eq!(value(&result), json!(40));
 }
+
+#[tokio::test]
+async fn a_call_marked_skip_barrier_is_answered_while_a_notification_handler_blocks() {
+    let (gate_tx, gate_rx) = tokio::sync::watch::channel(false);
+    let handler = FnHandler::new().on_notification(move |_n| {
+        let mut gate = gate_rx.clone();
+        async move {
+            let _ = gate.wait_for(|open| *open).await;
+        }
+    });
+    let (conn, mut peer) = connect_raw(handler, ConnectionOptions::default());
+    let p = conn.peer();
+    let skipping = tokio::spawn(p.request_raw("skip", None).skip_barrier());
+    let ordered = tokio::spawn(p.request_raw("ordered", None));
+    let mut ids = std::collections::HashMap::new();
+    for _ in 0..2 {
+        let req = within("request", peer.expect()).await;
+        ids.insert(
+            req["method"].as_str().expect("method").to_owned(),
+            req["id"].clone(),
+        );
+    }
+    // A notification whose handler blocks, then both answers.
+    peer.send(json!({"jsonrpc": "2.0", "method": "n", "params": {}}))
+        .await;
+    peer.send(json!({"jsonrpc": "2.0", "id": ids["ordered"], "result": {"which": "ordered"}}))
+        .await;
+    peer.send(json!({"jsonrpc": "2.0", "id": ids["skip"], "result": {"which": "skip"}}))
+        .await;
+    let answer = within("the skipping call", skipping).await.expect("task");
+    assert_eq!(value(&answer.expect("answer"))["which"], "skip");
+    // The ordered call still waits for the blocked handler.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!ordered.is_finished(), "delivered ahead of the barrier");
+    let _ = gate_tx.send(true);
+    let answer = within("the ordered call", ordered).await.expect("task");
+    assert_eq!(value(&answer.expect("answer"))["which"], "ordered");
+}

@@ -11,8 +11,13 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use libacp_core::CancellationToken;
+use std::sync::Arc;
 
+use serde_json::value::RawValue;
+
+use libacp_core::{CallError, CancellationToken};
+
+use crate::inbox::{InboxCore, Item};
 use crate::interpreter::attach_alive;
 
 /// libacp's runtime (pyo3-async-runtimes' tokio runtime, started on first
@@ -35,15 +40,11 @@ fn completer(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
         .map(|f| f.bind(py))
 }
 
-/// An asyncio future resolved by `fut`, which runs on libacp's runtime.
-/// Cancelling the future (the awaiting task was cancelled) drops `fut`
-/// (for a request: `$/cancel_request`). Completion goes through
-/// `attach_alive`, so nothing touches the interpreter once it shuts down.
-pub(crate) fn awaitable<'py, F>(py: Python<'py>, fut: F) -> PyResult<Bound<'py, PyAny>>
-where
-    F: std::future::Future<Output = PyResult<Py<PyAny>>> + Send + 'static,
-{
-    let complete = completer(py)?.clone().unbind();
+/// A new future on the running loop, and a token fired when it is
+/// cancelled (the awaiting task was cancelled).
+fn loop_future<'py>(
+    py: Python<'py>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, CancellationToken)> {
     let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
     let future = event_loop.call_method0("create_future")?;
     let cancelled = CancellationToken::new();
@@ -62,6 +63,19 @@ where
         )?
     };
     future.call_method1("add_done_callback", (on_done,))?;
+    Ok((event_loop, future, cancelled))
+}
+
+/// An asyncio future resolved by `fut`, which runs on libacp's runtime.
+/// Cancelling the future (the awaiting task was cancelled) drops `fut`
+/// (for a request: `$/cancel_request`). Completion goes through
+/// `attach_alive`, so nothing touches the interpreter once it shuts down.
+pub(crate) fn awaitable<'py, F>(py: Python<'py>, fut: F) -> PyResult<Bound<'py, PyAny>>
+where
+    F: std::future::Future<Output = PyResult<Py<PyAny>>> + Send + 'static,
+{
+    let complete = completer(py)?.clone().unbind();
+    let (event_loop, future, cancelled) = loop_future(py)?;
     let future_ref = future.clone().unbind();
     let loop_ref = event_loop.unbind();
     runtime().spawn(async move {
@@ -80,6 +94,33 @@ where
                 "call_soon_threadsafe",
                 (complete, future_ref, ok, value),
             );
+        });
+    });
+    Ok(future)
+}
+
+/// An asyncio future resolved with the outcome of `call` through the
+/// connection's ordered inbox (`inbox.rs`): the pump completes it after
+/// every notification the core dispatched before the answer was handled.
+/// Cancelling the future drops `call` (`$/cancel_request`).
+pub(crate) fn ordered_awaitable<'py, F>(
+    py: Python<'py>,
+    inbox: Arc<InboxCore>,
+    call: F,
+) -> PyResult<Bound<'py, PyAny>>
+where
+    F: std::future::Future<Output = Result<Box<RawValue>, CallError>> + Send + 'static,
+{
+    let (_, future, cancelled) = loop_future(py)?;
+    let future_ref = future.clone().unbind();
+    runtime().spawn(async move {
+        let outcome = tokio::select! {
+            outcome = call => outcome,
+            () = cancelled.cancelled() => return,
+        };
+        inbox.push(Item::Result {
+            future: future_ref,
+            outcome,
         });
     });
     Ok(future)

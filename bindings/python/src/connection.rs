@@ -6,19 +6,20 @@
 //! state, the others return asyncio futures (`awaitable`) whose work runs
 //! on libacp's runtime.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use serde_json::value::RawValue;
 
-use libacp_core::{AcpConnection, AcpPeer, ExitInfo};
+use libacp_core::{AcpConnection, AcpPeer, ExitInfo, TryNotify};
 
-use crate::awaitable::awaitable;
+use crate::awaitable::{awaitable, ordered_awaitable};
 use crate::convert::{raw_to_py, to_json, to_py, type_name};
 use crate::errors::{call_error, invalid_params};
 use crate::handler::lock;
+use crate::inbox::InboxCore;
 use crate::interpreter::attach_alive;
 use crate::options::{opt_seconds, role_name};
 
@@ -28,13 +29,16 @@ pub(crate) struct NativeConnection {
     /// Keeps the connection open; `None` after `release()`.
     owner: Mutex<Option<AcpConnection>>,
     peer: AcpPeer,
+    /// Where ordered `request()` results go (`inbox.rs`).
+    inbox: Arc<InboxCore>,
 }
 
 /// The handle owning a freshly started connection.
-pub(crate) fn wrap(conn: AcpConnection) -> NativeConnection {
+pub(crate) fn wrap(conn: AcpConnection, inbox: Arc<InboxCore>) -> NativeConnection {
     NativeConnection {
         peer: conn.acp_peer(),
         owner: Mutex::new(Some(conn)),
+        inbox,
     }
 }
 
@@ -64,13 +68,18 @@ impl NativeConnection {
     }
 
     /// Sends a request; returns an awaitable of the result (a JSON value).
-    #[pyo3(signature = (method, params=None, timeout=None))]
+    /// `ordered` (the default): the result is delivered through the inbox,
+    /// after every notification received before the answer was handled.
+    /// Calls made from inside a notification handler pass `ordered=False`
+    /// (the handler would otherwise wait for its own turn to end).
+    #[pyo3(signature = (method, params=None, timeout=None, ordered=true))]
     fn request<'py>(
         &self,
         py: Python<'py>,
         method: &str,
         params: Option<&Bound<'py, PyAny>>,
         timeout: Option<&Bound<'py, PyAny>>,
+        ordered: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let params = params_of(params)?;
         let timeout = timeout
@@ -81,6 +90,10 @@ impl NativeConnection {
         if let Some(t) = timeout {
             call = call.timeout(t);
         }
+        if ordered {
+            return ordered_awaitable(py, Arc::clone(&self.inbox), call);
+        }
+        let call = call.skip_barrier();
         awaitable(py, async move {
             let result = call.await;
             attach_alive(|py| match result {
@@ -90,15 +103,22 @@ impl NativeConnection {
         })
     }
 
-    /// Sends a notification; returns an awaitable of None.
+    /// Sends a notification. Queued at once when the outgoing queue has
+    /// room (returns None: nothing to await); otherwise returns an
+    /// awaitable that resolves once it is queued. Refusals raise at once.
     #[pyo3(signature = (method, params=None))]
     fn notify<'py>(
         &self,
         py: Python<'py>,
         method: String,
         params: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
         let params = params_of(params)?;
+        let params = match self.peer.try_notify(&method, params) {
+            Ok(TryNotify::Sent) => return Ok(None),
+            Ok(TryNotify::Full(params)) => params,
+            Err(e) => return Err(call_error(py, &e)),
+        };
         let peer = self.peer.clone();
         awaitable(py, async move {
             let result = peer.notify(&method, params).await;
@@ -107,6 +127,7 @@ impl NativeConnection {
                 Err(e) => Err(call_error(py, &e)),
             })
         })
+        .map(Some)
     }
 
     /// Client side: `session/cancel` (see the core's `cancel_session`).

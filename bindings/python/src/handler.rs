@@ -1,31 +1,31 @@
-//! The core's `Handler`, forwarding incoming messages to the Python
-//! dispatcher.
+//! The core's `Handler` for Python connections, and the responder Python
+//! answers requests with.
 //!
 //! `PyHandler` is owned by the core's connection and called on its tokio
-//! threads; it attaches (`attach_alive`) only to call the dispatcher's
-//! `request` or `notification`, which must schedule the host's handler on
-//! its loop and return. The dispatcher gets, and from then on owns:
+//! threads, without the GIL: it queues each notification and request in the
+//! connection's ordered inbox (`inbox.rs`), which the loop's pump drains in
+//! order. Per request:
 //!
-//! * a `RequestResponder` per request: its methods answer (from any Python
-//!   thread; the core's `Responder` sits behind a mutex, so only the first
-//!   answer counts), and dropping it unanswered makes the core answer
-//!   `-32603`. A runtime task per request tells the dispatcher when the
-//!   peer cancels it (`_native_cancel_requested`) or when it is superseded
-//!   (`_native_superseded`), until it is answered;
-//! * a `NotificationDone` per notification: calling (or dropping) it
-//!   releases the core's ordering barrier for the next notification.
+//! * a `RequestResponder` travels with it to Python, which from then on
+//!   owns it: its methods answer (from any Python thread; the core's
+//!   `Responder` sits behind a mutex, so only the first answer counts), and
+//!   dropping it unanswered makes the core answer `-32603`;
+//! * a runtime task watches the request's cancellation until it is
+//!   answered and tells the Python `Request` (`_native_cancel_requested`,
+//!   `_native_superseded`) once the pump has made it and bound it
+//!   (`RequestResponder._bind`, which also reports what happened before).
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use pyo3::prelude::*;
 use serde_json::value::RawValue;
-use tokio::sync::oneshot;
 
 use libacp_core::rpc::{BoxFuture, IncomingNotification, IncomingRequest, Responder};
 use libacp_core::{CancellationToken, Handler, RequestId, RpcError};
 
-use crate::convert::{id_to_py, raw_to_py, to_json};
+use crate::convert::{id_to_py, to_json};
 use crate::errors::{invalid_params, report};
+use crate::inbox::{InboxCore, Item};
 use crate::interpreter::attach_alive;
 
 /// Locks `m`, ignoring poisoning (the data stays consistent: every
@@ -46,6 +46,13 @@ pub(crate) struct RequestResponder {
     method: String,
     /// The id the peer chose.
     id: RequestId,
+    /// The peer cancelled the request.
+    cancellation: CancellationToken,
+    /// The answer is no longer the handler's to give.
+    superseded: CancellationToken,
+    /// The Python `Request` the watcher tells about cancellation, once the
+    /// pump made it (`_bind`).
+    bound: Arc<Mutex<Option<Py<PyAny>>>>,
 }
 
 impl Drop for RequestResponder {
@@ -61,7 +68,15 @@ impl RequestResponder {
         responder.is_some_and(|r| r.respond(result).is_ok())
     }
 
+    /// Forgets the bound Python `Request` (it holds this responder: the
+    /// pair would otherwise keep each other alive). Takes the GIL token so
+    /// the reference is released at once.
+    fn unbind(&self, _py: Python<'_>) {
+        drop(lock(&self.bound).take());
+    }
+
     fn send_error(&self, py: Python<'_>, error: RpcError) -> bool {
+        self.unbind(py);
         py.detach(|| self.send(Err(error)))
     }
 }
@@ -76,7 +91,10 @@ impl RequestResponder {
         let raw =
             value.and_then(|v| serde_json::value::to_raw_value(&v).map_err(|e| e.to_string()));
         match raw {
-            Ok(raw) => Ok(py.detach(|| self.send(Ok(raw)))),
+            Ok(raw) => {
+                self.unbind(py);
+                Ok(py.detach(|| self.send(Ok(raw))))
+            }
             Err(e) => {
                 self.send_error(
                     py,
@@ -146,30 +164,47 @@ impl RequestResponder {
 
     /// The request's method.
     #[getter]
-    fn method(&self) -> &str {
+    pub(crate) fn method(&self) -> &str {
         &self.method
     }
-}
 
-/// Called by Python when a notification's handler finished: releases the
-/// core's ordering barrier.
-#[pyclass(module = "libacp._libacp")]
-pub(crate) struct NotificationDone {
-    tx: Mutex<Option<oneshot::Sender<()>>>,
-}
+    /// Registers the Python `Request` to tell about cancellation from now
+    /// on; returns `(cancel_requested, superseded)` as they stand (what
+    /// happened before it was registered). Answering (or `_unbind`) forgets
+    /// it again.
+    fn _unbind(&self, py: Python<'_>) {
+        self.unbind(py);
+    }
 
-#[pymethods]
-impl NotificationDone {
-    fn __call__(&self) {
-        if let Some(tx) = lock(&self.tx).take() {
-            let _ = tx.send(());
-        }
+    fn _bind(&self, request: Py<PyAny>) -> (bool, bool) {
+        let mut bound = lock(&self.bound);
+        *bound = Some(request);
+        (
+            self.cancellation.is_cancelled(),
+            self.superseded.is_cancelled(),
+        )
     }
 }
 
-/// The core's `Handler`, forwarding to the Python dispatcher.
+/// The core's `Handler`: queues what the peer sends in the ordered inbox.
 pub(crate) struct PyHandler {
-    pub(crate) dispatcher: Py<PyAny>,
+    /// Keeps the Python dispatcher alive while the connection runs (the
+    /// inbox only holds it weakly).
+    pub(crate) _dispatcher: Py<PyAny>,
+    pub(crate) inbox: Arc<InboxCore>,
+}
+
+/// Tells the bound Python `Request` (if the pump made it already) about a
+/// cancellation; otherwise `_bind` reports it when it is made.
+fn tell(bound: &Mutex<Option<Py<PyAny>>>, name: &str) {
+    attach_alive(|py| {
+        let request = lock(bound).as_ref().map(|r| r.clone_ref(py));
+        if let Some(request) = request
+            && let Err(e) = request.call_method0(py, name)
+        {
+            report(py, &e);
+        }
+    });
 }
 
 impl Handler for PyHandler {
@@ -177,74 +212,47 @@ impl Handler for PyHandler {
         let done = CancellationToken::new();
         let cancellation = request.cancellation.clone();
         let superseded = responder.superseded().clone();
+        let bound = Arc::new(Mutex::new(None));
         let handle = RequestResponder {
             responder: Mutex::new(Some(responder)),
             done: done.clone(),
-            method: request.method.clone(),
-            id: request.id.clone(),
+            method: request.method,
+            id: request.id,
+            cancellation: cancellation.clone(),
+            superseded: superseded.clone(),
+            bound: Arc::clone(&bound),
         };
-        let started = attach_alive(|py| -> PyResult<Py<PyAny>> {
-            let params = raw_to_py(py, request.params.as_deref())?;
-            let handle = Py::new(py, handle)?;
-            self.dispatcher
-                .call_method1(py, "request", (request.method.as_str(), params, handle))
-        });
-        let req = match started {
-            Ok(req) => req,
-            Err(e) => {
-                // The responder was dropped with the failed call: -32603.
-                attach_alive(|py| report(py, &e));
-                return;
-            }
-        };
+        if !self.inbox.push(Item::Request {
+            params: request.params,
+            responder: handle,
+        }) {
+            return; // the loop is closed: the dropped responder answered -32603
+        }
         tokio::spawn(async move {
-            let notify = |name: &str| {
-                attach_alive(|py| {
-                    if let Err(e) = req.call_method0(py, name) {
-                        report(py, &e);
-                    }
-                });
-            };
             tokio::select! {
                 biased;
                 () = done.cancelled() => return,
                 () = superseded.cancelled() => {
-                    notify("_native_superseded");
+                    tell(&bound, "_native_superseded");
                     return;
                 }
-                () = cancellation.cancelled() => notify("_native_cancel_requested"),
+                () = cancellation.cancelled() => tell(&bound, "_native_cancel_requested"),
             }
             tokio::select! {
                 biased;
                 () = done.cancelled() => {}
-                () = superseded.cancelled() => notify("_native_superseded"),
+                () = superseded.cancelled() => tell(&bound, "_native_superseded"),
             }
         });
     }
 
     fn on_notification(&self, notification: IncomingNotification) -> BoxFuture<'static, ()> {
-        let (tx, rx) = oneshot::channel();
-        let sent = attach_alive(|py| -> PyResult<()> {
-            let params = raw_to_py(py, notification.params.as_deref())?;
-            let done = Py::new(
-                py,
-                NotificationDone {
-                    tx: Mutex::new(Some(tx)),
-                },
-            )?;
-            self.dispatcher.call_method1(
-                py,
-                "notification",
-                (notification.method.as_str(), params, done),
-            )?;
-            Ok(())
+        self.inbox.push(Item::Notification {
+            method: notification.method,
+            params: notification.params,
         });
-        if let Err(e) = sent {
-            attach_alive(|py| report(py, &e));
-        }
-        // Resolves when Python calls `done()` or drops it.
-        Box::pin(async move {
-            let _ = rx.await;
-        })
+        let inbox = Arc::clone(&self.inbox);
+        // Resolves at once unless the loop is HIGH_WATER items behind.
+        Box::pin(async move { inbox.room().await })
     }
 }

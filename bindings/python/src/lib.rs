@@ -28,7 +28,8 @@
 //!   `atexit` hook that stops them during interpreter shutdown;
 //! * `awaitable`: libacp's tokio runtime and the asyncio futures it completes;
 //! * `handler`: the core's `Handler`, forwarding incoming messages to the
-//!   Python dispatcher (`RequestResponder`, `NotificationDone`);
+//!   connection's inbox (`RequestResponder`);
+//! * `inbox`: the ordered inbox the loop's pump drains in batches;
 //! * `options`: the constructors' keyword arguments, parsed into `AcpOptions`;
 //! * `hooks`: the `trace` and `events` callbacks, called from engine threads;
 //! * `connection`: `NativeConnection`, the handle Python holds;
@@ -42,6 +43,7 @@ mod convert;
 mod errors;
 mod handler;
 mod hooks;
+mod inbox;
 mod interpreter;
 mod options;
 mod start;
@@ -57,7 +59,7 @@ fn _libacp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     interpreter::register_atexit_hook(m)?;
     m.add_class::<connection::NativeConnection>()?;
     m.add_class::<handler::RequestResponder>()?;
-    m.add_class::<handler::NotificationDone>()?;
+    m.add_class::<inbox::Inbox>()?;
     m.add_function(wrap_pyfunction!(start::spawn_agent, m)?)?;
     m.add_function(wrap_pyfunction!(start::serve_stdio, m)?)?;
     m.add_function(wrap_pyfunction!(start::from_fds, m)?)?;

@@ -4,9 +4,11 @@
 //! first (nothing is started, spawned or taken over when that raises),
 //! then starts the core's connection on libacp's runtime with the GIL
 //! released, and returns a `NativeConnection` owning it. The dispatcher is
-//! moved into the connection's `PyHandler`.
+//! moved into the connection's `PyHandler`, and
+//! gets the connection's ordered inbox as `dispatcher.inbox`.
 
 use std::os::fd::{FromRawFd, OwnedFd};
+use std::sync::Arc;
 
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -18,6 +20,7 @@ use crate::awaitable::runtime;
 use crate::connection::{NativeConnection, wrap};
 use crate::errors::{connection_error, report};
 use crate::handler::PyHandler;
+use crate::inbox::Inbox;
 use crate::interpreter::attach_alive;
 use crate::options::{acp_options, opt_bool, opt_callable, role_of};
 
@@ -71,12 +74,18 @@ pub(crate) fn spawn_agent(
             });
         });
     }
-    let handler = PyHandler { dispatcher };
+    let inbox = Inbox::attach(py, &dispatcher)?;
+    let handler = PyHandler {
+        _dispatcher: dispatcher,
+        inbox: Arc::clone(&inbox),
+    };
     let result = py.detach(|| {
         let _guard = runtime().enter();
         AcpConnection::spawn_agent(&command, handler, options)
     });
-    result.map(wrap).map_err(|e| connection_error(py, &e))
+    result
+        .map(|conn| wrap(conn, inbox))
+        .map_err(|e| connection_error(py, &e))
 }
 
 /// Agent side: serves on this process's stdin and stdout.
@@ -88,7 +97,11 @@ pub(crate) fn serve_stdio(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<NativeConnection> {
     let options = acp_options(Role::Agent, options)?;
-    let handler = PyHandler { dispatcher };
+    let inbox = Inbox::attach(py, &dispatcher)?;
+    let handler = PyHandler {
+        _dispatcher: dispatcher,
+        inbox: Arc::clone(&inbox),
+    };
     let conn = py.detach(|| {
         AcpConnection::start_on(
             runtime().handle(),
@@ -98,7 +111,7 @@ pub(crate) fn serve_stdio(
             options,
         )
     });
-    Ok(wrap(conn))
+    Ok(wrap(conn, inbox))
 }
 
 /// Either role over file descriptors this call takes ownership of: one
@@ -120,7 +133,11 @@ pub(crate) fn from_fds(
         return Err(PyValueError::new_err("file descriptors must be >= 0"));
     }
     let options = acp_options(role, options)?;
-    let handler = PyHandler { dispatcher };
+    let inbox = Inbox::attach(py, &dispatcher)?;
+    let handler = PyHandler {
+        _dispatcher: dispatcher,
+        inbox: Arc::clone(&inbox),
+    };
     let rt = runtime();
     let _guard = rt.enter();
     let transport = if read_fd == write_fd {
@@ -148,5 +165,5 @@ pub(crate) fn from_fds(
     };
     let conn =
         py.detach(|| AcpConnection::start_on(rt.handle(), role, transport, handler, options));
-    Ok(wrap(conn))
+    Ok(wrap(conn, inbox))
 }

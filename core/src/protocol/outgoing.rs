@@ -95,6 +95,13 @@ impl AcpCall {
         self
     }
 
+    /// Skips the ordering barrier (see [`OutgoingCall::skip_barrier`]).
+    pub fn skip_barrier(mut self) -> Self {
+        let inner = std::mem::replace(&mut self.inner, Err(None));
+        self.inner = inner.map(OutgoingCall::skip_barrier);
+        self
+    }
+
     /// Awaits the answer and decodes it as `T`.
     pub async fn decode<T: serde::de::DeserializeOwned>(self) -> Result<T, CallError> {
         let raw = self.await?;

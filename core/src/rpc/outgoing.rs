@@ -131,6 +131,18 @@ impl OutgoingCall {
         self
     }
 
+    /// Delivers this call's answer as soon as it is read, ahead of the
+    /// ordering barrier, as calls made inside a notification handler get
+    /// automatically. For hosts whose notification handlers run outside the
+    /// dispatcher (a binding's event loop): a call such a handler awaits
+    /// must not wait for the handler to finish. Call before the first poll.
+    pub fn skip_barrier(self) -> Self {
+        if let Some(entry) = lock(&self.shared.pending).map.get_mut(&self.id) {
+            entry.bypass_barrier = true;
+        }
+        self
+    }
+
     /// Removes any timeout, including the connection's default.
     pub fn no_timeout(mut self) -> Self {
         self.timeout = None;

@@ -15,6 +15,7 @@ the engine's threads (keep them quick; ``logging`` is fine).
 """
 
 import asyncio
+import contextvars
 import inspect
 import logging
 import os
@@ -23,8 +24,11 @@ import weakref
 from typing import (
     TYPE_CHECKING,
     Any,
+    Awaitable,
     Callable,
+    Coroutine,
     Dict,
+    Generator,
     List,
     Literal,
     Mapping,
@@ -166,6 +170,15 @@ class ConnectionOptions(TypedDict, total=False):
     terminals: Optional[bool]
 
 
+# True while a notification handler runs (in its task's context): requests
+# made there get their results directly rather than through the ordered
+# inbox, which is waiting for that very handler (the core's barrier makes
+# the same exception for them).
+_IN_NOTIFICATION: "contextvars.ContextVar[bool]" = contextvars.ContextVar(
+    "libacp_in_notification", default=False
+)
+
+
 class Request:
     """An incoming request, as the handler's ``on_request`` sees it.
 
@@ -281,51 +294,156 @@ class Request:
                 responder.respond(result)
             except InvalidParams:  # answered -32603 by the core
                 log.exception("libacp: handler for %s returned a non-JSON result", self.method)
+        finally:
+            responder._unbind()  # the responder no longer tells this Request anything
+
+
+class _Resume:
+    """Awaits a coroutine that already ran its first step (up to yielding
+    ``first``), as if it had been awaited from the start: the enclosing task
+    waits on ``first``, then steps go on forwarding to the coroutine (what
+    ``yield from`` does). Lets the pump run a notification handler inline
+    and create a task only when the handler really suspends."""
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], first: Any) -> None:
+        self._coro = coro
+        self._first = first
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coro, value = self._coro, self._first
+        try:
+            while True:
+                try:
+                    sent = yield value
+                except GeneratorExit:
+                    coro.close()
+                    raise
+                except BaseException as e:  # noqa: BLE001 - forwarded, like yield from
+                    value = coro.throw(e)
+                else:
+                    value = coro.send(sent)
+        except StopIteration as stop:
+            return stop.value
 
 
 class _Dispatcher:
-    """What the native module calls (on an engine thread, GIL held) for
-    what the peer sends. It only schedules work on the loop."""
+    """Hands what the peer sends to the host's handler, on the loop, in the
+    order the core dispatched it.
+
+    The native side queues notifications, requests and the outcomes of
+    ordered ``request()`` calls in ``inbox`` (``bindings/python/src/inbox.rs``)
+    and calls ``_wake()`` (on an engine thread, GIL held) when a batch
+    starts; the pump (``_drain``, one task at a time) takes batches until
+    the inbox is empty, awaiting each notification handler before the next
+    item, starting each request's task, and completing each result's
+    future. That keeps the core's ordering barrier on the loop with one
+    wake-up per batch instead of a thread hand-off per message."""
+
+    inbox: "_libacp.Inbox"  # set by the native constructors
 
     def __init__(self, handler: Any, loop: asyncio.AbstractEventLoop) -> None:
         self.handler = handler
         self.loop = loop
         self.connection: Callable[[], Optional[Connection]] = lambda: None
+        self.on_notification: Optional[Callable[..., Any]] = getattr(
+            handler, "on_notification", None
+        )
 
-    def request(self, method: str, params: Any, responder: "_libacp.RequestResponder") -> Request:
-        req = Request(method, params, responder, self.loop, self.connection)
+    # -- on an engine thread (GIL held)
+
+    def _wake(self) -> None:
         try:
-            self.loop.call_soon_threadsafe(req._start, self.handler)
-        except RuntimeError:  # the loop is closed
-            responder.respond_internal_error("the host's event loop is closed")
-        return req
+            self.loop.call_soon_threadsafe(self._start_drain)
+        except RuntimeError:  # the loop is closed: nobody will take items
+            self.inbox.close()
 
-    def notification(self, method: str, params: Any, done: Callable[[], None]) -> None:
-        fn = getattr(self.handler, "on_notification", None)
-        if fn is None:
-            done()
-            return
-        try:
-            self.loop.call_soon_threadsafe(self._start_notification, fn, method, params, done)
-        except RuntimeError:  # the loop is closed
-            done()
+    # -- on the loop
 
-    def _start_notification(
-        self, fn: Callable[..., Any], method: str, params: Any, done: Callable[[], None]
+    def _start_drain(self) -> None:
+        # Runs as a plain callback: most batches need no task at all. A
+        # notification handler that must be awaited moves the rest of the
+        # batch (and the batches after it) into a task.
+        self._drain_from([], 0)
+
+    def _drain_from(self, items: List[Tuple[Any, ...]], at: int) -> None:
+        take = self.inbox.take
+        while True:
+            while at < len(items):
+                item = items[at]
+                at += 1
+                kind = item[0]
+                if kind == 0:
+                    pending = self._notification(item[1], item[2])
+                    if pending is not None:
+                        self.loop.create_task(self._drain_after(pending, items, at))
+                        return
+                elif kind == 1:
+                    self._request(item[1], item[2], item[3])
+                else:
+                    future, ok, value = item[1], item[2], item[3]
+                    if not future.done():  # not cancelled meanwhile
+                        if ok:
+                            future.set_result(value)
+                        else:
+                            future.set_exception(value)
+            items, at = take(), 0
+            if not items:
+                return  # the next push wakes the loop again
+
+    async def _drain_after(
+        self, pending: Awaitable[Any], items: List[Tuple[Any, ...]], at: int
     ) -> None:
-        self.loop.create_task(self._run_notification(fn, method, params, done))
-
-    async def _run_notification(
-        self, fn: Callable[..., Any], method: str, params: Any, done: Callable[[], None]
-    ) -> None:
+        token = _IN_NOTIFICATION.set(True)  # the handler's later steps run here
         try:
-            result = fn(method, params)
-            if inspect.isawaitable(result):
-                await result
+            await pending
+        finally:
+            _IN_NOTIFICATION.reset(token)
+        self._drain_from(items, at)
+
+    @staticmethod
+    async def _finish_notification(pending: Awaitable[Any], method: str) -> None:
+        try:
+            await pending
         except Exception:  # noqa: BLE001 - a notification has no one to answer
             log.exception("libacp: notification handler for %s raised", method)
+
+    def _notification(self, method: str, params: Any) -> Optional[Awaitable[None]]:
+        """Runs the host's notification handler; returns what is left to
+        await if it suspended (None when it finished at once)."""
+        fn = self.on_notification
+        if fn is None:
+            return None
+        token = _IN_NOTIFICATION.set(True)
+        try:
+            result = fn(method, params)
+            if inspect.iscoroutine(result):
+                try:
+                    first = result.send(None)
+                except StopIteration:
+                    return None  # finished without suspending
+                except Exception:  # noqa: BLE001 - a notification has no one to answer
+                    log.exception("libacp: notification handler for %s raised", method)
+                    return None
+                # Suspended on `first`: a task carries on from there.
+                return self._finish_notification(_Resume(result, first), method)
+            if inspect.isawaitable(result):
+                return self._finish_notification(result, method)
+        except Exception:  # noqa: BLE001
+            log.exception("libacp: notification handler for %s raised", method)
         finally:
-            done()  # releases the core's ordering barrier
+            _IN_NOTIFICATION.reset(token)
+        return None
+
+    def _request(self, method: str, params: Any, responder: "_libacp.RequestResponder") -> None:
+        req = Request(method, params, responder, self.loop, self.connection)
+        cancel_requested, superseded = responder._bind(req)
+        if cancel_requested:
+            req._on_cancel()
+        if superseded:  # already answered by the core (or closed): no handler
+            req._on_superseded()
+            responder._unbind()
+            return
+        req._start(self.handler)
 
     def events(self, hook: Callable[[Event], Any]) -> Callable[[str, str, Dict[str, Any]], None]:
         """The native ``events`` callback: hands each event to ``hook`` on
@@ -522,11 +640,13 @@ class Connection:
         error), :class:`RefusedError`/:class:`CapabilityError` (refused
         locally, nothing sent), :class:`InvalidParams`,
         :class:`ConnectionClosed`, :class:`RequestTimeout`."""
-        return await self._native.request(method, params, timeout)
+        return await self._native.request(method, params, timeout, not _IN_NOTIFICATION.get())
 
     async def notify(self, method: str, params: Any = None) -> None:
-        """Sends a notification (waits while the outgoing queue is full)."""
-        await self._native.notify(method, params)
+        """Sends a notification (waits only while the outgoing queue is full)."""
+        pending = self._native.notify(method, params)
+        if pending is not None:
+            await pending
 
     async def cancel_session(self, session_id: str) -> None:
         """Client side: sends ``session/cancel``; the session's pending

@@ -25,7 +25,7 @@ __all__ = [
     "_mark_finalizing",
     "NativeConnection",
     "RequestResponder",
-    "NotificationDone",
+    "Inbox",
     "spawn_agent",
     "serve_stdio",
     "from_fds",
@@ -55,11 +55,26 @@ RESOURCE_NOT_FOUND: int
 _ExitPair = Tuple[Optional[int], Optional[int]]
 
 class _Dispatcher(Protocol):
-    """What the native side calls, on an engine thread with the GIL held,
-    for what the peer sends (``libacp._Dispatcher``)."""
+    """``libacp._Dispatcher``: the constructors set its ``inbox``; the
+    native side calls ``_wake()`` (on an engine thread, GIL held) when a
+    batch is waiting in it."""
 
-    def request(self, method: str, params: Any, responder: RequestResponder) -> object: ...
-    def notification(self, method: str, params: Any, done: NotificationDone) -> None: ...
+    inbox: Inbox
+    def _wake(self) -> None: ...
+
+# What Inbox.take() returns, in dispatch order: (0, method, params) for a
+# notification, (1, method, params, responder) for a request, (2, future,
+# ok, value) for the outcome of an ordered request() (value: the result, or
+# the exception when not ok).
+_Item = Tuple[Any, ...]
+
+@final
+class Inbox:
+    """The connection's ordered inbox (``bindings/python/src/inbox.rs``)."""
+
+    def take(self) -> List[_Item]: ...
+    def close(self) -> None: ...
+    def __len__(self) -> int: ...
 
 @final
 class RequestResponder:
@@ -77,21 +92,21 @@ class RequestResponder:
     def id(self) -> Union[int, str, float, None]: ...
     @property
     def method(self) -> str: ...
-
-@final
-class NotificationDone:
-    """Releases the core's ordering barrier for one notification."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> None: ...
+    def _bind(self, request: Any) -> Tuple[bool, bool]: ...
+    def _unbind(self) -> None: ...
 
 @final
 class NativeConnection:
     """An ACP connection in one role (the core's dynamic API)."""
 
     def request(
-        self, method: str, params: Any = None, timeout: Optional[float] = None
+        self,
+        method: str,
+        params: Any = None,
+        timeout: Optional[float] = None,
+        ordered: bool = True,
     ) -> Awaitable[Any]: ...
-    def notify(self, method: str, params: Any = None) -> Awaitable[None]: ...
+    def notify(self, method: str, params: Any = None) -> Optional[Awaitable[None]]: ...
     def cancel_session(self, session_id: str) -> Awaitable[None]: ...
     def close(self) -> Awaitable[None]: ...
     def closed(self) -> Awaitable[str]: ...
