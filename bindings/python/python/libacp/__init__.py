@@ -24,7 +24,6 @@ import weakref
 from typing import (
     TYPE_CHECKING,
     Any,
-    Awaitable,
     Callable,
     Coroutine,
     Dict,
@@ -204,7 +203,7 @@ class Request:
         self._loop = loop
         self._connection = connection
         self._cancelled = False
-        self._cancel_event = asyncio.Event()
+        self._cancel_event: Optional[asyncio.Event] = None  # made when awaited
         self._superseded = False
         self._task: Optional[asyncio.Task[None]] = None
 
@@ -220,6 +219,10 @@ class Request:
 
     async def wait_cancelled(self) -> None:
         """Returns once the peer cancelled this request."""
+        if self._cancelled:
+            return
+        if self._cancel_event is None:
+            self._cancel_event = asyncio.Event()
         await self._cancel_event.wait()
 
     @property
@@ -248,7 +251,8 @@ class Request:
 
     def _on_cancel(self) -> None:
         self._cancelled = True
-        self._cancel_event.set()
+        if self._cancel_event is not None:
+            self._cancel_event.set()
 
     def _on_superseded(self) -> None:
         self._on_cancel()
@@ -257,7 +261,11 @@ class Request:
             self._task.cancel()
 
     def _start(self, handler: Any) -> None:
-        self._task = self._loop.create_task(self._run(handler))
+        # Inline up to the handler's first suspension (most answer at once);
+        # a task of its own from there, so requests run concurrently.
+        steps = _Steps(self._run(handler), contextvars.copy_context())
+        if not steps.start():
+            self._task = self._loop.create_task(_finish(steps))
 
     async def _run(self, handler: Any) -> None:
         # Every answer other than the handler's own result or RequestError
@@ -298,19 +306,33 @@ class Request:
             responder._unbind()  # the responder no longer tells this Request anything
 
 
-class _Resume:
-    """Awaits a coroutine that already ran its first step (up to yielding
-    ``first``), as if it had been awaited from the start: the enclosing task
-    waits on ``first``, then steps go on forwarding to the coroutine (what
-    ``yield from`` does). Lets the pump run a notification handler inline
-    and create a task only when the handler really suspends."""
+class _Steps:
+    """Runs a coroutine step by step in its own context (``ctx``), starting
+    at once: :meth:`start` runs the first step (up to the first suspension);
+    if it suspended, awaiting the object carries on from there, the
+    enclosing task waiting on what the coroutine waits on (what ``yield
+    from`` does). Handlers that never suspend then cost no task of their
+    own; each still sees its own copy of the context variables, as in a
+    task of its own."""
 
-    def __init__(self, coro: Coroutine[Any, Any, Any], first: Any) -> None:
+    __slots__ = ("_coro", "_ctx", "_first")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], ctx: contextvars.Context) -> None:
         self._coro = coro
-        self._first = first
+        self._ctx = ctx
+        self._first: Any = None
+
+    def start(self) -> bool:
+        """Runs the first step; True if the coroutine finished (exceptions
+        it raised propagate)."""
+        try:
+            self._first = self._ctx.run(self._coro.send, None)
+        except StopIteration:
+            return True
+        return False
 
     def __await__(self) -> Generator[Any, Any, Any]:
-        coro, value = self._coro, self._first
+        coro, ctx, value = self._coro, self._ctx, self._first
         try:
             while True:
                 try:
@@ -319,11 +341,15 @@ class _Resume:
                     coro.close()
                     raise
                 except BaseException as e:  # noqa: BLE001 - forwarded, like yield from
-                    value = coro.throw(e)
+                    value = ctx.run(coro.throw, e)
                 else:
-                    value = coro.send(sent)
+                    value = ctx.run(coro.send, sent)
         except StopIteration as stop:
             return stop.value
+
+
+async def _finish(steps: _Steps) -> None:
+    await steps
 
 
 class _Dispatcher:
@@ -333,9 +359,11 @@ class _Dispatcher:
     The native side queues notifications, requests and the outcomes of
     ordered ``request()`` calls in ``inbox`` (``bindings/python/src/inbox.rs``)
     and calls ``_wake()`` (on an engine thread, GIL held) when a batch
-    starts; the pump (``_drain``, one task at a time) takes batches until
-    the inbox is empty, awaiting each notification handler before the next
-    item, starting each request's task, and completing each result's
+    starts. The pump (``_drain``, one task per batch) takes items until the
+    inbox is empty, strictly in order: it runs each notification handler to
+    completion before the next item (inline; awaiting it only if it
+    suspends), starts each request's handler (inline up to its first
+    suspension, then in a task of its own), and completes each result's
     future. That keeps the core's ordering barrier on the loop with one
     wake-up per batch instead of a thread hand-off per message."""
 
@@ -360,23 +388,18 @@ class _Dispatcher:
     # -- on the loop
 
     def _start_drain(self) -> None:
-        # Runs as a plain callback: most batches need no task at all. A
-        # notification handler that must be awaited moves the rest of the
-        # batch (and the batches after it) into a task.
-        self._drain_from([], 0)
+        self.loop.create_task(self._drain())
 
-    def _drain_from(self, items: List[Tuple[Any, ...]], at: int) -> None:
+    async def _drain(self) -> None:
         take = self.inbox.take
         while True:
-            while at < len(items):
-                item = items[at]
-                at += 1
+            items = take()
+            if not items:
+                return  # the next push wakes the loop again
+            for item in items:
                 kind = item[0]
                 if kind == 0:
-                    pending = self._notification(item[1], item[2])
-                    if pending is not None:
-                        self.loop.create_task(self._drain_after(pending, items, at))
-                        return
+                    await self._notification(item[1], item[2])
                 elif kind == 1:
                     self._request(item[1], item[2], item[3])
                 else:
@@ -386,53 +409,25 @@ class _Dispatcher:
                             future.set_result(value)
                         else:
                             future.set_exception(value)
-            items, at = take(), 0
-            if not items:
-                return  # the next push wakes the loop again
 
-    async def _drain_after(
-        self, pending: Awaitable[Any], items: List[Tuple[Any, ...]], at: int
-    ) -> None:
-        token = _IN_NOTIFICATION.set(True)  # the handler's later steps run here
-        try:
-            await pending
-        finally:
-            _IN_NOTIFICATION.reset(token)
-        self._drain_from(items, at)
-
-    @staticmethod
-    async def _finish_notification(pending: Awaitable[Any], method: str) -> None:
-        try:
-            await pending
-        except Exception:  # noqa: BLE001 - a notification has no one to answer
-            log.exception("libacp: notification handler for %s raised", method)
-
-    def _notification(self, method: str, params: Any) -> Optional[Awaitable[None]]:
-        """Runs the host's notification handler; returns what is left to
-        await if it suspended (None when it finished at once)."""
+    async def _notification(self, method: str, params: Any) -> None:
+        """Runs the host's notification handler to completion, in its own
+        context (where requests it makes skip the ordered inbox)."""
         fn = self.on_notification
         if fn is None:
-            return None
-        token = _IN_NOTIFICATION.set(True)
+            return
+        ctx = contextvars.copy_context()
+        ctx.run(_IN_NOTIFICATION.set, True)
         try:
-            result = fn(method, params)
+            result = ctx.run(fn, method, params)
             if inspect.iscoroutine(result):
-                try:
-                    first = result.send(None)
-                except StopIteration:
-                    return None  # finished without suspending
-                except Exception:  # noqa: BLE001 - a notification has no one to answer
-                    log.exception("libacp: notification handler for %s raised", method)
-                    return None
-                # Suspended on `first`: a task carries on from there.
-                return self._finish_notification(_Resume(result, first), method)
-            if inspect.isawaitable(result):
-                return self._finish_notification(result, method)
-        except Exception:  # noqa: BLE001
+                steps = _Steps(result, ctx)
+                if not steps.start():
+                    await steps
+            elif inspect.isawaitable(result):
+                await result
+        except Exception:  # noqa: BLE001 - a notification has no one to answer
             log.exception("libacp: notification handler for %s raised", method)
-        finally:
-            _IN_NOTIFICATION.reset(token)
-        return None
 
     def _request(self, method: str, params: Any, responder: "_libacp.RequestResponder") -> None:
         req = Request(method, params, responder, self.loop, self.connection)
