@@ -8,6 +8,7 @@
 //! [`Transport::from_stream`] / [`Transport::new`] (any socket or pipe).
 
 pub mod process;
+mod stdio;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
@@ -57,9 +58,27 @@ impl Transport {
 
     /// This process's own stdin and stdout: what an agent launched by an
     /// editor serves on. Nothing else may write to stdout afterwards (log to
-    /// stderr).
+    /// stderr), and nothing may read stdin before (bytes buffered by
+    /// `std::io::stdin()` are not seen).
+    ///
+    /// Pipes and stream sockets are driven by the runtime's reactor,
+    /// non-blocking, without changing the flags of the inherited file
+    /// descriptions; terminals, regular files and anything else go through
+    /// tokio's blocking-pool `stdin()`/`stdout()`
+    /// ([`Transport::stdio_description`] says which). Details in
+    /// `transport/stdio.rs`. May be called outside a runtime: the
+    /// descriptors are registered on first use.
     pub fn stdio() -> Self {
-        Self::new(tokio::io::stdin(), tokio::io::stdout())
+        Self::new(stdio::stdin(), stdio::stdout())
+    }
+
+    /// How the latest [`Transport::stdio`] drives stdin and stdout, for
+    /// diagnostics: `"stdin: pipe (reactor), stdout: socket (reactor)"`;
+    /// each is `pipe (reactor)`, `socket (reactor)`, `blocking pool`, or
+    /// `unused` before the first `Transport::stdio()`. A descriptor the
+    /// reactor refuses on first use shows `blocking pool` from then on.
+    pub fn stdio_description() -> String {
+        stdio::describe()
     }
 
     /// Two connected in-memory ends: what one writes, the other reads.
