@@ -152,8 +152,10 @@ impl ProtocolHandler {
             _ => {}
         }
 
-        // Validation of params (required fields, absolute paths, 1-based lines).
-        let params = tree(request.params.as_deref());
+        // Validation of params (required fields, absolute paths, 1-based
+        // lines), on a tree of only the members read here: large contents
+        // are left to the host's own decode.
+        let params = validate::sparse_params(&method, request.params.as_deref());
         let params = if params.is_null() {
             Value::Object(serde_json::Map::new())
         } else {
@@ -450,7 +452,7 @@ impl ProtocolHandler {
                 memchr::memmem::find(p.get().as_bytes(), b"\"tool_call").is_some()
             });
         if deep {
-            let tree = tree(params);
+            let tree = validate::sparse_params(&n.method, params);
             let tree = if tree.is_null() {
                 Value::Object(serde_json::Map::new())
             } else {

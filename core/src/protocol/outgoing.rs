@@ -230,8 +230,10 @@ pub(crate) fn request(
     params: Option<Box<RawValue>>,
 ) -> AcpCall {
     let refuse = |e: CallError| AcpCall::refused(Arc::clone(state), peer.clone(), e);
+    // Only the members the checks read (all of them for `initialize`,
+    // rewritten below): large contents are not parsed again here.
     let params_tree = match params.as_deref() {
-        Some(p) => tree(Some(p)),
+        Some(p) => validate::sparse_params(method, Some(p)),
         None => Value::Object(serde_json::Map::new()),
     };
     let mut st = lock(state);
@@ -294,13 +296,13 @@ pub(crate) fn check_notification(
         if let Some(p) = params
             && memchr::memmem::find(p.get().as_bytes(), b"\"tool_call").is_some()
         {
-            validate::check(method, &tree(Some(p)))
+            validate::check(method, &validate::sparse_params(method, Some(p)))
                 .map_err(|v| CallError::InvalidParams(v.to_string()))?;
         }
         return Ok(());
     }
     let params_tree = match params {
-        Some(p) => tree(Some(p)),
+        Some(p) => validate::sparse_params(method, Some(p)),
         None => Value::Object(serde_json::Map::new()),
     };
     check(&mut st, method, &params_tree, true).map(|_| ())

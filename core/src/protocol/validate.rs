@@ -10,8 +10,16 @@
 //!
 //! Only the fields libacp relies on are checked; everything else passes
 //! through untouched (tolerant decoding).
+//!
+//! [`check`] works on a tree; the protocol layer builds it with
+//! `sparse_params`, which holds only the members the rules and the
+//! protocol bookkeeping read (`wanted`): everything else, such as an
+//! 8 MiB embedded resource or file content, is skipped over (a fast scan
+//! of text already known to be valid JSON), never unescaped or copied: the
+//! host's own decode is the only one.
 
-use serde_json::Value;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 use crate::error::{RpcError, codes};
 
@@ -262,6 +270,285 @@ pub fn check(method: &str, params: &Value) -> Result<(), Violation> {
     }
 }
 
+/// What the rules and the protocol bookkeeping read of a JSON value.
+#[derive(Debug, Clone, Copy)]
+enum Want {
+    /// All of it (small by nature: ids, paths, numbers, capabilities).
+    Value,
+    /// Only its JSON type: a string, array or object is kept as an empty
+    /// one (so "is required" / "must be a string" come out the same), any
+    /// other value whole.
+    Kind,
+    /// An object: these members as wanted, the others skipped. Anything
+    /// other than an object is kept whole.
+    Members(&'static [(&'static str, Want)]),
+    /// An array: each item as wanted. Anything other than an array is kept
+    /// whole.
+    Items(&'static Want),
+}
+
+const SESSION_ID: (&str, Want) = ("sessionId", Want::Value);
+const CWD: (&str, Want) = ("cwd", Want::Value);
+const LOCATIONS: (&str, Want) = (
+    "locations",
+    Want::Items(&Want::Members(&[
+        ("path", Want::Value),
+        ("line", Want::Value),
+    ])),
+);
+
+/// The members of `method`'s params that [`check`] and the protocol layer
+/// (session ids, `cwd`, prompt content types) read; `None`: all of them.
+/// Must name every member [`check`] reads for that method (a debug build
+/// compares the two on every call).
+fn wanted(method: &str) -> Option<&'static [(&'static str, Want)]> {
+    Some(match method {
+        // Small, and rewritten whole when sent (client services).
+        "initialize" => return None,
+        "authenticate" => &[("methodId", Want::Value)],
+        "session/new" | "session/load" => &[
+            SESSION_ID,
+            CWD,
+            ("additionalDirectories", Want::Value),
+            ("mcpServers", Want::Kind),
+        ],
+        "session/resume" => &[SESSION_ID, CWD, ("additionalDirectories", Want::Value)],
+        "session/list" => &[CWD],
+        "session/set_mode" => &[SESSION_ID, ("modeId", Want::Value)],
+        "session/set_config_option" => &[SESSION_ID, ("configId", Want::Value)],
+        "session/prompt" => &[
+            SESSION_ID,
+            (
+                "prompt",
+                Want::Items(&Want::Members(&[("type", Want::Value)])),
+            ),
+        ],
+        "session/request_permission" => &[
+            SESSION_ID,
+            (
+                "toolCall",
+                Want::Members(&[("toolCallId", Want::Value), LOCATIONS]),
+            ),
+            ("options", Want::Kind),
+        ],
+        "session/update" => &[
+            SESSION_ID,
+            (
+                "update",
+                Want::Members(&[
+                    ("sessionUpdate", Want::Value),
+                    ("toolCallId", Want::Value),
+                    LOCATIONS,
+                ]),
+            ),
+        ],
+        "fs/read_text_file" => &[
+            SESSION_ID,
+            ("path", Want::Value),
+            ("line", Want::Value),
+            ("limit", Want::Value),
+        ],
+        "fs/write_text_file" => &[SESSION_ID, ("path", Want::Value), ("content", Want::Kind)],
+        "terminal/create" => &[
+            SESSION_ID,
+            ("command", Want::Value),
+            CWD,
+            ("outputByteLimit", Want::Value),
+        ],
+        "terminal/output" | "terminal/wait_for_exit" | "terminal/kill" | "terminal/release" => {
+            &[SESSION_ID, ("terminalId", Want::Value)]
+        }
+        "elicitation/create" => &[("message", Want::Value)],
+        "elicitation/complete" => &[("elicitationId", Want::Value)],
+        // Session-scoped methods without rules, extension methods.
+        _ => &[SESSION_ID],
+    })
+}
+
+/// Parses `params` of `method` into the tree [`check`] and the protocol
+/// layer read: only the [`wanted`] members, everything else skipped
+/// unparsed (scanned, never unescaped or copied). `Null` when absent (or
+/// not parseable), as a full parse would give.
+pub(crate) fn sparse_params(method: &str, params: Option<&RawValue>) -> Value {
+    let Some(raw) = params else {
+        return Value::Null;
+    };
+    let sparse = match wanted(method) {
+        None => serde_json::from_str(raw.get()).ok(),
+        Some(members) => {
+            let mut walker = Walker {
+                text: raw.get(),
+                pos: 0,
+            };
+            walker
+                .value(&Want::Members(members))
+                .filter(|_| walker.peek().is_none())
+        }
+    }
+    .unwrap_or(Value::Null);
+    #[cfg(debug_assertions)]
+    debug_check_sparse(method, raw, &sparse);
+    sparse
+}
+
+/// The members of the params the protocol layer reads besides [`check`]
+/// (prompt content types aside).
+#[cfg(any(test, debug_assertions))]
+fn bookkeeping_members(method: &str) -> &'static [&'static str] {
+    match method {
+        "initialize" => &["clientCapabilities", "protocolVersion"],
+        "session/new" | "session/load" | "session/resume" => &["sessionId", "cwd"],
+        _ => &["sessionId"],
+    }
+}
+
+/// Debug builds: the sparse tree must give what the whole tree gives.
+#[cfg(debug_assertions)]
+fn debug_check_sparse(method: &str, raw: &RawValue, sparse: &Value) {
+    let Ok(full) = serde_json::from_str::<Value>(raw.get()) else {
+        return; // too deep for a tree: the sparse parse may still succeed
+    };
+    let object = |v: &Value| {
+        if v.is_null() {
+            Value::Object(Map::new())
+        } else {
+            v.clone()
+        }
+    };
+    let (full, sparse) = (object(&full), object(sparse));
+    assert_eq!(check(method, &full), check(method, &sparse), "{method}");
+    for member in bookkeeping_members(method) {
+        assert_eq!(full.get(member), sparse.get(member), "{method} {member}");
+    }
+    let types = |v: &Value| -> Option<Vec<Option<Value>>> {
+        let blocks = v.get("prompt")?.as_array()?;
+        Some(blocks.iter().map(|b| b.get("type").cloned()).collect())
+    };
+    assert_eq!(types(&full), types(&sparse), "{method} prompt types");
+}
+
+/// Walks raw params (valid JSON: a [`RawValue`]) and builds the sparse tree
+/// of a [`Want`]. Unwanted values are skipped with [`crate::json::skip_value`]
+/// (not validated again, not unescaped, not copied); wanted ones are parsed
+/// by `serde_json` exactly as a full parse would. `None` on anything
+/// unexpected, which the caller treats as unparseable params.
+struct Walker<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Walker<'a> {
+    fn peek(&mut self) -> Option<u8> {
+        let bytes = self.text.as_bytes();
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(self.pos) {
+            self.pos += 1;
+        }
+        bytes.get(self.pos).copied()
+    }
+
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.pos += 1)
+    }
+
+    /// The next value's raw text, skipped.
+    fn raw(&mut self) -> Option<&'a str> {
+        self.peek()?;
+        let start = self.pos;
+        self.pos = crate::json::skip_value(self.text.as_bytes(), start)?;
+        self.text.get(start..self.pos)
+    }
+
+    /// The next value, whole.
+    fn whole(&mut self) -> Option<Value> {
+        serde_json::from_str(self.raw()?).ok()
+    }
+
+    fn value(&mut self, want: &Want) -> Option<Value> {
+        match want {
+            Want::Value => self.whole(),
+            Want::Kind => {
+                let raw = self.raw()?;
+                Some(match raw.as_bytes().first()? {
+                    b'"' => Value::String(String::new()),
+                    b'[' => Value::Array(Vec::new()),
+                    b'{' => Value::Object(Map::new()),
+                    _ => serde_json::from_str(raw).ok()?,
+                })
+            }
+            Want::Members(wanted) => {
+                if self.peek()? != b'{' {
+                    return self.whole();
+                }
+                self.pos += 1;
+                let mut members = Map::new();
+                if self.peek()? == b'}' {
+                    self.pos += 1;
+                    return Some(Value::Object(members));
+                }
+                loop {
+                    let key = self.raw()?;
+                    self.eat(b':')?;
+                    match member_index(key, wanted)? {
+                        // Later duplicates replace earlier ones, as in a
+                        // full tree.
+                        Some(i) => {
+                            let (name, want) = &wanted[i];
+                            let v = self.value(want)?;
+                            members.insert((*name).to_owned(), v);
+                        }
+                        None => {
+                            self.raw()?;
+                        }
+                    }
+                    match self.peek()? {
+                        b',' => self.pos += 1,
+                        b'}' => {
+                            self.pos += 1;
+                            return Some(Value::Object(members));
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            Want::Items(item) => {
+                if self.peek()? != b'[' {
+                    return self.whole();
+                }
+                self.pos += 1;
+                let mut items = Vec::new();
+                if self.peek()? == b']' {
+                    self.pos += 1;
+                    return Some(Value::Array(items));
+                }
+                loop {
+                    items.push(self.value(item)?);
+                    match self.peek()? {
+                        b',' => self.pos += 1,
+                        b']' => {
+                            self.pos += 1;
+                            return Some(Value::Array(items));
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Which wanted member the raw key (a JSON string) names, if any; `None`
+/// if it is not a string.
+fn member_index(key: &str, wanted: &[(&str, Want)]) -> Option<Option<usize>> {
+    let inner = key.strip_prefix('"')?.strip_suffix('"')?;
+    let position = |name: &str| wanted.iter().position(|(w, _)| *w == name);
+    if inner.contains('\\') {
+        let name: String = serde_json::from_str(key).ok()?;
+        Some(position(&name))
+    } else {
+        Some(position(inner))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,6 +658,154 @@ mod tests {
         // Updates other than tool calls are not inspected beyond the envelope.
         let update = json!({"sessionId": "s", "update": {"sessionUpdate": "hologram"}});
         assert!(check("session/update", &update).is_ok());
+    }
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).expect("valid JSON")
+    }
+
+    #[test]
+    fn the_sparse_tree_checks_like_the_whole_tree() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "session/new",
+                r#"{"cwd": "/p", "mcpServers": [{"name": "x"}], "x": {"y": [1]}}"#,
+            ),
+            ("session/new", r#"{"cwd": "rel", "mcpServers": []}"#),
+            ("session/new", r#"{"cwd": "/p", "mcpServers": "no"}"#),
+            ("session/new", r#"{"cwd": "/p", "mcpServers": null}"#),
+            (
+                "session/new",
+                r#"{"cwd": "/p", "mcpServers": [], "additionalDirectories": ["/a", 2]}"#,
+            ),
+            (
+                "session/load",
+                r#"{"sessionId": 7, "cwd": "/p", "mcpServers": []}"#,
+            ),
+            (
+                "session/prompt",
+                r#"{"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}, {"type": "resource", "resource": {"text": "\"q\" \\"}}]}"#,
+            ),
+            (
+                "session/prompt",
+                r#"{"prompt": [1, "a", {"type": 3}, {"type": "image", "type": "text"}], "sessionId": "s"}"#,
+            ),
+            ("session/prompt", r#"{"sessionId": "s", "prompt": "x"}"#),
+            (
+                "session/prompt",
+                r#" { "session\u0049d" : "s" , "prompt" : [ ] } "#,
+            ),
+            (
+                "session/prompt",
+                r#"{"sessionId": "a", "sessionId": "b", "prompt": []}"#,
+            ),
+            (
+                "session/request_permission",
+                r#"{"sessionId": "s", "options": [], "toolCall": {"toolCallId": "t", "locations": [{"path": "/a", "line": 0}]}}"#,
+            ),
+            (
+                "session/request_permission",
+                r#"{"sessionId": "s", "options": {}, "toolCall": "t"}"#,
+            ),
+            (
+                "session/request_permission",
+                r#"{"sessionId": "s", "options": [], "toolCall": {"toolCallId": "t", "locations": [3, {"line": 2.5, "path": "/a"}]}}"#,
+            ),
+            (
+                "session/update",
+                r#"{"sessionId": "s", "update": {"sessionUpdate": "tool_call", "toolCallId": "t", "content": [{"type": "diff", "newText": "\\\""}], "locations": [{"path": "rel"}]}}"#,
+            ),
+            (
+                "session/update",
+                r#"{"sessionId": "s", "update": {"sessionUpdate": "agent_message_chunk"}}"#,
+            ),
+            ("session/update", r#"{"sessionId": "s", "update": null}"#),
+            (
+                "fs/read_text_file",
+                r#"{"sessionId": "s", "path": "/a", "line": 0, "limit": -1}"#,
+            ),
+            (
+                "fs/read_text_file",
+                r#"{"sessionId": "s", "path": "/a", "line": 1e3}"#,
+            ),
+            (
+                "fs/write_text_file",
+                r#"{"sessionId": "s", "path": "/a", "content": 5}"#,
+            ),
+            (
+                "fs/write_text_file",
+                r#"{"sessionId": "s", "path": "/a", "content": "\"\\"}"#,
+            ),
+            (
+                "terminal/create",
+                r#"{"sessionId": "s", "command": "ls", "cwd": "./x", "outputByteLimit": 18446744073709551615}"#,
+            ),
+            ("terminal/kill", r#"{"sessionId": "s"}"#),
+            (
+                "initialize",
+                r#"{"protocolVersion": 70000, "clientCapabilities": {"fs": {"readTextFile": true}}}"#,
+            ),
+            ("elicitation/create", r#"{"message": ["m"]}"#),
+            ("_vendor/anything", r#"{"cwd": "rel", "sessionId": "s"}"#),
+            ("session/cancel", "[]"),
+            ("session/cancel", r#""s""#),
+            ("session/cancel", "null"),
+            ("session/cancel", "{}"),
+        ];
+        let object = |v: Value| {
+            if v.is_null() {
+                Value::Object(Map::new())
+            } else {
+                v
+            }
+        };
+        for (method, text) in cases {
+            let sparse = object(sparse_params(method, Some(&raw(text))));
+            let full = object(serde_json::from_str(text).expect("json"));
+            assert_eq!(
+                check(method, &full),
+                check(method, &sparse),
+                "{method} {text}"
+            );
+            for member in bookkeeping_members(method) {
+                assert_eq!(full.get(member), sparse.get(member), "{method} {text}");
+            }
+        }
+        assert_eq!(sparse_params("session/cancel", None), Value::Null);
+    }
+
+    #[test]
+    fn large_unchecked_contents_are_left_out_of_the_sparse_tree() {
+        let content = "\"q\" \\".repeat(100_000);
+        let params =
+            json!({"sessionId": "s", "path": "/a", "content": content, "_meta": {"k": content}});
+        let sparse = sparse_params(
+            "fs/write_text_file",
+            Some(&crate::json::to_raw(&params).expect("raw")),
+        );
+        assert_eq!(
+            sparse,
+            json!({"sessionId": "s", "path": "/a", "content": ""})
+        );
+        let prompt = json!({"sessionId": "s", "prompt": [{"type": "resource", "resource": {"text": content}}]});
+        let sparse = sparse_params(
+            "session/prompt",
+            Some(&crate::json::to_raw(&prompt).expect("raw")),
+        );
+        assert_eq!(
+            sparse,
+            json!({"sessionId": "s", "prompt": [{"type": "resource"}]})
+        );
+        // Nesting deeper than a tree may hold, in a member nobody reads.
+        let deep = format!(
+            r#"{{"sessionId": "s", "x": {}{}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert_eq!(
+            sparse_params("session/cancel", Some(&raw(&deep))),
+            json!({"sessionId": "s"})
+        );
     }
 
     #[test]
