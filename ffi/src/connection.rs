@@ -369,7 +369,10 @@ pub unsafe extern "C" fn acp_connection_spawn_agent(
             // SAFETY: `error` per the contract.
             return unsafe { fail(error, no_runtime()) };
         };
-        let queue = Arc::new(EventQueue::new(options.event_queue));
+        let queue = Arc::new(EventQueue::new(
+            options.event_queue,
+            options.event_callback.is_some(),
+        ));
         if options.stderr_events {
             let q = Arc::clone(&queue);
             command = command.stderr(move |line| q.push_log(line));
@@ -583,7 +586,10 @@ pub unsafe extern "C" fn acp_connection_from_fds(
                 };
             }
         };
-        let queue = Arc::new(EventQueue::new(options.event_queue));
+        let queue = Arc::new(EventQueue::new(
+            options.event_queue,
+            options.event_callback.is_some(),
+        ));
         let conn = build(&options, role, queue, transport, rt);
         // SAFETY: checked non-NULL.
         unsafe { *out = Box::into_raw(conn) };
@@ -613,7 +619,10 @@ pub unsafe extern "C" fn acp_connection_serve_stdio(
             return unsafe { fail(error, no_runtime()) };
         };
         let _enter = rt.enter();
-        let queue = Arc::new(EventQueue::new(options.event_queue));
+        let queue = Arc::new(EventQueue::new(
+            options.event_queue,
+            options.event_callback.is_some(),
+        ));
         let conn = build(&options, Role::Agent, queue, Transport::stdio(), rt);
         // SAFETY: checked non-NULL.
         unsafe { *out = Box::into_raw(conn) };

@@ -87,7 +87,11 @@ pub(crate) struct EventQueue {
     space: tokio::sync::Notify,
     /// Wakes the dispatch thread (callback mode).
     ready: Condvar,
-    /// Readable while events wait (poll mode).
+    /// Callback mode: notify `ready` (in poll mode nobody waits on it, and
+    /// a notify costs a futex call per event).
+    callback_mode: bool,
+    /// Readable while events wait (poll mode only: in callback mode nobody
+    /// reads it, and it costs a write and a read per idle wake-up).
     wake: Option<OwnedFd>,
 }
 
@@ -108,7 +112,9 @@ fn eventfd() -> Option<OwnedFd> {
 }
 
 impl EventQueue {
-    pub(crate) fn new(capacity: usize) -> Self {
+    /// A queue for `capacity` events, for a host polling it (wake-up fd) or
+    /// for the dispatch thread of callback mode (`callback_mode`).
+    pub(crate) fn new(capacity: usize, callback_mode: bool) -> Self {
         Self {
             state: Mutex::new(State {
                 events: VecDeque::new(),
@@ -118,7 +124,8 @@ impl EventQueue {
             capacity: capacity.max(1),
             space: tokio::sync::Notify::new(),
             ready: Condvar::new(),
-            wake: eventfd(),
+            callback_mode,
+            wake: if callback_mode { None } else { eventfd() },
         }
     }
 
@@ -138,7 +145,9 @@ impl EventQueue {
             // SAFETY: writing 8 bytes from a valid u64 to our eventfd.
             let _ = unsafe { libc::write(fd.as_raw_fd(), (&raw const one).cast::<c_void>(), 8) };
         }
-        self.ready.notify_one();
+        if self.callback_mode {
+            self.ready.notify_one();
+        }
     }
 
     /// Queues an event whatever the queue's length. Returns `false` after
