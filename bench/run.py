@@ -44,14 +44,6 @@ IMPLS: dict[str, dict] = {
         "client": [str(TARGET / "bench-libacp-client")],
         "agent": [str(TARGET / "bench-libacp-agent")],
     },
-    # The same agent on epoll-driven non-blocking pipes instead of
-    # Transport::stdio() (tokio's blocking-pool stdin/stdout): the fix the
-    # W2 profile points at (bench/README.md), measured in the same run.
-    "libacp-rust-pipes": {
-        "client": [str(TARGET / "bench-libacp-client")],
-        "agent": ["env", "BENCH_PIPE_STDIO=1", str(TARGET / "bench-libacp-agent")],
-        "workloads": {"w1", "w2"},
-    },
     "libacp-c": {
         "client": [str(BENCH / "c" / "build" / "bench-c-client")],
         "agent": [str(BENCH / "c" / "build" / "bench-c-agent")],

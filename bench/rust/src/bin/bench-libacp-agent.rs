@@ -4,10 +4,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use libacp_bench::{Command, READ_LEN, WRITE_PATH, msg, parse_command, read_path, text_of};
-use std::os::fd::FromRawFd;
 
-use libacp_core::{AcpOptions, Agent, AgentConnection, RequestContext, RpcError, Transport, v1};
-use tokio::net::unix::pipe;
+use libacp_core::{AcpOptions, Agent, AgentConnection, RequestContext, RpcError, v1};
 
 #[derive(Default)]
 struct BenchAgent {
@@ -81,31 +79,10 @@ impl Agent for BenchAgent {
     }
 }
 
-/// `Transport::stdio()` (tokio's stdin/stdout: every read and write is a
-/// hand-off to the blocking thread pool), or with `BENCH_PIPE_STDIO=1` and
-/// stdin/stdout pipes, epoll-driven non-blocking pipes: an experiment for
-/// the profile in bench/README.md.
-fn transport() -> Transport {
-    if std::env::var_os("BENCH_PIPE_STDIO").is_some() {
-        let pipes = pipe::Receiver::from_file(dup_file(0))
-            .and_then(|r| Ok((r, pipe::Sender::from_file(dup_file(1))?)));
-        match pipes {
-            Ok((reader, writer)) => return Transport::new(reader, writer),
-            Err(e) => {
-                eprintln!("bench-libacp-agent: stdio is not pipes ({e}); using Transport::stdio()")
-            }
-        }
-    }
-    Transport::stdio()
-}
-
-fn dup_file(fd: i32) -> std::fs::File {
-    // SAFETY: fd 0/1 are open for the life of the process; we own the dup.
-    std::fs::File::from(unsafe { std::os::fd::OwnedFd::from_raw_fd(libc::dup(fd)) })
-}
-
 #[tokio::main]
 async fn main() {
-    let conn = AgentConnection::start(transport(), BenchAgent::default(), AcpOptions::default());
+    let conn = AgentConnection::serve_stdio(BenchAgent::default(), AcpOptions::default());
     conn.acp().closed().await;
+    // Everything answered is written before the process exits.
+    conn.acp().terminated().await;
 }

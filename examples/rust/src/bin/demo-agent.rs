@@ -47,6 +47,7 @@ async fn main() {
     };
     let conn = AgentConnection::serve_stdio(agent, AcpOptions::default());
     let reason = conn.acp().closed().await;
+    conn.acp().terminated().await; // what was answered is written before exiting
     log(&format!("connection closed ({reason}), exiting"));
 }
 

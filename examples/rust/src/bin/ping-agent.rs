@@ -34,6 +34,7 @@ async fn main() {
     });
     let conn = Connection::start(Transport::stdio(), handler, ConnectionOptions::default());
     let reason = conn.closed().await;
+    conn.terminated().await; // what was answered is written before exiting
     eprintln!("ping-agent: connection closed ({reason}), exiting");
 }
 
