@@ -301,10 +301,14 @@ struct OutError<'a> {
     error: &'a RpcError,
 }
 
-fn to_vec<T: Serialize>(value: &T) -> Vec<u8> {
+/// Serializes `value` into a buffer sized for `payload` bytes of raw
+/// params/result plus the envelope (a large message is written once, not
+/// regrown by doubling).
+fn to_vec<T: Serialize>(value: &T, payload: Option<&RawValue>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(payload.map_or(0, |p| p.get().len()) + 128);
     // Serializing these structs cannot fail: every field is a string, an id
     // or an already-validated RawValue, and RpcError's data is a Value.
-    serde_json::to_vec(value).unwrap_or_else(|e| {
+    serde_json::to_writer(&mut out, value).map(|()| out).unwrap_or_else(|e| {
         format!(
             r#"{{"jsonrpc":"2.0","method":"_libacp/encode_error","params":{{"error":{}}}}}"#,
             serde_json::Value::from(e.to_string())
@@ -315,21 +319,27 @@ fn to_vec<T: Serialize>(value: &T) -> Vec<u8> {
 
 /// Encodes a request.
 pub fn encode_request(id: &RequestId, method: &str, params: Option<&RawValue>) -> Vec<u8> {
-    to_vec(&OutRequest {
-        jsonrpc: "2.0",
-        id,
-        method,
+    to_vec(
+        &OutRequest {
+            jsonrpc: "2.0",
+            id,
+            method,
+            params,
+        },
         params,
-    })
+    )
 }
 
 /// Encodes a notification.
 pub fn encode_notification(method: &str, params: Option<&RawValue>) -> Vec<u8> {
-    to_vec(&OutNotification {
-        jsonrpc: "2.0",
-        method,
+    to_vec(
+        &OutNotification {
+            jsonrpc: "2.0",
+            method,
+            params,
+        },
         params,
-    })
+    )
 }
 
 /// Encodes a response. `id` is `None` for errors about frames whose id could
@@ -337,16 +347,22 @@ pub fn encode_notification(method: &str, params: Option<&RawValue>) -> Vec<u8> {
 pub fn encode_response(id: Option<&RequestId>, result: Result<&RawValue, &RpcError>) -> Vec<u8> {
     let id = id.unwrap_or(&RequestId::Null);
     match result {
-        Ok(result) => to_vec(&OutResult {
-            jsonrpc: "2.0",
-            id,
-            result,
-        }),
-        Err(error) => to_vec(&OutError {
-            jsonrpc: "2.0",
-            id,
-            error,
-        }),
+        Ok(result) => to_vec(
+            &OutResult {
+                jsonrpc: "2.0",
+                id,
+                result,
+            },
+            Some(result),
+        ),
+        Err(error) => to_vec(
+            &OutError {
+                jsonrpc: "2.0",
+                id,
+                error,
+            },
+            None,
+        ),
     }
 }
 

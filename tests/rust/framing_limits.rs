@@ -183,3 +183,33 @@ async fn errors_from_handlers_reach_the_caller_with_code_and_data() {
         other => panic!("{other:?}"),
     }
 }
+
+#[tokio::test]
+async fn large_and_small_frames_batched_together_arrive_intact_in_both_framings() {
+    // Frames of 256 KiB and more are written from their own bytes, the
+    // small ones around them through the batch buffer: order and framing
+    // must hold either way.
+    for framing in [Framing::Ndjson, Framing::ContentLength] {
+        let options = || ConnectionOptions {
+            framing,
+            ..ConnectionOptions::default()
+        };
+        let (client, _agent) = connect_pair(FnHandler::new(), options(), echo(), options());
+        let calls: Vec<_> = (0..12usize)
+            .map(|i| {
+                let size = if i % 3 == 1 { 300_000 + i * 7919 } else { i };
+                let text = "\"q\" \\ ".repeat(size / 6 + 1);
+                let call = tokio::spawn(client.request("echo", &json!({"i": i, "t": text})));
+                (text, call)
+            })
+            .collect();
+        for (i, (text, call)) in calls.into_iter().enumerate() {
+            let result = within("echo", call).await.expect("task").expect("answer");
+            assert_eq!(
+                value(&result),
+                json!({"i": i, "t": text}),
+                "{framing:?} #{i}"
+            );
+        }
+    }
+}

@@ -25,6 +25,8 @@ pub const DEFAULT_MAX_FRAME_SIZE: usize = 64 * 1024 * 1024;
 
 /// How much the reader asks the OS for at a time.
 const READ_CHUNK: usize = 64 * 1024;
+/// After a line larger than this, the read buffer starts over small.
+const KEEP_BUFFER: usize = 1024 * 1024;
 /// Header section limit for Content-Length framing.
 const MAX_HEADER_SIZE: usize = 8 * 1024;
 
@@ -122,6 +124,11 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                 let end = self.searched + pos;
                 let mut line = self.buf.split_to(end + 1);
                 self.searched = 0;
+                if line.len() > KEEP_BUFFER && self.buf.is_empty() {
+                    // The big line keeps its allocation; the reader starts
+                    // a small one rather than growing into the old one.
+                    self.buf = BytesMut::with_capacity(READ_CHUNK);
+                }
                 line.truncate(end);
                 if line.last() == Some(&b'\r') {
                     line.truncate(end - 1);
@@ -318,15 +325,23 @@ fn parse_content_length(header: &[u8]) -> Result<usize, String> {
 /// output never does, and [`crate::json::compact_if_needed`] normalises host
 /// JSON before it gets here.
 pub fn encode_into(framing: Framing, message: &[u8], out: &mut Vec<u8>) {
-    match framing {
-        Framing::Ndjson => {
-            out.extend_from_slice(message);
-            out.push(b'\n');
-        }
-        Framing::ContentLength => {
-            out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", message.len()).as_bytes());
-            out.extend_from_slice(message);
-        }
+    encode_prefix(framing, message.len(), out);
+    out.extend_from_slice(message);
+    encode_suffix(framing, out);
+}
+
+/// Appends what goes before a message of `len` bytes (the Content-Length
+/// header; nothing for NDJSON).
+pub fn encode_prefix(framing: Framing, len: usize, out: &mut Vec<u8>) {
+    if framing == Framing::ContentLength {
+        out.extend_from_slice(format!("Content-Length: {len}\r\n\r\n").as_bytes());
+    }
+}
+
+/// Appends what goes after a message (the newline of NDJSON).
+pub fn encode_suffix(framing: Framing, out: &mut Vec<u8>) {
+    if framing == Framing::Ndjson {
+        out.push(b'\n');
     }
 }
 

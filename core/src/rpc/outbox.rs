@@ -20,11 +20,15 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use super::shared::Shared;
 use super::{Direction, lock};
 use crate::error::CloseReason;
-use crate::framing::{Framing, encode_into};
+use crate::framing::{Framing, encode_into, encode_prefix, encode_suffix};
 use crate::transport::BoxWriter;
 
 /// Buffers above this size are not kept between batches.
 const KEEP_BUFFER: usize = 1024 * 1024;
+
+/// Frames this large are written from their own bytes instead of being
+/// copied into the batch buffer.
+const DIRECT_WRITE: usize = 256 * 1024;
 
 struct OutFrame {
     bytes: Vec<u8>,
@@ -146,12 +150,24 @@ pub(crate) async fn run_writer(shared: Arc<Shared>, mut writer: BoxWriter) {
         }
         buf.clear();
         let mut permits = 0usize;
-        for frame in batch.drain(..) {
+        for frame in &batch {
             shared.trace(Direction::Outgoing, &frame.bytes);
-            encode_into(outbox.framing, &frame.bytes, &mut buf);
             permits += usize::from(frame.permit);
         }
         let write = async {
+            // Small frames are copied into one buffer (one write per batch);
+            // a large one is written from its own bytes, not copied again.
+            for frame in batch.drain(..) {
+                if frame.bytes.len() < DIRECT_WRITE {
+                    encode_into(outbox.framing, &frame.bytes, &mut buf);
+                    continue;
+                }
+                encode_prefix(outbox.framing, frame.bytes.len(), &mut buf);
+                writer.write_all(&buf).await?;
+                buf.clear();
+                writer.write_all(&frame.bytes).await?;
+                encode_suffix(outbox.framing, &mut buf);
+            }
             writer.write_all(&buf).await?;
             writer.flush().await
         };
