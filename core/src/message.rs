@@ -308,13 +308,15 @@ fn to_vec<T: Serialize>(value: &T, payload: Option<&RawValue>) -> Vec<u8> {
     let mut out = Vec::with_capacity(payload.map_or(0, |p| p.get().len()) + 128);
     // Serializing these structs cannot fail: every field is a string, an id
     // or an already-validated RawValue, and RpcError's data is a Value.
-    serde_json::to_writer(&mut out, value).map(|()| out).unwrap_or_else(|e| {
-        format!(
-            r#"{{"jsonrpc":"2.0","method":"_libacp/encode_error","params":{{"error":{}}}}}"#,
-            serde_json::Value::from(e.to_string())
-        )
-        .into_bytes()
-    })
+    serde_json::to_writer(&mut out, value)
+        .map(|()| out)
+        .unwrap_or_else(|e| {
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"_libacp/encode_error","params":{{"error":{}}}}}"#,
+                serde_json::Value::from(e.to_string())
+            )
+            .into_bytes()
+        })
 }
 
 /// Encodes a request.
