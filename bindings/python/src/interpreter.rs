@@ -31,9 +31,45 @@ pub(crate) fn attach_alive<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> R {
             std::thread::park();
         }
     }
+    keep_thread_state();
     let result = Python::attach(f);
     drop(guard);
     result
+}
+
+thread_local! {
+    /// This engine thread has a Python thread state of its own.
+    static HAS_THREAD_STATE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Gives the calling engine thread a Python thread state that lives as
+/// long as the thread (with the GIL released), so that each `attach` reuses
+/// it. Without one, every attach from a tokio thread creates a thread state
+/// and deletes it again on release (an `mmap`/`munmap` pair and the
+/// interpreter's bookkeeping, per message). Called with the `FINALIZING`
+/// read lock held and false, without the GIL; threads that already have a
+/// thread state (made by Python) are left alone. At interpreter shutdown
+/// these thread states are cleared with the interpreter, after the
+/// `atexit` hook has parked every engine thread for good.
+fn keep_thread_state() {
+    HAS_THREAD_STATE.with(|has| {
+        if has.get() {
+            return;
+        }
+        has.set(true);
+        // SAFETY: the interpreter is running (FINALIZING is false under the
+        // read lock our caller holds). This thread has no thread state, so
+        // it does not hold the GIL: `PyGILState_Ensure` creates a thread
+        // state and takes the GIL, `PyEval_SaveThread` releases the GIL and
+        // keeps the thread state (its gilstate counter stays at 1, so the
+        // `PyGILState_Release` of later attaches never deletes it).
+        unsafe {
+            if pyo3::ffi::PyGILState_GetThisThreadState().is_null() {
+                let _ = pyo3::ffi::PyGILState_Ensure();
+                let _ = pyo3::ffi::PyEval_SaveThread();
+            }
+        }
+    });
 }
 
 /// Registered with `atexit`: marks shutdown, letting threads already inside
