@@ -1,5 +1,5 @@
 # The two newcomer commands (see README.md).
-.PHONY: demo test lint
+.PHONY: demo test lint bench
 
 demo:
 	./scripts/demo.sh
@@ -11,3 +11,8 @@ lint:
 	cargo fmt --all --check
 	cargo clippy --locked --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --locked --workspace --no-deps
+
+# Not a newcomer command and not part of CI: the benchmark suite against the
+# official SDKs (bench/README.md); prints the table.
+bench:
+	./bench/run.sh
