@@ -10,13 +10,13 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use serde_json::value::RawValue;
 
 use libacp_core::{AcpConnection, AcpPeer, ExitInfo, TryNotify};
 
 use crate::awaitable::{awaitable, ordered_awaitable};
-use crate::convert::{raw_to_py, to_json, to_py, type_name};
+use crate::convert::{raw_to_py, to_py, to_raw, type_name};
 use crate::errors::{call_error, invalid_params};
 use crate::handler::lock;
 use crate::inbox::InboxCore;
@@ -47,16 +47,18 @@ fn params_of(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Box<RawValue>>> 
     let Some(obj) = obj.filter(|o| !o.is_none()) else {
         return Ok(None);
     };
-    let value = to_json(obj, "params", 0).map_err(|e| invalid_params(obj.py(), &e))?;
-    if !(value.is_object() || value.is_array()) {
+    if !(obj.is_instance_of::<PyDict>()
+        || obj.is_instance_of::<PyList>()
+        || obj.is_instance_of::<PyTuple>())
+    {
         return Err(invalid_params(
             obj.py(),
             &format!("params must be a dict or a list, not {}", type_name(obj)),
         ));
     }
-    serde_json::value::to_raw_value(&value)
+    to_raw(obj, "params")
         .map(Some)
-        .map_err(|e| invalid_params(obj.py(), &e.to_string()))
+        .map_err(|e| invalid_params(obj.py(), &e))
 }
 
 #[pymethods]

@@ -23,7 +23,7 @@ use serde_json::value::RawValue;
 use libacp_core::rpc::{BoxFuture, IncomingNotification, IncomingRequest, Responder};
 use libacp_core::{CancellationToken, Handler, RequestId, RpcError};
 
-use crate::convert::{id_to_py, to_json};
+use crate::convert::{id_to_py, to_json, to_raw};
 use crate::errors::{invalid_params, report};
 use crate::inbox::{InboxCore, Item};
 use crate::interpreter::attach_alive;
@@ -87,10 +87,7 @@ impl RequestResponder {
     /// answered `-32603` and raises `InvalidParams`. Returns whether the
     /// answer was sent (False: already answered, cancelled, or closed).
     fn respond(&self, py: Python<'_>, result: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let value = to_json(result, "result", 0);
-        let raw =
-            value.and_then(|v| serde_json::value::to_raw_value(&v).map_err(|e| e.to_string()));
-        match raw {
+        match to_raw(result, "result") {
             Ok(raw) => {
                 self.unbind(py);
                 Ok(py.detach(|| self.send(Ok(raw))))
