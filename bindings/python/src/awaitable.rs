@@ -1,7 +1,9 @@
 //! libacp's tokio runtime, and asyncio futures completed from it.
 //!
-//! `runtime` is the one multi-threaded runtime (pyo3-async-runtimes') that
-//! every connection, handler task and hook task runs on. `awaitable` is
+//! `runtime` is the one multi-threaded runtime, started on first use, that
+//! every connection, handler task and hook task runs on; its threads are
+//! named `libacp` and give their Python thread state back when they stop
+//! (`interpreter::forget_thread_state`). `awaitable` is
 //! called with the GIL on the host's thread, inside a running asyncio loop:
 //! it creates a future on that loop (owned by the loop and whoever awaits
 //! it) and spawns the Rust future on the runtime. The result is handed back
@@ -20,10 +22,28 @@ use libacp_core::{CallError, CancellationToken};
 use crate::inbox::{InboxCore, Item};
 use crate::interpreter::attach_alive;
 
-/// libacp's runtime (pyo3-async-runtimes' tokio runtime, started on first
-/// use).
-pub(crate) fn runtime() -> &'static tokio::runtime::Runtime {
-    pyo3_async_runtimes::tokio::get_runtime()
+/// The runtime, or why it could not be started.
+static RUNTIME: std::sync::OnceLock<Result<tokio::runtime::Runtime, String>> =
+    std::sync::OnceLock::new();
+
+/// libacp's runtime (started on first use). Fails only if the OS refuses
+/// its threads or its I/O driver.
+pub(crate) fn runtime() -> PyResult<&'static tokio::runtime::Runtime> {
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .thread_name("libacp")
+                .on_thread_stop(crate::interpreter::forget_thread_state)
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| {
+            pyo3::exceptions::PyRuntimeError::new_err(format!(
+                "libacp could not start its runtime: {e}"
+            ))
+        })
 }
 
 /// Completes an asyncio future from libacp's threads, on its loop, unless
@@ -78,7 +98,7 @@ where
     let (event_loop, future, cancelled) = loop_future(py)?;
     let future_ref = future.clone().unbind();
     let loop_ref = event_loop.unbind();
-    runtime().spawn(async move {
+    runtime()?.spawn(async move {
         let result = tokio::select! {
             result = fut => result,
             () = cancelled.cancelled() => return,
@@ -113,7 +133,7 @@ where
 {
     let (_, future, cancelled) = loop_future(py)?;
     let future_ref = future.clone().unbind();
-    runtime().spawn(async move {
+    runtime()?.spawn(async move {
         let outcome = tokio::select! {
             outcome = call => outcome,
             () = cancelled.cancelled() => return,

@@ -115,11 +115,11 @@ fn event_parts(event: &Event) -> EventParts {
 /// Engine events to `callback(kind, message, details)`. The core's hook
 /// only queues them (it may run under the engine's locks); one task calls
 /// Python, in order. A full backlog drops events and reports how many.
-pub(crate) fn events_hook(callback: Py<PyAny>) -> EventHook {
+pub(crate) fn events_hook(callback: Py<PyAny>) -> PyResult<EventHook> {
     let (tx, mut rx) = mpsc::channel::<EventParts>(EVENT_BACKLOG);
     let dropped = Arc::new(AtomicU64::new(0));
     let lost = Arc::clone(&dropped);
-    runtime().spawn(async move {
+    runtime()?.spawn(async move {
         while let Some(first) = rx.recv().await {
             let mut batch = vec![first];
             while batch.len() < EVENT_BACKLOG
@@ -146,9 +146,9 @@ pub(crate) fn events_hook(callback: Py<PyAny>) -> EventHook {
             });
         }
     });
-    Arc::new(move |event: &Event| {
+    Ok(Arc::new(move |event: &Event| {
         if tx.try_send(event_parts(event)).is_err() {
             dropped.fetch_add(1, Ordering::SeqCst);
         }
-    })
+    }))
 }

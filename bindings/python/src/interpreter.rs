@@ -37,9 +37,18 @@ pub(crate) fn attach_alive<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> R {
     result
 }
 
+/// The thread state an engine thread keeps (see `keep_thread_state`).
+struct KeptState {
+    /// What `PyGILState_Ensure` returned, for the matching release.
+    gstate: pyo3::ffi::PyGILState_STATE,
+    /// What `PyEval_SaveThread` returned, to restore before releasing.
+    tstate: *mut pyo3::ffi::PyThreadState,
+}
+
 thread_local! {
-    /// This engine thread has a Python thread state of its own.
-    static HAS_THREAD_STATE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// `None`: not set up yet on this thread; `Some(None)`: this thread had
+    /// a thread state of its own (made by Python); `Some(Some(_))`: kept.
+    static KEPT: std::cell::Cell<Option<Option<KeptState>>> = const { std::cell::Cell::new(None) };
 }
 
 /// Gives the calling engine thread a Python thread state that lives as
@@ -48,30 +57,59 @@ thread_local! {
 /// and deletes it again on release (an `mmap`/`munmap` pair and the
 /// interpreter's bookkeeping, per message). Called with the `FINALIZING`
 /// read lock held and false, without the GIL; threads that already have a
-/// thread state (made by Python) are left alone. At interpreter shutdown
-/// these thread states are cleared with the interpreter, after the
-/// `atexit` hook has parked every engine thread for good.
+/// thread state (made by Python) are left alone. Given back by
+/// `forget_thread_state` when a runtime thread stops; at interpreter
+/// shutdown, the interpreter clears those left, after the `atexit` hook
+/// has parked every engine thread for good.
 fn keep_thread_state() {
-    HAS_THREAD_STATE.with(|has| {
-        if has.get() {
+    KEPT.with(|kept| {
+        let current = kept.take();
+        if current.is_some() {
+            kept.set(current);
             return;
         }
-        has.set(true);
         // SAFETY: the interpreter is running (FINALIZING is false under the
-        // read lock our caller holds). This thread has no thread state, so
-        // it does not hold the GIL: `PyGILState_Ensure` creates a thread
-        // state and takes the GIL, `PyEval_SaveThread` releases the GIL and
-        // keeps the thread state (its gilstate counter stays at 1, so the
+        // read lock our caller holds). A thread without a thread state does
+        // not hold the GIL: `PyGILState_Ensure` creates one and takes the
+        // GIL, `PyEval_SaveThread` releases the GIL and keeps the thread
+        // state (its gilstate counter stays at 1, so the
         // `PyGILState_Release` of later attaches never deletes it).
-        unsafe {
+        let state = unsafe {
             if pyo3::ffi::PyGILState_GetThisThreadState().is_null() {
-                let _ = pyo3::ffi::PyGILState_Ensure();
-                let _ = pyo3::ffi::PyEval_SaveThread();
+                let gstate = pyo3::ffi::PyGILState_Ensure();
+                let tstate = pyo3::ffi::PyEval_SaveThread();
+                Some(KeptState { gstate, tstate })
+            } else {
+                None
             }
-        }
+        };
+        kept.set(Some(state));
     });
 }
 
+/// Gives back the thread state `keep_thread_state` kept, if any (the
+/// runtime's `on_thread_stop` hook: tokio's blocking threads come and go).
+/// Nothing is touched once the interpreter shuts down.
+pub(crate) fn forget_thread_state() {
+    let Some(Some(state)) = KEPT.with(std::cell::Cell::take) else {
+        return;
+    };
+    let guard = FINALIZING
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if *guard {
+        return; // the interpreter clears its thread states itself
+    }
+    // SAFETY: the interpreter is running (checked under the read lock,
+    // held across); `state` is this thread's kept thread state, not
+    // attached: restoring it takes the GIL, releasing the gilstate counter
+    // to 0 deletes it and releases the GIL.
+    unsafe {
+        pyo3::ffi::PyEval_RestoreThread(state.tstate);
+        pyo3::ffi::PyGILState_Release(state.gstate);
+    }
+    drop(guard);
+}
 /// Registered with `atexit`: marks shutdown, letting threads already inside
 /// Python finish first (the GIL is released while waiting for them).
 #[pyfunction]

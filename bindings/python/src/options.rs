@@ -157,7 +157,7 @@ pub(crate) fn acp_options(role: Role, options: Option<&Bound<'_, PyDict>>) -> Py
             }
             "flush_timeout" => connection.flush_timeout = opt_seconds(name, &value, true)?,
             "trace" => connection.trace = Some(trace_hook(opt_callable(name, &value)?)),
-            "events" => connection.events = Some(events_hook(opt_callable(name, &value)?)),
+            "events" => connection.events = Some(events_hook(opt_callable(name, &value)?)?),
             "require_auth" => {
                 acp.require_auth = opt_bool(name, &value)?;
                 if acp.require_auth {

@@ -79,8 +79,9 @@ pub(crate) fn spawn_agent(
         _dispatcher: dispatcher,
         inbox: Arc::clone(&inbox),
     };
+    let rt = runtime()?;
     let result = py.detach(|| {
-        let _guard = runtime().enter();
+        let _guard = rt.enter();
         AcpConnection::spawn_agent(&command, handler, options)
     });
     result
@@ -97,6 +98,7 @@ pub(crate) fn serve_stdio(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<NativeConnection> {
     let options = acp_options(Role::Agent, options)?;
+    let rt = runtime()?;
     let inbox = Inbox::attach(py, &dispatcher)?;
     let handler = PyHandler {
         _dispatcher: dispatcher,
@@ -104,7 +106,7 @@ pub(crate) fn serve_stdio(
     };
     let conn = py.detach(|| {
         AcpConnection::start_on(
-            runtime().handle(),
+            rt.handle(),
             Role::Agent,
             Transport::stdio(),
             handler,
@@ -138,7 +140,7 @@ pub(crate) fn from_fds(
         _dispatcher: dispatcher,
         inbox: Arc::clone(&inbox),
     };
-    let rt = runtime();
+    let rt = runtime()?;
     let _guard = rt.enter();
     let transport = if read_fd == write_fd {
         // SAFETY: the caller gives up an open descriptor.
