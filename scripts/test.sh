@@ -2,7 +2,9 @@
 # Runs every test of the project, in every language it has so far, and ends
 # with one "N passed, N failed" line. Installs what it needs itself: cargo
 # fetches the pinned crates (Cargo.lock), scripts/setup-interop.sh the pinned
-# official TypeScript and Python SDKs (npm, PyPI).
+# official TypeScript and Python SDKs (npm, PyPI), the C and Python stages
+# their Debian packages and venvs, bench/run.sh --smoke the benchmark
+# programs' builds, venv and npm packages (all pinned).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -70,6 +72,26 @@ fi
 passed=$((passed + py_passed))
 failed=$((failed + py_failed))
 # --- end Python binding
+
+# --- Benchmark cross-check (bench/): every bench client against every bench
+# agent (libacp Rust, C and Python, the official Rust, TypeScript and
+# Python SDKs, the raw baseline) on tiny workloads. Correctness only: no
+# timing is checked. Its "bench smoke: N passed, M failed" line is folded in.
+echo "== Benchmarks: the cross-check of every client against every agent (bench/run.sh --smoke)"
+bench_log=$(mktemp)
+./bench/run.sh --smoke 2>&1 | tee "$bench_log"
+bench_status=${PIPESTATUS[0]}
+read -r b_passed b_failed < <(sed -n 's/^bench smoke: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' "$bench_log" | tail -n 1)
+rm -f "$bench_log"
+b_passed=${b_passed:-0}
+b_failed=${b_failed:-0}
+if [ "$bench_status" -ne 0 ] && [ "$b_failed" -eq 0 ]; then
+  b_failed=1 # it stopped before counting (a setup or build error)
+fi
+[ "$bench_status" -ne 0 ] && status=1
+passed=$((passed + b_passed))
+failed=$((failed + b_failed))
+# --- end benchmarks
 
 echo
 echo "${passed} passed, ${failed} failed"
