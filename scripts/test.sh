@@ -36,62 +36,42 @@ if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
   failed=1
 fi
 
-# --- C ABI (tests/c): C/C++ tests, the shared scenarios through acp.h and
-# a valgrind pass, run by scripts/test-c.sh after the Rust tests; its
-# closing "C: N passed, M failed" line is folded into the counts below.
-echo "== C ABI: C/C++ tests, scenarios and valgrind (scripts/test-c.sh)"
-c_log=$(mktemp)
-./scripts/test-c.sh 2>&1 | tee "$c_log"
-c_status=${PIPESTATUS[0]}
-read -r c_passed c_failed < <(sed -n 's/^C: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' "$c_log" | tail -n 1)
-rm -f "$c_log"
-c_passed=${c_passed:-0}
-c_failed=${c_failed:-0}
-if [ "$c_status" -ne 0 ] && [ "$c_failed" -eq 0 ]; then
-  c_failed=1 # it stopped before counting (an install or build error)
-fi
-[ "$c_status" -ne 0 ] && status=1
-passed=$((passed + c_passed))
-failed=$((failed + c_failed))
-# --- end C ABI
+# stage TITLE PREFIX COMMAND...: runs one language's suite, which ends with
+# "PREFIX: N passed, M failed", and folds those counts into the totals. A
+# suite that fails before printing its counts (an install or build error)
+# counts as one failure.
+stage() {
+  local title=$1 prefix=$2
+  shift 2
+  echo "== $title"
+  local stage_log s_status s_passed s_failed
+  stage_log=$(mktemp)
+  "$@" 2>&1 | tee "$stage_log"
+  s_status=${PIPESTATUS[0]}
+  read -r s_passed s_failed < <(sed -n "s/^$prefix: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p" "$stage_log" | tail -n 1)
+  rm -f "$stage_log"
+  s_passed=${s_passed:-0}
+  s_failed=${s_failed:-0}
+  if [ "$s_status" -ne 0 ] && [ "$s_failed" -eq 0 ]; then
+    s_failed=1
+  fi
+  [ "$s_status" -ne 0 ] && status=1
+  passed=$((passed + s_passed))
+  failed=$((failed + s_failed))
+}
 
-# --- Python binding (bindings/python): pip install ./bindings/python, then
-# pytest; its closing "Python: N passed, M failed" line is folded in.
-echo "== Python binding: pip install ./bindings/python and pytest (scripts/test-python.sh)"
-py_log=$(mktemp)
-./scripts/test-python.sh 2>&1 | tee "$py_log"
-py_status=${PIPESTATUS[0]}
-read -r py_passed py_failed < <(sed -n 's/^Python: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' "$py_log" | tail -n 1)
-rm -f "$py_log"
-py_passed=${py_passed:-0}
-py_failed=${py_failed:-0}
-if [ "$py_status" -ne 0 ] && [ "$py_failed" -eq 0 ]; then
-  py_failed=1
-fi
-[ "$py_status" -ne 0 ] && status=1
-passed=$((passed + py_passed))
-failed=$((failed + py_failed))
-# --- end Python binding
-
-# --- Benchmark cross-check (bench/): every bench client against every bench
-# agent (libacp Rust, C and Python, the official Rust, TypeScript and
-# Python SDKs, the raw baseline) on tiny workloads. Correctness only: no
-# timing is checked. Its "bench smoke: N passed, M failed" line is folded in.
-echo "== Benchmarks: the cross-check of every client against every agent (bench/run.sh --smoke)"
-bench_log=$(mktemp)
-./bench/run.sh --smoke 2>&1 | tee "$bench_log"
-bench_status=${PIPESTATUS[0]}
-read -r b_passed b_failed < <(sed -n 's/^bench smoke: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' "$bench_log" | tail -n 1)
-rm -f "$bench_log"
-b_passed=${b_passed:-0}
-b_failed=${b_failed:-0}
-if [ "$bench_status" -ne 0 ] && [ "$b_failed" -eq 0 ]; then
-  b_failed=1 # it stopped before counting (a setup or build error)
-fi
-[ "$bench_status" -ne 0 ] && status=1
-passed=$((passed + b_passed))
-failed=$((failed + b_failed))
-# --- end benchmarks
+# The C ABI (tests/c): C/C++ tests, the shared scenarios through acp.h and
+# a valgrind pass.
+stage "C ABI: C/C++ tests, scenarios and valgrind (scripts/test-c.sh)" C ./scripts/test-c.sh
+# The Python binding: pip install ./bindings/python, pytest, type checks, lint.
+stage "Python binding: pip install ./bindings/python, pytest, mypy, ruff (scripts/test-python.sh)" \
+  Python ./scripts/test-python.sh
+# The benchmark cross-check (bench/): every bench client against every bench
+# agent (libacp Rust, C and Python, the official Rust, TypeScript and Python
+# SDKs, the raw baseline) on tiny workloads. Correctness only: no timing is
+# checked.
+stage "Benchmarks: every client against every agent (bench/run.sh --smoke)" \
+  "bench smoke" ./bench/run.sh --smoke
 
 echo
 echo "${passed} passed, ${failed} failed"
