@@ -19,65 +19,10 @@ use libacp_core::RequestId;
 /// Deepest nesting converted (deeper values are refused, not overflowed).
 const MAX_DEPTH: usize = 512;
 
-/// A Python value as JSON. `path` names the offending member in errors.
-pub(crate) fn to_json(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> Result<Value, String> {
-    if depth > MAX_DEPTH {
-        return Err(format!("{path}: nested deeper than {MAX_DEPTH} levels"));
-    }
-    if obj.is_none() {
-        return Ok(Value::Null);
-    }
-    if let Ok(b) = obj.cast::<PyBool>() {
-        return Ok(Value::Bool(b.is_true()));
-    }
-    if obj.cast::<PyInt>().is_ok() {
-        if let Ok(i) = obj.extract::<i64>() {
-            return Ok(Value::from(i));
-        }
-        if let Ok(u) = obj.extract::<u64>() {
-            return Ok(Value::from(u));
-        }
-        return Err(format!("{path}: integer out of the 64-bit range"));
-    }
-    if let Ok(f) = obj.cast::<PyFloat>() {
-        let v = f.value();
-        return serde_json::Number::from_f64(v)
-            .map(Value::Number)
-            .ok_or_else(|| format!("{path}: {v} is not a JSON number"));
-    }
-    if let Ok(s) = obj.cast::<PyString>() {
-        return s
-            .to_cow()
-            .map(|s| Value::String(s.into_owned()))
-            .map_err(|e| format!("{path}: {e}"));
-    }
-    if let Ok(d) = obj.cast::<PyDict>() {
-        let mut map = serde_json::Map::with_capacity(d.len());
-        for (k, v) in d.iter() {
-            let Ok(key) = k.cast::<PyString>() else {
-                return Err(format!("{path}: keys must be str, not {}", type_name(&k)));
-            };
-            let key = key
-                .to_cow()
-                .map_err(|e| format!("{path}: {e}"))?
-                .into_owned();
-            let value = to_json(&v, &format!("{path}.{key}"), depth + 1)?;
-            map.insert(key, value);
-        }
-        return Ok(Value::Object(map));
-    }
-    if obj.cast::<PyList>().is_ok() || obj.cast::<PyTuple>().is_ok() {
-        let mut items = Vec::new();
-        for (i, item) in obj.try_iter().map_err(|e| e.to_string())?.enumerate() {
-            let item = item.map_err(|e| e.to_string())?;
-            items.push(to_json(&item, &format!("{path}[{i}]"), depth + 1)?);
-        }
-        return Ok(Value::Array(items));
-    }
-    Err(format!(
-        "{path}: {} is not JSON (use dict, list, tuple, str, int, float, bool or None)",
-        type_name(obj)
-    ))
+/// A Python value as a JSON tree (for error `data`). Same rules and error
+/// texts as [`to_raw`], whose serializer it uses.
+pub(crate) fn to_json(obj: &Bound<'_, PyAny>, path: &str) -> Result<Value, String> {
+    serde_json::to_value(PyJson { obj, depth: 0 }).map_err(|e| format!("{path}{e}"))
 }
 
 /// A Python value serialized straight to JSON text (no intermediate

@@ -114,7 +114,7 @@ impl RequestResponder {
     ) -> PyResult<bool> {
         let mut error = RpcError::new(code, message);
         if let Some(data) = data.filter(|d| !d.is_none()) {
-            match to_json(data, "data", 0) {
+            match to_json(data, "data") {
                 Ok(value) => error = error.with_data(value),
                 Err(e) => {
                     self.send_error(

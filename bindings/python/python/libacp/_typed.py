@@ -178,10 +178,8 @@ class _Serve:
         if fn is None:
             return None
         # Not overridden: the default would only answer "method not found".
-        if (
-            isinstance(self.host, self.base)
-            and getattr(type(self.host), name, None) is getattr(self.base, name, None)
-            and name not in ("cancel",)
+        if isinstance(self.host, self.base) and getattr(type(self.host), name, None) is getattr(
+            self.base, name, None
         ):
             return None
         return cast(Callable[..., Any], fn)
