@@ -122,7 +122,7 @@ struct FfiHandler {
 impl Handler for FfiHandler {
     fn on_request(&self, request: IncomingRequest, responder: Responder) {
         let id = serde_json::to_string(&request.id).unwrap_or_else(|_| "null".into());
-        let params = request.params.as_ref().map(|p| p.get().to_owned());
+        let params = request.params.map(|p| String::from(Box::<str>::from(p)));
         let done = CancellationToken::new();
         let watcher = {
             let queue = Arc::clone(&self.queue);
@@ -140,7 +140,6 @@ impl Handler for FfiHandler {
                 }
             }
         };
-        tokio::spawn(watcher);
         let mut event = acp_event::new(acp_event_kind::ACP_EVENT_REQUEST);
         event.method.clone_from(&request.method);
         event.params.clone_from(&params);
@@ -154,12 +153,17 @@ impl Handler for FfiHandler {
             done,
         }));
         self.queue.push(event);
+        // Only now: a cancellation must not reach the host before the
+        // request it cancels.
+        tokio::spawn(watcher);
     }
 
     fn on_notification(&self, notification: IncomingNotification) -> BoxFuture<'static, ()> {
         let mut event = acp_event::new(acp_event_kind::ACP_EVENT_NOTIFICATION);
         event.method = notification.method;
-        event.params = notification.params.map(|p| p.get().to_owned());
+        event.params = notification
+            .params
+            .map(|p| String::from(Box::<str>::from(p)));
         let queue = Arc::clone(&self.queue);
         Box::pin(async move { queue.push_bounded(event).await })
     }
@@ -188,7 +192,7 @@ fn build(
     queue: Arc<EventQueue>,
     transport: Transport,
     runtime: &'static tokio::runtime::Runtime,
-) -> Box<acp_connection> {
+) -> Result<Box<acp_connection>, acp_error> {
     let trace = options.trace_callback.map(|(cb, ud)| {
         let hook: libacp_core::TraceHook = Arc::new(move |dir: Direction, frame: &[u8]| {
             let dir = match dir {
@@ -228,25 +232,7 @@ fn build(
         services,
         ..AcpOptions::default()
     };
-    let handler = FfiHandler {
-        queue: Arc::clone(&queue),
-    };
-    let acp = AcpConnection::start_on(runtime.handle(), role, transport, handler, acp_options);
-    let peer = acp.acp_peer();
-    let outstanding = Arc::new(Outstanding::default());
-    {
-        let peer = peer.clone();
-        let queue = Arc::clone(&queue);
-        let outstanding = Arc::clone(&outstanding);
-        runtime.spawn(async move {
-            let reason = peer.closed().await;
-            peer.terminated().await;
-            outstanding.wait_zero().await;
-            let mut event = acp_event::new(acp_event_kind::ACP_EVENT_CLOSED);
-            event.text = reason.to_string();
-            queue.push(event);
-        });
-    }
+    // The dispatch thread first: if it cannot start, nothing else has.
     let (dispatch, dispatch_id) = match options.event_callback {
         Some((cb, ud)) => {
             let queue = Arc::clone(&queue);
@@ -270,12 +256,36 @@ fn build(
                     let id = handle.thread().id();
                     (Some(handle), Some(id))
                 }
-                Err(_) => (None, None),
+                Err(e) => {
+                    return Err(acp_error::new(
+                        acp_status::ACP_ERR_IO,
+                        format!("could not start the dispatch thread: {e}"),
+                    ));
+                }
             }
         }
         None => (None, None),
     };
-    Box::new(acp_connection {
+    let handler = FfiHandler {
+        queue: Arc::clone(&queue),
+    };
+    let acp = AcpConnection::start_on(runtime.handle(), role, transport, handler, acp_options);
+    let peer = acp.acp_peer();
+    let outstanding = Arc::new(Outstanding::default());
+    {
+        let peer = peer.clone();
+        let queue = Arc::clone(&queue);
+        let outstanding = Arc::clone(&outstanding);
+        runtime.spawn(async move {
+            let reason = peer.closed().await;
+            peer.terminated().await;
+            outstanding.wait_zero().await;
+            let mut event = acp_event::new(acp_event_kind::ACP_EVENT_CLOSED);
+            event.text = reason.to_string();
+            queue.push(event);
+        });
+    }
+    Ok(Box::new(acp_connection {
         acp: Some(acp),
         peer,
         queue,
@@ -284,7 +294,7 @@ fn build(
         dispatch: Mutex::new(dispatch),
         dispatch_id,
         runtime,
-    })
+    }))
 }
 
 /// Client side: spawns an agent (`program` looked up on PATH, `args`, extra
@@ -390,7 +400,11 @@ pub unsafe extern "C" fn acp_connection_spawn_agent(
                 };
             }
         };
-        let conn = build(&options, Role::Client, queue, transport, rt);
+        let conn = match build(&options, Role::Client, queue, transport, rt) {
+            Ok(conn) => conn,
+            // SAFETY: `error` per the contract.
+            Err(e) => return unsafe { fail(error, e) },
+        };
         // SAFETY: checked non-NULL.
         unsafe { *out = Box::into_raw(conn) };
         acp_status::ACP_OK
@@ -590,7 +604,11 @@ pub unsafe extern "C" fn acp_connection_from_fds(
             options.event_queue,
             options.event_callback.is_some(),
         ));
-        let conn = build(&options, role, queue, transport, rt);
+        let conn = match build(&options, role, queue, transport, rt) {
+            Ok(conn) => conn,
+            // SAFETY: `error` per the contract.
+            Err(e) => return unsafe { fail(error, e) },
+        };
         // SAFETY: checked non-NULL.
         unsafe { *out = Box::into_raw(conn) };
         acp_status::ACP_OK
@@ -623,7 +641,11 @@ pub unsafe extern "C" fn acp_connection_serve_stdio(
             options.event_queue,
             options.event_callback.is_some(),
         ));
-        let conn = build(&options, Role::Agent, queue, Transport::stdio(), rt);
+        let conn = match build(&options, Role::Agent, queue, Transport::stdio(), rt) {
+            Ok(conn) => conn,
+            // SAFETY: `error` per the contract.
+            Err(e) => return unsafe { fail(error, e) },
+        };
         // SAFETY: checked non-NULL.
         unsafe { *out = Box::into_raw(conn) };
         acp_status::ACP_OK
@@ -706,7 +728,7 @@ pub unsafe extern "C" fn acp_connection_request(
                     let mut event = acp_event::new(acp_event_kind::ACP_EVENT_RESULT);
                     event.call_data = tag;
                     match result {
-                        Ok(raw) => event.result = Some(raw.get().to_owned()),
+                        Ok(raw) => event.result = Some(String::from(Box::<str>::from(raw))),
                         Err(e) => {
                             let e = acp_error::from_call(&e);
                             event.status = e.status;
@@ -742,8 +764,10 @@ pub unsafe extern "C" fn acp_connection_request(
                     });
                 }
             }
-            if let Some(handle) = handle {
-                *out_call = Box::into_raw(Box::new(acp_call { handle }));
+            if !out_call.is_null() {
+                *out_call = handle.map_or(std::ptr::null_mut(), |handle| {
+                    Box::into_raw(Box::new(acp_call { handle }))
+                });
             }
             acp_status::ACP_OK
         })
