@@ -173,9 +173,11 @@ async fn try_notify_queues_while_there_is_room_and_hands_the_params_back_when_fu
         let got = within("read", peer.expect()).await;
         assert_eq!(got["params"]["i"], i);
     }
+    // The handed-back `i: 2` was not sent: the next frame is the next one
+    // that reports Sent.
     within("room again", async {
         loop {
-            match p.try_notify_raw("n", Some(params(2))) {
+            match p.try_notify_raw("n", Some(params(3))) {
                 Ok(TryNotify::Sent) => break,
                 Ok(TryNotify::Full(_)) => tokio::time::sleep(Duration::from_millis(5)).await,
                 Err(e) => panic!("{e}"),
@@ -183,12 +185,18 @@ async fn try_notify_queues_while_there_is_room_and_hands_the_params_back_when_fu
         }
     })
     .await;
-    assert_eq!(within("read", peer.expect()).await["params"]["i"], 2);
-    // Params that are not an object or an array are refused, nothing sent.
+    assert_eq!(within("read", peer.expect()).await["params"]["i"], 3);
+    // Params that are not an object or an array are refused, nothing sent:
+    // the next frame on the wire is the marker sent after them.
     assert!(
         p.try_notify_raw("n", Some(libacp_tests::raw(json!(3))))
             .is_err()
     );
+    assert!(matches!(
+        p.try_notify_raw("marker", Some(params(4))),
+        Ok(TryNotify::Sent)
+    ));
+    assert_eq!(within("read", peer.expect()).await["method"], "marker");
     conn.close().await;
     assert!(p.try_notify_raw("n", None).is_err(), "closed: an error");
 }

@@ -185,31 +185,51 @@ async fn errors_from_handlers_reach_the_caller_with_code_and_data() {
 }
 
 #[tokio::test]
-async fn large_and_small_frames_batched_together_arrive_intact_in_both_framings() {
+async fn large_and_small_frames_batched_together_arrive_intact_in_order_in_both_framings() {
     // Frames of 256 KiB and more are written from their own bytes, the
-    // small ones around them through the batch buffer: order and framing
-    // must hold either way.
+    // small ones around them through the batch buffer. The twelve are
+    // queued synchronously (`try_notify_raw`), so the writer takes them as
+    // one batch; the peer must read them intact and in the order queued.
     for framing in [Framing::Ndjson, Framing::ContentLength] {
         let options = || ConnectionOptions {
             framing,
             ..ConnectionOptions::default()
         };
-        let (client, _agent) = connect_pair(FnHandler::new(), options(), echo(), options());
-        let calls: Vec<_> = (0..12usize)
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let agent = FnHandler::new().on_notification({
+            let seen = seen.clone();
+            move |n| {
+                let seen = seen.clone();
+                async move {
+                    let v = n.params_as::<serde_json::Value>().expect("params");
+                    seen.lock().expect("seen").push(v);
+                }
+            }
+        });
+        let (client, _agent) = connect_pair(FnHandler::new(), options(), agent, options());
+        let sent: Vec<_> = (0..12usize)
             .map(|i| {
                 let size = if i % 3 == 1 { 300_000 + i * 7919 } else { i };
-                let text = "\"q\" \\ ".repeat(size / 6 + 1);
-                let call = tokio::spawn(client.request("echo", &json!({"i": i, "t": text})));
-                (text, call)
+                json!({"i": i, "t": "\"q\" \\ ".repeat(size / 6 + 1)})
             })
             .collect();
-        for (i, (text, call)) in calls.into_iter().enumerate() {
-            let result = within("echo", call).await.expect("task").expect("answer");
-            assert_eq!(
-                value(&result),
-                json!({"i": i, "t": text}),
-                "{framing:?} #{i}"
+        let peer = client.peer();
+        for params in &sent {
+            let queued = peer.try_notify_raw("n", Some(raw(params.clone())));
+            assert!(
+                matches!(queued, Ok(libacp_core::TryNotify::Sent)),
+                "{framing:?}"
             );
         }
+        within("all twelve", async {
+            while seen.lock().expect("seen").len() < sent.len() {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+        })
+        .await;
+        assert!(
+            *seen.lock().expect("seen") == sent,
+            "{framing:?}: out of order or altered"
+        );
     }
 }

@@ -448,9 +448,7 @@ impl ProtocolHandler {
         // only tool-call updates are parsed in depth.
         let params = n.params.as_deref();
         let deep = n.method != "session/update"
-            || params.is_some_and(|p| {
-                memchr::memmem::find(p.get().as_bytes(), b"\"tool_call").is_some()
-            });
+            || params.is_some_and(validate::update_needs_check);
         if deep {
             let tree = validate::sparse_params(&n.method, params);
             let tree = if tree.is_null() {

@@ -294,7 +294,7 @@ pub(crate) fn check_notification(
             }));
         }
         if let Some(p) = params
-            && memchr::memmem::find(p.get().as_bytes(), b"\"tool_call").is_some()
+            && validate::update_needs_check(p)
         {
             validate::check(method, &validate::sparse_params(method, Some(p)))
                 .map_err(|v| CallError::InvalidParams(v.to_string()))?;

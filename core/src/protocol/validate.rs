@@ -365,6 +365,16 @@ fn wanted(method: &str) -> Option<&'static [(&'static str, Want)]> {
     })
 }
 
+/// Whether a `session/update` must be validated in depth: only tool-call
+/// updates have rules beyond the session id (the hot path of streamed
+/// chunks skips the walk). Decided on the raw text, so any `\u` escape,
+/// which could spell `tool_call` in disguise, counts as a yes.
+pub(crate) fn update_needs_check(raw: &RawValue) -> bool {
+    let text = raw.get().as_bytes();
+    memchr::memmem::find(text, b"\"tool_call").is_some()
+        || memchr::memmem::find(text, b"\\u").is_some()
+}
+
 /// Parses `params` of `method` into the tree [`check`] and the protocol
 /// layer read: only the [`wanted`] members, everything else skipped
 /// unparsed (scanned, never unescaped or copied). `Null` when absent (or

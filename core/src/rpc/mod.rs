@@ -378,13 +378,23 @@ impl Peer {
         params: Option<Box<RawValue>>,
     ) -> Result<(), CallError> {
         let params = params.map(check_params).transpose()?;
-        let frame = message::encode_notification(method, params.as_deref());
         let reserved = self
             .shared
             .outbox
             .reserve()
             .await
             .map_err(|_| self.shared.closed_error())?;
+        self.push_notification(reserved, method, params.as_deref())
+    }
+
+    /// Encodes a notification into its reserved place in the outgoing queue.
+    fn push_notification(
+        &self,
+        reserved: outbox::Reserved,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<(), CallError> {
+        let frame = message::encode_notification(method, params);
         self.shared
             .outbox
             .push_reserved(reserved, frame)
@@ -408,12 +418,8 @@ impl Peer {
             Ok(None) => return Ok(TryNotify::Full(params)),
             Err(_) => return Err(self.shared.closed_error().into()),
         };
-        let frame = message::encode_notification(method, params.as_deref());
-        self.shared
-            .outbox
-            .push_reserved(reserved, frame)
+        self.push_notification(reserved, method, params.as_deref())
             .map(|()| TryNotify::Sent)
-            .map_err(|_| self.shared.closed_error().into())
     }
 
     /// Closes the connection (idempotent): pending calls fail with

@@ -138,6 +138,9 @@ impl OutgoingCall {
     /// must not wait for the handler to finish. Call before the first poll.
     pub fn skip_barrier(self) -> Self {
         if let Some(entry) = lock(&self.shared.pending).map.get_mut(&self.id) {
+            // After the first poll the answer may already wait behind the
+            // barrier: the flag would silently do nothing.
+            debug_assert!(!entry.sent, "skip_barrier after the request was sent");
             entry.bypass_barrier = true;
         }
         self
