@@ -447,8 +447,7 @@ impl ProtocolHandler {
         // the notification (reported). `session/update` is the hot path:
         // only tool-call updates are parsed in depth.
         let params = n.params.as_deref();
-        let deep = n.method != "session/update"
-            || params.is_some_and(validate::update_needs_check);
+        let deep = n.method != "session/update" || params.is_some_and(validate::update_needs_check);
         if deep {
             let tree = validate::sparse_params(&n.method, params);
             let tree = if tree.is_null() {
