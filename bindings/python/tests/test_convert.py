@@ -24,15 +24,19 @@ EXPECTED = dict(TRICKY, tuple=[1, "two", [3]])
 
 
 class Echo:
+    def __init__(self) -> None:
+        self.seen = []
+
     async def on_request(self, method, params, request):
         if method == "initialize":
             return {"protocolVersion": 1, "agentCapabilities": {}}
+        self.seen.append(params)
         return params  # back as the result, converted both ways twice
 
 
-async def pair():
+async def pair(echo=None):
     a, b = socket.socketpair()
-    agent = libacp.Connection.from_socket(a, Echo(), role="agent")
+    agent = libacp.Connection.from_socket(a, echo or Echo(), role="agent")
     client = libacp.Connection.from_socket(b, None, role="client")
     await client.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
     return agent, client
@@ -64,12 +68,14 @@ async def test_values_survive_the_round_trip_exactly():
     ],
 )
 async def test_values_that_are_not_json_are_refused_with_their_path(params, where):
-    agent, client = await pair()
+    echo = Echo()
+    agent, client = await pair(echo)
     with pytest.raises(libacp.InvalidParams) as err:
         await client.request("_ext/echo", params)
     assert where in err.value.detail
-    # Nothing was sent: the connection goes on.
+    # Nothing was sent: the agent's first request is the next one.
     assert await client.request("_ext/echo", {"ok": 1}) == {"ok": 1}
+    assert echo.seen == [{"ok": 1}]
     await client.close()
     await agent.close()
 

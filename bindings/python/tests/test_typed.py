@@ -88,6 +88,8 @@ class TypedAgent(libacp.Agent):
     async def ext_method(self, method: str, params: Any) -> Any:
         if method == "_echo":
             return {"echo": params}
+        if method == "_count":  # how many extension notifications came first
+            return {"notified": len(self.notified)}
         raise libacp.MethodNotFound(method)
 
     async def ext_notification(self, method: str, params: Any) -> None:
@@ -174,6 +176,8 @@ async def test_typed_errors_cancel_and_extensions():
         await conn.ext_method("_nobody", {})
     assert err.value.code == -32601
     await conn.ext_notification("_note", {"n": 1})
+    # Sent before the next request, so handled before that request starts.
+    assert await conn.ext_method("_count", {}) == {"notified": 1}
 
     turn = asyncio.ensure_future(
         conn.prompt({"sessionId": "s1", "prompt": [{"type": "text", "text": "wait"}]})
@@ -183,7 +187,6 @@ async def test_typed_errors_cancel_and_extensions():
     done = await asyncio.wait_for(turn, TIMEOUT)
     assert done["stopReason"] == "cancelled"
     assert agent.cancel_seen == [True]
-    # The extension notification was delivered before the later calls' answers.
     assert agent.notified == [("_note", {"n": 1})]
     await conn.close()
     await agent_conn.close()
