@@ -160,17 +160,26 @@ async def test_notify_is_queued_at_once_while_there_is_room_and_waits_when_full(
             blocked = pending  # waits for room: the peer reads nothing
             break
     assert blocked is not None, "notify never waited for room"
-    reader = asyncio.ensure_future(_drain_socket(loop, b))
+    # With one place in the queue it waits after a few frames (what the
+    # socket buffers hold), not after the default 1024.
+    assert n < 100, f"waited only at n={n}"
+    received = bytearray()
+    reader = asyncio.ensure_future(_drain_socket(loop, b, received))
     await asyncio.wait_for(blocked, TIMEOUT)
     await agent.close()
-    reader.cancel()
+    await asyncio.wait_for(reader, TIMEOUT)  # ends at the agent's end of stream
     b.close()
+    # Everything queued reached the peer, once, in order.
+    sent = [json.loads(line)["params"]["n"] for line in received.splitlines()]
+    assert sent == list(range(1, n + 1))
 
 
-async def _drain_socket(loop, sock):
+async def _drain_socket(loop, sock, into):
     while True:
-        if not await loop.sock_recv(sock, 65536):
+        chunk = await loop.sock_recv(sock, 65536)
+        if not chunk:
             return
+        into.extend(chunk)
 
 
 async def test_requests_leave_no_reference_cycles_behind():
