@@ -112,6 +112,7 @@ impl std::error::Error for RpcError {}
 /// Why a connection ended. Cheap to clone; every pending call that fails
 /// because of the close carries the same reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CloseReason {
     /// The host called `close()` or dropped the last connection handle.
     Local,
@@ -119,6 +120,9 @@ pub enum CloseReason {
     PeerClosed,
     /// Reading from or writing to the transport failed.
     Io(Arc<str>),
+    /// One of the engine's own tasks failed (a bug in libacp; the text
+    /// says which task and how).
+    Internal(Arc<str>),
 }
 
 impl fmt::Display for CloseReason {
@@ -127,6 +131,7 @@ impl fmt::Display for CloseReason {
             Self::Local => f.write_str("closed locally"),
             Self::PeerClosed => f.write_str("the peer closed the connection"),
             Self::Io(e) => write!(f, "transport error: {e}"),
+            Self::Internal(e) => write!(f, "internal error: {e}"),
         }
     }
 }

@@ -9,22 +9,49 @@ pub fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, serde_j
 }
 
 /// Parses and validates JSON text handed in by a host (bindings pass JSON as
-/// text). The result is compact: whitespace with newlines, which would break
-/// NDJSON framing, is removed; other text is kept byte for byte.
+/// text). The result never holds a raw newline or carriage return, whatever
+/// the text (see [`compact_if_needed`]); text without them is kept byte for
+/// byte.
 pub fn parse_host_json(text: &str) -> Result<Box<RawValue>, serde_json::Error> {
     let raw: Box<RawValue> = serde_json::from_str(text)?;
     Ok(compact_if_needed(raw))
 }
 
-/// Re-serializes `raw` compactly if it contains a raw newline (only possible
-/// as insignificant whitespace, since JSON strings escape newlines).
+/// Removes the raw newlines and carriage returns of `raw`, which NDJSON
+/// framing cannot carry inside a frame. In valid JSON they can only be
+/// insignificant whitespace (strings escape them), so all whitespace
+/// between tokens is dropped and everything else is kept byte for byte:
+/// numbers keep their text (`1e999`, `1.50`), strings their escapes, and
+/// no value is parsed, so nothing (depth, range) can make it fail. Text
+/// without a newline or carriage return is returned untouched.
 pub fn compact_if_needed(raw: Box<RawValue>) -> Box<RawValue> {
-    if memchr::memchr2(b'\n', b'\r', raw.get().as_bytes()).is_none() {
+    let text = raw.get().as_bytes();
+    if memchr::memchr2(b'\n', b'\r', text).is_none() {
         return raw;
     }
-    match serde_json::from_str::<serde_json::Value>(raw.get()).and_then(|v| to_raw(&v)) {
-        Ok(compact) => compact,
-        Err(_) => raw,
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        match text[i] {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'"' => {
+                // A RawValue's strings are terminated; `None` cannot happen,
+                // but would only mean "copy the rest as it is".
+                let end = skip_string(text, i + 1).unwrap_or(text.len());
+                out.extend_from_slice(&text[i..end]);
+                i = end;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    // Only ASCII whitespace outside strings was removed from valid UTF-8
+    // JSON: the result is valid UTF-8 and the same JSON value.
+    match String::from_utf8(out).map(RawValue::from_string) {
+        Ok(Ok(compact)) => compact,
+        _ => raw,
     }
 }
 
@@ -269,6 +296,35 @@ mod tests {
     fn host_json_without_newlines_is_kept_verbatim() {
         let raw = parse_host_json(r#"{ "b": 1.50, "a": 2 }"#).expect("json");
         assert_eq!(raw.get(), r#"{ "b": 1.50, "a": 2 }"#);
+    }
+
+    #[test]
+    fn host_json_that_serde_cannot_build_a_value_of_is_still_compacted() {
+        // Out of f64 range, and deeper than serde_json's recursion limit:
+        // the text must lose its newlines all the same, keeping its numbers.
+        let raw =
+            parse_host_json("{\"protocolVersion\": 1,\n \"clientCapabilities\": {}, \"x\": 1e999}")
+                .expect("json");
+        assert_eq!(
+            raw.get(),
+            r#"{"protocolVersion":1,"clientCapabilities":{},"x":1e999}"#
+        );
+        let deep = format!("{}\n1{}", "[".repeat(100), "]".repeat(100));
+        let raw = compact_if_needed(RawValue::from_string(deep).expect("json"));
+        assert_eq!(
+            raw.get(),
+            format!("{}1{}", "[".repeat(100), "]".repeat(100))
+        );
+    }
+
+    #[test]
+    fn compaction_keeps_strings_and_escapes_byte_for_byte() {
+        let text = "{ \"a b\" :\r\n [ \"x\\\" \\n\\\\\" , 1.50 , -0 ]\n}";
+        let raw = compact_if_needed(RawValue::from_string(text.into()).expect("json"));
+        assert_eq!(raw.get(), r#"{"a b":["x\" \n\\",1.50,-0]}"#);
+        let v: serde_json::Value = serde_json::from_str(raw.get()).expect("still json");
+        let w: serde_json::Value = serde_json::from_str(text).expect("json");
+        assert_eq!(v, w);
     }
 
     #[test]

@@ -8,6 +8,8 @@
 //! * [`message`]: JSON-RPC 2.0 decoding and encoding, params kept raw;
 //! * [`rpc`]: the connection engine (ids, pending calls, ordering,
 //!   cancellation, back-pressure, close);
+//! * [`host`]: what bindings whose host runs an event loop share: the
+//!   ordered inbox, calls delivered to it, the host-driven reader;
 //! * [`schema`]: the ACP v1 types (the official schema crate) and
 //!   [`schema::Tolerant`] decoding.
 //!
@@ -26,6 +28,7 @@
 
 pub mod error;
 pub mod framing;
+pub mod host;
 pub mod json;
 pub mod message;
 pub mod protocol;
@@ -42,9 +45,10 @@ pub use protocol::{
     AcpCall, AcpConnection, AcpHooks, AcpOptions, AcpPeer, ClientServices, Phase, Role,
 };
 pub use rpc::{
-    BoxFuture, CancelHandle, CancelMode, Connection, ConnectionOptions, Direction, Event,
-    EventHook, FnHandler, Handler, IncomingNotification, IncomingRequest, NoHandler, OutgoingCall,
-    Peer, Responder, TraceHook, TryNotify,
+    BoxFuture, CallOptions, CallTimeout, CancelHandle, CancelMode, Connection, ConnectionOptions,
+    Direction, Event, EventHook, FnHandler, Handler, HostReader, IncomingNotification,
+    IncomingRequest, NoHandler, OutgoingCall, Peer, PumpState, Responder, Signal, TraceHook,
+    TryNotify,
 };
 pub use schema::{Tolerant, v1};
 pub use serde_json::value::RawValue;

@@ -135,26 +135,50 @@ pub struct DecodeError {
 }
 
 /// The wire shape of any message, borrowed from the frame.
+///
+/// Every member is `Some` when it is present, **including when its value is
+/// `null`**: `"result": null` is a successful answer and `"id": null` makes
+/// a request, so "absent" and "null" must never be confused (serde's
+/// `Option` would read `null` as absent; [`present`] does not).
 #[derive(Deserialize)]
 struct Envelope<'a> {
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "present")]
     jsonrpc: Option<&'a RawValue>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "present")]
     id: Option<&'a RawValue>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "present")]
     method: Option<&'a RawValue>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "present")]
     params: Option<&'a RawValue>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "present")]
     result: Option<&'a RawValue>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "present")]
     error: Option<&'a RawValue>,
+}
+
+/// A member that is present, whatever its value (`null` included).
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&'de RawValue>::deserialize(d).map(Some)
+}
+
+fn is_null(raw: &RawValue) -> bool {
+    raw.get() == "null"
 }
 
 /// Decodes one frame (one JSON value).
 ///
-/// `jsonrpc` may be missing (some peers omit it) but, when present, must be
-/// `"2.0"`. Batches are not part of ACP v1 and get `-32600`.
+/// * `jsonrpc` may be missing (some peers omit it) but, when present, must
+///   be `"2.0"` (`null` is present and wrong).
+/// * With `method`: a request when `id` is present (`"id": null` included:
+///   it is answered with `"id": null`), else a notification. `"params":
+///   null` is read as absent (JSON-RPC allows only an object or an array;
+///   peers that write `null` for "no params" are tolerated).
+/// * Without `method`: a response. `"result"` present, `null` included, is
+///   a success; `"error"` present and not `null` is a failure. `"error":
+///   null` beside a result, and `"result": null` beside an error, are read
+///   as absent (peers that write both members exist); a non-null `result`
+///   beside a non-null `error` is invalid (reported, never answered).
+/// * Batches are not part of ACP v1 and get `-32600`.
 pub fn decode(frame: &[u8]) -> Result<Message, Box<DecodeError>> {
     let first = frame
         .iter()
@@ -207,7 +231,7 @@ pub fn decode(frame: &[u8]) -> Result<Message, Box<DecodeError>> {
             .map_err(|_| invalid("`method` must be a string".into(), id.clone(), true))?;
         let params = match env.params {
             None => None,
-            Some(p) if p.get() == "null" => None,
+            Some(p) if is_null(p) => None,
             Some(p) if matches!(p.get().as_bytes().first(), Some(b'{' | b'[')) => {
                 Some(p.to_owned())
             }
@@ -224,13 +248,20 @@ pub fn decode(frame: &[u8]) -> Result<Message, Box<DecodeError>> {
             None => Message::Notification { method, params },
         });
     }
+    // A response. `"error": null` is what some peers write beside a result.
+    let error = env.error.filter(|e| !is_null(e));
     let id = id.filter(|id| *id != RequestId::Null);
-    match (env.result, env.error) {
+    match (env.result, error) {
         (Some(result), None) => Ok(Message::Response {
             id,
             result: Ok(result.to_owned()),
         }),
-        (None, Some(error)) => {
+        (Some(result), Some(_)) if !is_null(result) => Err(invalid(
+            "a response must not carry both `result` and `error`".into(),
+            id,
+            false,
+        )),
+        (_, Some(error)) => {
             let error = serde_json::from_str::<RpcError>(error.get()).unwrap_or_else(|e| {
                 RpcError::internal_error(format!("malformed error object from peer: {e}"))
                     .with_data(serde_json::json!({ "raw": error.get() }))
@@ -240,11 +271,6 @@ pub fn decode(frame: &[u8]) -> Result<Message, Box<DecodeError>> {
                 result: Err(error),
             })
         }
-        (Some(_), Some(_)) => Err(invalid(
-            "a response must not carry both `result` and `error`".into(),
-            id,
-            false,
-        )),
         (None, None) => Err(invalid(
             "a message needs `method` (request or notification) or `result`/`error` (response)"
                 .into(),
@@ -471,6 +497,59 @@ mod tests {
         ));
         let err = decode(br#"{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1}}"#).unwrap_err();
         assert!(!err.answerable);
+    }
+
+    #[test]
+    fn a_null_result_is_a_successful_answer() {
+        match decode(br#"{"jsonrpc":"2.0","id":7,"result":null}"#) {
+            Ok(Message::Response { id, result: Ok(r) }) => {
+                assert_eq!(id, Some(RequestId::Number(7)));
+                assert_eq!(r.get(), "null");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_null_id_makes_a_request_not_a_notification() {
+        assert_eq!(
+            req(r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#).0,
+            RequestId::Null
+        );
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","method":"m"}"#),
+            Ok(Message::Notification { .. })
+        ));
+    }
+
+    #[test]
+    fn a_null_member_beside_the_other_outcome_is_read_as_absent() {
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","id":1,"result":{},"error":null}"#),
+            Ok(Message::Response { result: Ok(_), .. })
+        ));
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","id":1,"result":null,"error":{"code":-1,"message":"x"}}"#),
+            Ok(Message::Response { result: Err(_), .. })
+        ));
+        // Both members null: a successful `null` result.
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","id":1,"result":null,"error":null}"#),
+            Ok(Message::Response { result: Ok(_), .. })
+        ));
+    }
+
+    #[test]
+    fn a_null_jsonrpc_or_method_is_invalid_and_null_params_are_absent() {
+        let err = decode(br#"{"jsonrpc":null,"id":1,"method":"m"}"#).unwrap_err();
+        assert_eq!(err.error.code, crate::codes::INVALID_REQUEST);
+        let err = decode(br#"{"jsonrpc":"2.0","id":1,"method":null}"#).unwrap_err();
+        assert_eq!(err.error.code, crate::codes::INVALID_REQUEST);
+        assert_eq!(err.id, Some(RequestId::Number(1)));
+        assert_eq!(
+            req(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":null}"#).2,
+            None
+        );
     }
 
     #[test]

@@ -86,13 +86,16 @@ async fn dropping_an_unanswered_call_cancels_it_at_the_peer() {
 }
 
 #[tokio::test]
-async fn a_call_cancelled_before_it_was_sent_is_never_sent() {
+async fn a_call_is_sent_when_made_so_cancelling_it_unawaited_sends_the_cancel_after_it() {
     let (conn, mut peer) = connect_raw(FnHandler::new(), ConnectionOptions::default());
-    let call = conn.request("never", &json!({}));
-    assert!(call.cancel_handle().cancel(CancelMode::KeepWaiting));
+    let call = conn.request("made", &json!({}));
+    assert!(call.cancel_handle().cancel(CancelMode::Abandon));
     assert_eq!(within("call", call).await.err(), Some(CallError::Cancelled));
-    conn.notify("marker", &json!({})).await.expect("notify");
-    assert_eq!(peer.expect().await["method"], "marker");
+    let request = peer.expect().await;
+    assert_eq!(request["method"], "made");
+    let cancel = peer.expect().await;
+    assert_eq!(cancel["method"], "$/cancel_request");
+    assert_eq!(cancel["params"]["requestId"], request["id"]);
 }
 
 #[tokio::test]

@@ -233,3 +233,75 @@ async fn large_and_small_frames_batched_together_arrive_intact_in_order_in_both_
         );
     }
 }
+
+/// A Content-Length peer that dies in the middle of a header: the partial
+/// header is reported, the connection closes as an ordinary end of stream
+/// and pending calls fail (the decoder used to panic there, killing the
+/// reader task and leaving every call pending).
+#[tokio::test]
+async fn a_content_length_peer_dying_inside_a_header_closes_the_connection_cleanly() {
+    for partial in ["Content-Len", "Content-Length: 40\r\n"] {
+        let events = Events::default();
+        let options = ConnectionOptions {
+            framing: Framing::ContentLength,
+            ..events.options()
+        };
+        let (conn, mut peer) = connect_raw(echo(), options);
+        let call = conn.request("pending", &json!({}));
+        peer.send_raw(partial.as_bytes()).await;
+        peer.close_write().await;
+        assert_eq!(
+            within("closed", conn.closed()).await,
+            libacp_core::CloseReason::PeerClosed,
+            "{partial:?}"
+        );
+        assert!(
+            within("the pending call", call).await.is_err(),
+            "{partial:?}"
+        );
+        assert!(
+            events
+                .wait_for("BadHeader")
+                .await
+                .contains("inside a header"),
+            "{partial:?}"
+        );
+    }
+}
+
+/// Params with a raw newline inside a number the JSON parser cannot hold
+/// (out of f64 range) still leave as one NDJSON line: the compaction of
+/// host text never falls back to the raw text.
+#[tokio::test]
+async fn host_params_with_newlines_and_huge_numbers_leave_as_one_line() {
+    let (conn, peer) = connect_raw(echo(), ConnectionOptions::default());
+    let (mut reader, _writer) = peer.into_parts();
+    let text = "{\"protocolVersion\": 1,\n \"clientCapabilities\": {}, \"x\": 1e999}";
+    let params = libacp_core::json::parse_host_json(text).expect("valid JSON");
+    let _call = conn.request_raw("initialize", Some(params));
+    // A Rust user building raw text by hand gets the same guarantee.
+    let raw = libacp_core::RawValue::from_string("[1,\n2]".into()).expect("json");
+    let _call2 = conn.request_raw("m", Some(raw));
+    let mut line = String::new();
+    within(
+        "line",
+        tokio::io::AsyncBufReadExt::read_line(&mut reader, &mut line),
+    )
+    .await
+    .expect("read");
+    assert_eq!(
+        line,
+        "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":1,\"clientCapabilities\":{},\"x\":1e999}}\n"
+    );
+    line.clear();
+    within(
+        "line",
+        tokio::io::AsyncBufReadExt::read_line(&mut reader, &mut line),
+    )
+    .await
+    .expect("read");
+    assert_eq!(
+        line,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":[1,2]}\n"
+    );
+}

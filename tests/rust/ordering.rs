@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use libacp_core::{ConnectionOptions, FnHandler, Handler, IncomingRequest, Responder};
-use libacp_tests::{connect_pair, connect_raw, raw, value, within};
+use libacp_core::{CallOptions, ConnectionOptions, FnHandler, Handler, IncomingRequest, Responder};
+use libacp_tests::{connect_pair, connect_raw, connect_socket, raw, value, within};
 use serde_json::json;
 
 #[tokio::test]
@@ -230,7 +230,7 @@ async fn ping_pong_nesting_many_levels_deep() {
 }
 
 #[tokio::test]
-async fn a_call_marked_skip_barrier_is_answered_while_a_notification_handler_blocks() {
+async fn a_call_made_with_skip_barrier_is_answered_while_a_notification_handler_blocks() {
     let (gate_tx, gate_rx) = tokio::sync::watch::channel(false);
     let handler = FnHandler::new().on_notification(move |_n| {
         let mut gate = gate_rx.clone();
@@ -240,7 +240,11 @@ async fn a_call_marked_skip_barrier_is_answered_while_a_notification_handler_blo
     });
     let (conn, mut peer) = connect_raw(handler, ConnectionOptions::default());
     let p = conn.peer();
-    let skipping = tokio::spawn(p.request_raw("skip", None).skip_barrier());
+    let skip = CallOptions {
+        skip_barrier: true,
+        ..CallOptions::default()
+    };
+    let skipping = tokio::spawn(p.request_with("skip", None, skip));
     let ordered = tokio::spawn(p.request_raw("ordered", None));
     let mut ids = std::collections::HashMap::new();
     for _ in 0..2 {
@@ -265,4 +269,54 @@ async fn a_call_marked_skip_barrier_is_answered_while_a_notification_handler_blo
     let _ = gate_tx.send(true);
     let answer = within("the ordered call", ordered).await.expect("task");
     assert_eq!(value(&answer.expect("answer"))["which"], "ordered");
+}
+
+/// Calls and notifications leave in the order they were made, whether the
+/// transport is a descriptor (requests written directly by the calling
+/// thread when the writer is idle) or a stream (everything through the
+/// writer task), and whether or not the outgoing queue is full.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_and_notifications_leave_in_the_order_they_were_made() {
+    for queue in [1024, 2] {
+        let options = ConnectionOptions {
+            outgoing_queue: queue,
+            ..ConnectionOptions::default()
+        };
+        let (socket_conn, socket_peer) = connect_socket(FnHandler::new(), options.clone());
+        let (memory_conn, memory_peer) = connect_raw(FnHandler::new(), options);
+        let (mut socket_reader, _w1) = socket_peer.into_parts();
+        let (mut memory_reader, _w2) = memory_peer.into_parts();
+        for (name, conn) in [("socket", &socket_conn), ("memory", &memory_conn)] {
+            let mut calls = Vec::new();
+            for i in 0..20 {
+                // A request is queued when made, before it is awaited; the
+                // notification after it must not overtake it.
+                calls.push(conn.request("r", &json!({ "i": i })));
+                conn.notify("n", &json!({ "i": i })).await.expect("notify");
+            }
+            let reader: &mut (dyn tokio::io::AsyncBufRead + Unpin + Send) = if name == "socket" {
+                &mut socket_reader
+            } else {
+                &mut memory_reader
+            };
+            for i in 0..20 {
+                for method in ["r", "n"] {
+                    let mut line = String::new();
+                    within(
+                        "frame",
+                        tokio::io::AsyncBufReadExt::read_line(reader, &mut line),
+                    )
+                    .await
+                    .expect("read");
+                    let frame: serde_json::Value = serde_json::from_str(&line).expect("json");
+                    assert_eq!(
+                        (frame["method"].as_str(), frame["params"]["i"].as_u64()),
+                        (Some(method), Some(i)),
+                        "{name} transport, queue {queue}: {frame}"
+                    );
+                }
+            }
+            drop(calls);
+        }
+    }
 }

@@ -9,7 +9,10 @@ use libacp_core::{
     Connection, ConnectionOptions, Event, Handler, IncomingRequest, Responder, Transport,
 };
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
+use tokio::io::{
+    AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, ReadHalf,
+    WriteHalf,
+};
 
 /// Default bound on every await in the tests.
 pub const LIMIT: Duration = Duration::from_secs(20);
@@ -28,12 +31,12 @@ pub async fn still_pending<F: Future>(f: F, wait: Duration) -> bool {
 }
 
 /// The far end of a connection, driven by hand: write raw lines, read frames.
-pub struct RawPeer {
-    reader: BufReader<ReadHalf<DuplexStream>>,
-    writer: Option<WriteHalf<DuplexStream>>,
+pub struct RawPeer<R = ReadHalf<DuplexStream>, W = WriteHalf<DuplexStream>> {
+    reader: BufReader<R>,
+    writer: Option<W>,
 }
 
-impl RawPeer {
+impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> RawPeer<R, W> {
     /// Writes bytes as they are (add the newline yourself).
     pub async fn send_raw(&mut self, bytes: &[u8]) {
         let w = self.writer.as_mut().expect("writer open");
@@ -73,14 +76,45 @@ impl RawPeer {
     }
 
     /// Splits into halves for tests that read and write concurrently.
-    pub fn into_parts(
-        self,
-    ) -> (
-        BufReader<ReadHalf<DuplexStream>>,
-        Option<WriteHalf<DuplexStream>>,
-    ) {
+    pub fn into_parts(self) -> (BufReader<R>, Option<W>) {
         (self.reader, self.writer)
     }
+}
+
+/// The far end of a connection over a Unix socket pair.
+pub type SocketPeer = RawPeer<tokio::net::unix::OwnedReadHalf, tokio::net::unix::OwnedWriteHalf>;
+
+impl SocketPeer {
+    /// The peer over one end of a socket pair.
+    pub fn from_stream(stream: tokio::net::UnixStream) -> Self {
+        let (r, w) = stream.into_split();
+        RawPeer {
+            reader: BufReader::new(r),
+            writer: Some(w),
+        }
+    }
+}
+
+/// A connection with `handler` over a Unix socket pair: a descriptor
+/// transport (`Transport::from_socket`), so answers and requests are
+/// written directly by the sending thread when the writer is idle.
+pub fn connect_socket(
+    handler: impl Handler,
+    options: ConnectionOptions,
+) -> (Connection, SocketPeer) {
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().expect("socketpair");
+    let transport = Transport::from_socket(ours.into()).expect("socket transport");
+    let conn = Connection::start(transport, handler, options);
+    theirs.set_nonblocking(true).expect("nonblocking");
+    let theirs = tokio::net::UnixStream::from_std(theirs).expect("tokio socket");
+    let (r, w) = theirs.into_split();
+    (
+        conn,
+        RawPeer {
+            reader: BufReader::new(r),
+            writer: Some(w),
+        },
+    )
 }
 
 /// A connection with `handler` and a [`RawPeer`] on the other end of an

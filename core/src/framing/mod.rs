@@ -12,10 +12,14 @@
 //! [`Frame::Oversized`] so the engine can answer and carry on.
 //!
 //! Reassembly is O(n): each byte is searched for a delimiter once.
+//!
+//! [`FrameDecoder`] does the cutting without I/O (bytes in, frames out), so
+//! the same code serves the engine's reader task ([`FrameReader`]) and a
+//! host's event loop reading the descriptor itself.
 
 pub mod scan;
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 use scan::IdScanner;
@@ -61,61 +65,134 @@ pub enum Frame {
     BadHeader(String),
 }
 
-/// Reads frames from an async byte stream. Not cancel-safe across
-/// [`FrameReader::next_frame`] calls that are dropped mid-way; the engine
-/// drives it from one task.
+/// What [`FrameDecoder::next_frame`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Decoded {
+    /// A frame (a message, an oversized frame skipped, or a bad header).
+    Frame(Frame),
+    /// No complete frame yet: read more bytes into
+    /// [`FrameDecoder::read_buffer`], or call [`FrameDecoder::end_of_stream`].
+    NeedBytes,
+    /// End of stream, and every frame before it was returned.
+    End,
+}
+
+/// Where the decoder is, between calls.
 #[derive(Debug)]
-pub struct FrameReader<R> {
-    inner: R,
+enum State {
+    /// Looking for the next frame (NDJSON: a line; Content-Length: a header
+    /// section).
+    Ready,
+    /// NDJSON: discarding the rest of an over-long line.
+    SkippingLine { scanner: IdScanner, size: usize },
+    /// Content-Length: the header was read; waiting for `length` body bytes.
+    Body { length: usize },
+    /// Content-Length: discarding an over-long body.
+    SkippingBody {
+        scanner: IdScanner,
+        left: usize,
+        length: usize,
+    },
+}
+
+/// Cuts a byte stream into frames without doing any I/O (the sans-I/O half
+/// of [`FrameReader`]): the caller appends what it read to
+/// [`FrameDecoder::read_buffer`], says when the stream ended, and takes
+/// frames with [`FrameDecoder::next_frame`]. The state is kept between
+/// calls, so the bytes may come in pieces of any size, from a task or from
+/// a host's own event loop.
+///
+/// Memory: a frame is buffered only up to the size limit; an oversized one
+/// is discarded as it streams past. After a frame over 1 MiB (kept or
+/// skipped), the buffer starts small again rather than keeping the large
+/// allocation for the rest of the connection.
+#[derive(Debug)]
+pub struct FrameDecoder {
     framing: Framing,
     max_frame: usize,
     buf: BytesMut,
-    /// NDJSON: how far `buf` has been searched for a newline.
+    /// NDJSON and Content-Length headers: how far `buf` has been searched
+    /// for a delimiter (never beyond `buf.len()`).
     searched: usize,
+    state: State,
     eof: bool,
     /// Bytes examined for delimiters, for the linear-reassembly test.
     #[cfg(test)]
     examined: usize,
 }
 
-impl<R: AsyncRead + Unpin> FrameReader<R> {
-    /// Wraps a stream. `max_frame` is the largest accepted frame in bytes.
-    pub fn new(inner: R, framing: Framing, max_frame: usize) -> Self {
+impl FrameDecoder {
+    /// A decoder for `framing`; `max_frame` is the largest accepted frame.
+    pub fn new(framing: Framing, max_frame: usize) -> Self {
         Self {
-            inner,
             framing,
             max_frame: max_frame.max(1),
             buf: BytesMut::with_capacity(READ_CHUNK),
             searched: 0,
+            state: State::Ready,
             eof: false,
             #[cfg(test)]
             examined: 0,
         }
     }
 
-    /// Reads more bytes into `buf`. Returns `false` at end of stream.
-    async fn fill(&mut self) -> std::io::Result<bool> {
-        if self.eof {
-            return Ok(false);
-        }
-        self.buf.reserve(READ_CHUNK);
-        let n = self.inner.read_buf(&mut self.buf).await?;
-        if n == 0 {
-            self.eof = true;
-        }
-        Ok(n > 0)
+    /// The buffer to append newly read bytes to (at least 64 KiB of spare
+    /// capacity, more when a Content-Length body of known size is awaited).
+    pub fn read_buffer(&mut self) -> &mut BytesMut {
+        let wanted = match self.state {
+            State::Body { length } => length.saturating_sub(self.buf.len()).max(READ_CHUNK),
+            _ => READ_CHUNK,
+        };
+        self.buf.reserve(wanted);
+        &mut self.buf
     }
 
-    /// The next frame, `Ok(None)` at a clean end of stream.
-    pub async fn next_frame(&mut self) -> std::io::Result<Option<Frame>> {
+    /// The stream ended: what is buffered is decoded as the last frames
+    /// (an NDJSON line without its newline still counts).
+    pub fn end_of_stream(&mut self) {
+        self.eof = true;
+    }
+
+    /// Whether [`FrameDecoder::end_of_stream`] was called.
+    pub fn at_end(&self) -> bool {
+        self.eof
+    }
+
+    /// The next frame, if the buffered bytes hold one.
+    pub fn next_frame(&mut self) -> Decoded {
+        if self.buf.is_empty() && self.buf.capacity() > KEEP_BUFFER {
+            // Empty after a large frame: do not keep its allocation.
+            self.buf = BytesMut::with_capacity(READ_CHUNK);
+            self.searched = 0;
+        }
         match self.framing {
-            Framing::Ndjson => self.next_line().await,
-            Framing::ContentLength => self.next_content_length().await,
+            Framing::Ndjson => self.next_line(),
+            Framing::ContentLength => self.next_content_length(),
         }
     }
 
-    async fn next_line(&mut self) -> std::io::Result<Option<Frame>> {
+    fn next_line(&mut self) -> Decoded {
         loop {
+            if let State::SkippingLine { scanner, size } = &mut self.state {
+                if let Some(pos) = memchr::memchr(b'\n', &self.buf) {
+                    scanner.feed(&self.buf[..pos]);
+                    let frame = oversized(*size + pos, scanner);
+                    self.buf.advance(pos + 1);
+                    self.searched = 0;
+                    self.state = State::Ready;
+                    return Decoded::Frame(frame);
+                }
+                scanner.feed(&self.buf);
+                *size += self.buf.len();
+                self.buf.clear();
+                self.searched = 0;
+                if !self.eof {
+                    return Decoded::NeedBytes;
+                }
+                let frame = oversized(*size, scanner);
+                self.state = State::Ready;
+                return Decoded::Frame(frame);
+            }
             #[cfg(test)]
             {
                 self.examined += self.buf.len() - self.searched;
@@ -125,7 +202,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                 let mut line = self.buf.split_to(end + 1);
                 self.searched = 0;
                 if line.len() > KEEP_BUFFER && self.buf.is_empty() {
-                    // The big line keeps its allocation; the reader starts
+                    // The big line keeps its allocation; the decoder starts
                     // a small one rather than growing into the old one.
                     self.buf = BytesMut::with_capacity(READ_CHUNK);
                 }
@@ -140,121 +217,152 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                     // Can happen when one read brought the whole line at once.
                     let mut scanner = IdScanner::new();
                     scanner.feed(&line);
-                    return Ok(Some(oversized(line.len(), &scanner)));
+                    return Decoded::Frame(oversized(line.len(), &scanner));
                 }
-                return Ok(Some(Frame::Message(line.freeze())));
+                return Decoded::Frame(Frame::Message(line.freeze()));
             }
             self.searched = self.buf.len();
             if self.buf.len() > self.max_frame {
-                return self.discard_line().await.map(Some);
+                self.state = State::SkippingLine {
+                    scanner: IdScanner::new(),
+                    size: 0,
+                };
+                continue;
             }
-            if !self.fill().await? {
-                if is_blank(&self.buf) {
-                    self.buf.clear();
-                    return Ok(None);
-                }
-                // The final line without a newline still counts.
-                self.searched = 0;
-                let mut line = self.buf.split();
-                if line.last() == Some(&b'\r') {
-                    line.truncate(line.len() - 1);
-                }
-                return Ok(Some(Frame::Message(line.freeze())));
+            if !self.eof {
+                return Decoded::NeedBytes;
             }
-        }
-    }
-
-    /// Discards the rest of an over-long line, scanning it for its id.
-    async fn discard_line(&mut self) -> std::io::Result<Frame> {
-        let mut scanner = IdScanner::new();
-        let mut size = 0usize;
-        loop {
-            if let Some(pos) = memchr::memchr(b'\n', &self.buf) {
-                let chunk = self.buf.split_to(pos + 1);
-                scanner.feed(&chunk[..pos]);
-                size += pos;
-                self.searched = 0;
-                return Ok(oversized(size, &scanner));
-            }
-            scanner.feed(&self.buf);
-            size += self.buf.len();
-            self.buf.clear();
             self.searched = 0;
-            if !self.fill().await? {
-                return Ok(oversized(size, &scanner));
+            if is_blank(&self.buf) {
+                self.buf.clear();
+                return Decoded::End;
             }
+            // The final line without a newline still counts.
+            let mut line = self.buf.split();
+            if line.last() == Some(&b'\r') {
+                line.truncate(line.len() - 1);
+            }
+            return Decoded::Frame(Frame::Message(line.freeze()));
         }
     }
 
-    async fn next_content_length(&mut self) -> std::io::Result<Option<Frame>> {
-        // Header section: up to and including the first "\r\n\r\n" (or "\n\n").
-        let (header_end, body_start) = loop {
+    fn next_content_length(&mut self) -> Decoded {
+        loop {
+            match &mut self.state {
+                State::Ready | State::SkippingLine { .. } => {}
+                State::Body { length } => {
+                    let length = *length;
+                    if self.buf.len() >= length {
+                        self.state = State::Ready;
+                        return Decoded::Frame(Frame::Message(self.buf.split_to(length).freeze()));
+                    }
+                    if !self.eof {
+                        return Decoded::NeedBytes;
+                    }
+                    let got = self.buf.len();
+                    self.buf.clear();
+                    self.state = State::Ready;
+                    return Decoded::Frame(Frame::BadHeader(format!(
+                        "stream ended after {got} of {length} body bytes"
+                    )));
+                }
+                State::SkippingBody {
+                    scanner,
+                    left,
+                    length,
+                } => {
+                    let take = (*left).min(self.buf.len());
+                    scanner.feed(&self.buf[..take]);
+                    self.buf.advance(take);
+                    *left -= take;
+                    if *left == 0 || self.eof {
+                        let frame = oversized(*length - *left, scanner);
+                        self.state = State::Ready;
+                        return Decoded::Frame(frame);
+                    }
+                    return Decoded::NeedBytes;
+                }
+            }
+            // Header section: up to and including the first "\r\n\r\n" (or "\n\n").
             let blank = self
                 .buf
                 .iter()
                 .take_while(|b| matches!(b, b'\r' | b'\n'))
                 .count();
             if blank > 0 {
-                let _ = self.buf.split_to(blank);
+                self.buf.advance(blank);
                 self.searched = 0;
             }
-            if let Some(found) = find_header_end(&self.buf, self.searched) {
-                break found;
+            if let Some((header_end, body_start)) = find_header_end(&self.buf, self.searched) {
+                self.searched = 0;
+                let header = self.buf.split_to(body_start);
+                match parse_content_length(&header[..header_end]) {
+                    Ok(length) if length > self.max_frame => {
+                        self.state = State::SkippingBody {
+                            scanner: IdScanner::new(),
+                            left: length,
+                            length,
+                        };
+                    }
+                    Ok(length) => self.state = State::Body { length },
+                    Err(e) => return Decoded::Frame(Frame::BadHeader(e)),
+                }
+                continue;
             }
             self.searched = self.buf.len().saturating_sub(3);
             if self.buf.len() > MAX_HEADER_SIZE {
                 self.buf.clear();
                 self.searched = 0;
-                return Ok(Some(Frame::BadHeader(format!(
+                return Decoded::Frame(Frame::BadHeader(format!(
                     "header section longer than {MAX_HEADER_SIZE} bytes"
-                ))));
+                )));
             }
-            if !self.fill().await? {
-                if is_blank(&self.buf) {
-                    return Ok(None);
-                }
-                let text = String::from_utf8_lossy(&self.buf).into_owned();
+            if !self.eof {
+                return Decoded::NeedBytes;
+            }
+            self.searched = 0;
+            if is_blank(&self.buf) {
                 self.buf.clear();
-                return Ok(Some(Frame::BadHeader(format!(
-                    "stream ended inside a header section: {text:?}"
-                ))));
+                return Decoded::End;
             }
-        };
-        self.searched = 0;
-        let header = self.buf.split_to(body_start);
-        let length = match parse_content_length(&header[..header_end]) {
-            Ok(length) => length,
-            Err(e) => return Ok(Some(Frame::BadHeader(e))),
-        };
-        if length > self.max_frame {
-            return self.discard_body(length).await.map(Some);
+            let text = String::from_utf8_lossy(&self.buf).into_owned();
+            self.buf.clear();
+            return Decoded::Frame(Frame::BadHeader(format!(
+                "stream ended inside a header section: {text:?}"
+            )));
         }
-        self.buf.reserve(length.saturating_sub(self.buf.len()));
-        while self.buf.len() < length {
-            if !self.fill().await? {
-                let got = self.buf.len();
-                self.buf.clear();
-                return Ok(Some(Frame::BadHeader(format!(
-                    "stream ended after {got} of {length} body bytes"
-                ))));
-            }
+    }
+}
+
+/// Reads frames from an async byte stream: a [`FrameDecoder`] fed by
+/// `inner`. [`FrameReader::next_frame`] is cancel-safe: dropping it between
+/// polls loses nothing (the bytes read so far stay in the decoder).
+#[derive(Debug)]
+pub struct FrameReader<R> {
+    inner: R,
+    decoder: FrameDecoder,
+}
+
+impl<R: AsyncRead + Unpin> FrameReader<R> {
+    /// Wraps a stream. `max_frame` is the largest accepted frame in bytes.
+    pub fn new(inner: R, framing: Framing, max_frame: usize) -> Self {
+        Self {
+            inner,
+            decoder: FrameDecoder::new(framing, max_frame),
         }
-        Ok(Some(Frame::Message(self.buf.split_to(length).freeze())))
     }
 
-    async fn discard_body(&mut self, length: usize) -> std::io::Result<Frame> {
-        let mut scanner = IdScanner::new();
-        let mut left = length;
+    /// The next frame, `Ok(None)` at a clean end of stream.
+    pub async fn next_frame(&mut self) -> std::io::Result<Option<Frame>> {
         loop {
-            let take = left.min(self.buf.len());
-            let chunk = self.buf.split_to(take);
-            scanner.feed(&chunk);
-            left -= take;
-            if left == 0 {
-                return Ok(oversized(length, &scanner));
+            match self.decoder.next_frame() {
+                Decoded::Frame(frame) => return Ok(Some(frame)),
+                Decoded::End => return Ok(None),
+                Decoded::NeedBytes => {}
             }
-            if !self.fill().await? {
-                return Ok(oversized(length - left, &scanner));
+            let n = self.inner.read_buf(self.decoder.read_buffer()).await?;
+            if n == 0 {
+                self.decoder.end_of_stream();
             }
         }
     }
@@ -277,7 +385,7 @@ fn is_blank(bytes: &[u8]) -> bool {
 /// Finds the end of a header section, searching from `from`. Returns the
 /// header's length and where the body starts.
 fn find_header_end(buf: &[u8], from: usize) -> Option<(usize, usize)> {
-    let mut at = from;
+    let mut at = from.min(buf.len());
     while let Some(pos) = memchr::memchr(b'\n', &buf[at..]) {
         let nl = at + pos;
         // "\n\n" or "\n\r\n" ends the header section.

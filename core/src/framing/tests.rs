@@ -127,9 +127,9 @@ async fn ndjson_oversized_reader_memory_stays_bounded() {
     let f = r.next_frame().await.expect("read");
     assert!(matches!(f, Some(Frame::Oversized { .. })));
     assert!(
-        r.buf.capacity() < 1024 * 1024,
+        r.decoder.buf.capacity() < 1024 * 1024,
         "capacity {}",
-        r.buf.capacity()
+        r.decoder.buf.capacity()
     );
     assert_eq!(r.next_frame().await.expect("read"), Some(msg("{}")));
 }
@@ -214,11 +214,144 @@ async fn reassembly_is_linear_for_a_large_line_in_small_reads() {
     assert!(matches!(&frame, Some(Frame::Message(m)) if m.len() == data.len() - 1));
     // Each byte is examined for a newline once, not once per read.
     assert!(
-        r.examined <= data.len(),
+        r.decoder.examined <= data.len(),
         "examined {} of {}",
-        r.examined,
+        r.decoder.examined,
         data.len()
     );
+}
+
+/// Decodes `data` fed in pieces of `piece` bytes, straight through the
+/// sans-I/O decoder.
+fn decode_in_pieces(data: &[u8], framing: Framing, max: usize, piece: usize) -> Vec<Frame> {
+    let mut decoder = FrameDecoder::new(framing, max);
+    let mut out = Vec::new();
+    let mut chunks = data.chunks(piece.max(1));
+    loop {
+        match decoder.next_frame() {
+            Decoded::Frame(f) => out.push(f),
+            Decoded::End => return out,
+            Decoded::NeedBytes => match chunks.next() {
+                Some(chunk) => decoder.read_buffer().extend_from_slice(chunk),
+                None => decoder.end_of_stream(),
+            },
+        }
+    }
+}
+
+#[test]
+fn content_length_stream_ending_inside_a_header_ends_cleanly() {
+    // A peer that wrote part of a header and died: one BadHeader, then the
+    // end (the decoder used to keep a stale search offset and panic on the
+    // next call, killing the reader task).
+    for partial in ["Content-Len", "Content-Length: 12\r\n", "X-A: b\r\nContent"] {
+        let mut decoder = FrameDecoder::new(Framing::ContentLength, 1024);
+        decoder.read_buffer().extend_from_slice(partial.as_bytes());
+        assert_eq!(decoder.next_frame(), Decoded::NeedBytes);
+        decoder.end_of_stream();
+        assert!(
+            matches!(decoder.next_frame(), Decoded::Frame(Frame::BadHeader(e)) if e.contains("inside a header")),
+            "{partial:?}"
+        );
+        for _ in 0..3 {
+            assert_eq!(decoder.next_frame(), Decoded::End, "{partial:?}");
+        }
+    }
+}
+
+#[test]
+fn the_buffer_of_an_oversized_frame_is_released_afterwards() {
+    for framing in [Framing::Ndjson, Framing::ContentLength] {
+        let mut decoder = FrameDecoder::new(framing, 4 * 1024 * 1024);
+        let body = format!("\"{}\"", "a".repeat(3 * 1024 * 1024));
+        let mut data = Vec::new();
+        encode_into(framing, body.as_bytes(), &mut data);
+        decoder.read_buffer().extend_from_slice(&data);
+        assert!(matches!(
+            decoder.next_frame(),
+            Decoded::Frame(Frame::Message(_))
+        ));
+        assert_eq!(decoder.next_frame(), Decoded::NeedBytes);
+        assert!(
+            decoder.buf.capacity() <= 2 * READ_CHUNK,
+            "{framing:?}: kept {} bytes",
+            decoder.buf.capacity()
+        );
+    }
+}
+
+/// A deterministic xorshift generator for the randomized tests below.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        usize::try_from(self.next() % n as u64).expect("small")
+    }
+}
+
+#[test]
+fn frames_do_not_depend_on_how_the_bytes_were_split() {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for round in 0..300 {
+        for framing in [Framing::Ndjson, Framing::ContentLength] {
+            let mut data = Vec::new();
+            for _ in 0..rng.below(8) {
+                let len = match rng.below(4) {
+                    0 => rng.below(3),
+                    1 => 200 + rng.below(200),
+                    _ => rng.below(60),
+                };
+                let alphabet = b"ab{}\"\\ x:";
+                let body: Vec<u8> = (0..len)
+                    .map(|_| alphabet[rng.below(alphabet.len())])
+                    .collect();
+                match rng.below(10) {
+                    // A bad header or stray bytes between frames.
+                    0 if framing == Framing::ContentLength => {
+                        data.extend_from_slice(b"Bogus\r\n\r\n")
+                    }
+                    1 => data.extend_from_slice(b"\r\n"),
+                    _ => encode_into(framing, &body, &mut data),
+                }
+            }
+            if rng.below(3) == 0 {
+                data.truncate(rng.below(data.len() + 1));
+            }
+            let whole = decode_in_pieces(&data, framing, 256, data.len() + 1);
+            for piece in [1, 2, 3, 7, 64, 255] {
+                assert_eq!(
+                    decode_in_pieces(&data, framing, 256, piece),
+                    whole,
+                    "round {round}, {framing:?}, piece {piece}: {:?}",
+                    String::from_utf8_lossy(&data)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn arbitrary_bytes_never_panic_and_always_end() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let alphabet = b"Content-Length: 0123456789\r\n{}\"\\ id:method";
+    for _ in 0..3000 {
+        let len = rng.below(120);
+        let data: Vec<u8> = (0..len)
+            .map(|_| alphabet[rng.below(alphabet.len())])
+            .collect();
+        for framing in [Framing::Ndjson, Framing::ContentLength] {
+            let piece = 1 + rng.below(16);
+            let frames = decode_in_pieces(&data, framing, 1 + rng.below(64), piece);
+            assert!(frames.len() <= data.len() + 1);
+        }
+    }
 }
 
 #[test]

@@ -250,7 +250,7 @@ impl ProtocolHandler {
                 session.turn = Some(Turn {
                     id: request.id.clone(),
                     cancelled: false,
-                    token: Some(request.cancellation.clone()),
+                    signals: Some(Arc::clone(&request.signals)),
                 });
                 Some(finish_prompt(
                     Arc::clone(&self.state),
@@ -328,9 +328,13 @@ impl ProtocolHandler {
             _ => None,
         };
         drop(state);
-        if let Some(f) = finisher {
-            responder.set_finisher(f);
-        }
+        // Every ACP v1 result is an object: a handler that answers `null`
+        // (returned nothing) answers `{}`.
+        let finisher: Finisher = match finisher {
+            Some(f) => Box::new(move |result| f(null_as_empty(result))),
+            None => Box::new(null_as_empty),
+        };
+        responder.set_finisher(finisher);
         Decision::Pass(request, responder)
     }
 
@@ -470,11 +474,18 @@ impl ProtocolHandler {
         match (state.role, n.method.as_str()) {
             (Role::Agent, "session/cancel") => {
                 let id = session_id_of(params).unwrap_or_default();
-                if let Some(turn) = state.sessions.get_mut(&id).and_then(|s| s.turn.as_mut()) {
-                    turn.cancelled = true;
-                    if let Some(token) = &turn.token {
-                        token.cancel();
-                    }
+                let signals = state
+                    .sessions
+                    .get_mut(&id)
+                    .and_then(|s| s.turn.as_mut())
+                    .and_then(|turn| {
+                        turn.cancelled = true;
+                        turn.signals.clone()
+                    });
+                // Fired without the state lock: the signal reaches host code.
+                drop(state);
+                if let Some(signals) = signals {
+                    signals.cancel();
                 }
                 None
             }
@@ -544,6 +555,14 @@ pub(crate) fn unsupported_prompt_content(
         };
         (!needed.advertised_in(agent_caps)).then_some((i, needed))
     })
+}
+
+/// `Ok(null)` becomes `Ok({})` (see `admit`).
+fn null_as_empty(result: Result<Box<RawValue>, RpcError>) -> Result<Box<RawValue>, RpcError> {
+    match result {
+        Ok(raw) if raw.get() == "null" => Ok(super::outgoing::empty_object()),
+        other => other,
+    }
 }
 
 /// The raw `cancelled` outcome for a permission request.

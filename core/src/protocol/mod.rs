@@ -54,10 +54,26 @@ pub use services::ClientServices;
 pub use state::Phase;
 
 use crate::error::{CallError, CloseReason, ConnectionError};
-use crate::rpc::{Connection, ConnectionOptions, Handler, Peer, TryNotify, lock};
+use crate::rpc::{
+    CallOptions, CancelHandle, Connection, ConnectionOptions, Handler, HostReader, Peer, ReadMode,
+    TryNotify, lock,
+};
 use crate::transport::Transport;
 use crate::transport::process::{AgentCommand, ProcessStatus};
 use state::State;
+
+/// Params for an outgoing request: compact, and an object or an array.
+fn checked_params(params: Option<Box<RawValue>>) -> Result<Option<Box<RawValue>>, CallError> {
+    match params.map(crate::json::compact_if_needed) {
+        Some(p) if !p.get().starts_with('{') && !p.get().starts_with('[') => {
+            Err(CallError::InvalidParams(format!(
+                "params must be a JSON object or array, not {}",
+                p.get()
+            )))
+        }
+        p => Ok(p),
+    }
+}
 
 /// Which side of the protocol this end plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -178,6 +194,28 @@ impl AcpConnection {
         handler: impl Handler,
         options: AcpOptions,
     ) -> Self {
+        Self::start_mode(
+            runtime,
+            role,
+            transport,
+            Arc::new(handler),
+            options,
+            ReadMode::Task,
+        )
+        .0
+    }
+
+    /// Starts a connection reading in `mode` (see `rpc/inbound.rs`), with
+    /// the host's handler already shared; returns the host reader when the
+    /// host's loop is to read.
+    pub(crate) fn start_mode(
+        runtime: &tokio::runtime::Handle,
+        role: Role,
+        transport: Transport,
+        handler: Arc<dyn Handler>,
+        options: AcpOptions,
+        mode: ReadMode,
+    ) -> (Self, Option<HostReader>) {
         let mut initial = State::new(role);
         if role == Role::Client {
             initial.services = options.services.clone();
@@ -185,26 +223,30 @@ impl AcpConnection {
         let state = Arc::new(Mutex::new(initial));
         let wrapper = incoming::ProtocolHandler {
             state: Arc::clone(&state),
-            host: Arc::new(handler),
+            host: handler,
             hooks: options.hooks,
             require_auth: options.require_auth,
         };
         let extension: Arc<dyn std::any::Any + Send + Sync> = Arc::clone(&state) as _;
-        let conn = Connection::start_with_extension(
+        let (conn, reader) = Connection::start_mode(
             runtime,
             transport,
-            wrapper,
+            Arc::new(wrapper),
             options.connection,
             Some(extension),
+            mode,
         );
-        Self {
-            peer: AcpPeer {
-                role,
-                peer: conn.peer(),
-                state,
+        (
+            Self {
+                peer: AcpPeer {
+                    role,
+                    peer: conn.peer(),
+                    state,
+                },
+                _owner: conn,
             },
-            _owner: conn,
-        }
+            reader,
+        )
     }
 
     /// Client side: spawns the agent command and connects to its stdio.
@@ -248,33 +290,48 @@ impl AcpPeer {
         self.role
     }
 
-    /// Sends a request after checking it against the protocol rules.
+    /// Sends a request after checking it against the protocol rules. A
+    /// call that passes is queued for the peer now; one that does not
+    /// resolves to its refusal and sends nothing.
     pub fn request(&self, method: &str, params: Option<Box<RawValue>>) -> AcpCall {
-        let params = match params.map(crate::json::compact_if_needed) {
-            Some(p) if !p.get().starts_with('{') && !p.get().starts_with('[') => {
-                return AcpCall::refused(
-                    Arc::clone(&self.state),
-                    self.peer.clone(),
-                    CallError::InvalidParams(format!(
-                        "params must be a JSON object or array, not {}",
-                        p.get()
-                    )),
-                );
-            }
-            p => p,
-        };
-        outgoing::request(&self.state, &self.peer, method, params)
+        self.request_with(method, params, CallOptions::default())
+    }
+
+    /// [`AcpPeer::request`] with per-call options (timeout, skipping the
+    /// ordering barrier).
+    pub fn request_with(
+        &self,
+        method: &str,
+        params: Option<Box<RawValue>>,
+        options: CallOptions,
+    ) -> AcpCall {
+        match checked_params(params) {
+            Ok(params) => outgoing::request(&self.state, &self.peer, method, params, options),
+            Err(e) => AcpCall::refused(e),
+        }
+    }
+
+    /// Sends a request after checking it against the protocol rules, with
+    /// its outcome handed to `on_answer` (the form bindings use; see
+    /// [`Peer::call`]). A refused call is `Err` at once: nothing was sent
+    /// and `on_answer` is dropped unused. Otherwise `on_answer` runs exactly
+    /// once, after the protocol state recorded what the answer means.
+    pub fn call(
+        &self,
+        method: &str,
+        params: Option<Box<RawValue>>,
+        options: CallOptions,
+        on_answer: impl FnOnce(Result<Box<RawValue>, CallError>) + Send + 'static,
+    ) -> Result<CancelHandle, CallError> {
+        let params = checked_params(params)?;
+        outgoing::call(&self.state, &self.peer, method, params, options, on_answer)
     }
 
     /// [`AcpPeer::request`] with params serialized from `params`.
     pub fn request_json<P: Serialize + ?Sized>(&self, method: &str, params: &P) -> AcpCall {
         match crate::json::to_raw(params) {
             Ok(raw) => self.request(method, Some(raw)),
-            Err(e) => AcpCall::refused(
-                Arc::clone(&self.state),
-                self.peer.clone(),
-                CallError::InvalidParams(e.to_string()),
-            ),
+            Err(e) => AcpCall::refused(CallError::InvalidParams(e.to_string())),
         }
     }
 

@@ -18,7 +18,7 @@ use super::methods::{self, SessionScope};
 use super::state::{Phase, State, Turn, session_id_of, tree};
 use super::{Role, validate};
 use crate::error::{CallError, Refusal};
-use crate::rpc::{CancelHandle, OutgoingCall, Peer, lock};
+use crate::rpc::{CallOptions, CallResult, CancelHandle, OutgoingCall, Peer, lock};
 
 /// What the answer to a call changes in the protocol state.
 enum Effect {
@@ -44,15 +44,11 @@ enum Effect {
 
 /// An outgoing ACP call: a future of the peer's answer. Refused calls
 /// resolve at once to [`CallError::Refused`] or
-/// [`CallError::InvalidParams`] without sending anything.
-#[must_use = "a request is sent only when awaited"]
+/// [`CallError::InvalidParams`] without sending anything; others were
+/// queued for the peer when the call was made.
+#[must_use = "dropping the call abandons it (the peer is sent $/cancel_request)"]
 pub struct AcpCall {
     inner: Result<OutgoingCall, Option<CallError>>,
-    state: Arc<Mutex<State>>,
-    peer: Peer,
-    effect: Effect,
-    /// Whether `effect` was applied (else Drop undoes the bookkeeping).
-    settled: bool,
 }
 
 impl std::fmt::Debug for AcpCall {
@@ -62,13 +58,9 @@ impl std::fmt::Debug for AcpCall {
 }
 
 impl AcpCall {
-    pub(crate) fn refused(state: Arc<Mutex<State>>, peer: Peer, error: CallError) -> Self {
+    pub(crate) fn refused(error: CallError) -> Self {
         Self {
             inner: Err(Some(error)),
-            state,
-            peer,
-            effect: Effect::None,
-            settled: true,
         }
     }
 
@@ -95,106 +87,10 @@ impl AcpCall {
         self
     }
 
-    /// Skips the ordering barrier (see [`OutgoingCall::skip_barrier`]).
-    pub fn skip_barrier(mut self) -> Self {
-        let inner = std::mem::replace(&mut self.inner, Err(None));
-        self.inner = inner.map(OutgoingCall::skip_barrier);
-        self
-    }
-
     /// Awaits the answer and decodes it as `T`.
     pub async fn decode<T: serde::de::DeserializeOwned>(self) -> Result<T, CallError> {
         let raw = self.await?;
         serde_json::from_str(raw.get()).map_err(|e| CallError::InvalidResult(e.to_string()))
-    }
-
-    fn apply(
-        &mut self,
-        result: Result<Box<RawValue>, CallError>,
-    ) -> Result<Box<RawValue>, CallError> {
-        self.settled = true;
-        let effect = std::mem::replace(&mut self.effect, Effect::None);
-        let mut state = lock(&self.state);
-        match effect {
-            Effect::None => result,
-            Effect::Initialize => {
-                let Ok(raw) = result else {
-                    state.phase = Phase::AwaitingInitialize;
-                    return result;
-                };
-                let answer = tree(Some(&raw));
-                let version = answer.get("protocolVersion").and_then(Value::as_u64);
-                let Some(version) = version
-                    .and_then(|v| u16::try_from(v).ok())
-                    .filter(|v| super::SUPPORTED_VERSIONS.contains(v))
-                else {
-                    state.phase = Phase::AwaitingInitialize;
-                    drop(state);
-                    // The spec: a client that cannot speak the agent's
-                    // version closes the connection.
-                    let peer = self.peer.clone();
-                    peer.clone().spawn(async move { peer.close().await });
-                    return Err(CallError::Refused(Refusal::UnsupportedVersion {
-                        version: answer
-                            .get("protocolVersion")
-                            .map_or_else(|| "(none)".to_owned(), Value::to_string),
-                    }));
-                };
-                state.version = Some(version);
-                state.peer_caps = answer
-                    .get("agentCapabilities")
-                    .cloned()
-                    .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
-                state.auth_methods = answer
-                    .get("authMethods")
-                    .cloned()
-                    .unwrap_or_else(|| Value::Array(Vec::new()));
-                state.phase = Phase::Ready;
-                Ok(raw)
-            }
-            Effect::Open { session_id, cwd } => {
-                state.opening = state.opening.saturating_sub(1);
-                if let Ok(raw) = &result {
-                    let id = session_id.or_else(|| {
-                        tree(Some(raw))
-                            .get("sessionId")
-                            .and_then(Value::as_str)
-                            .map(str::to_owned)
-                    });
-                    if let Some(id) = id {
-                        let cwd: Option<std::path::PathBuf> = cwd.map(Into::into);
-                        state.services.opened(&id, cwd.as_deref());
-                        state.sessions.entry(id).or_default().cwd = cwd;
-                    }
-                }
-                result
-            }
-            Effect::Close { session_id } => {
-                if result.is_ok() {
-                    state.sessions.remove(&session_id);
-                    state.services.closed(&session_id);
-                }
-                result
-            }
-            Effect::Prompt { session_id } => {
-                if let Some(s) = state.sessions.get_mut(&session_id) {
-                    s.turn = None;
-                }
-                if let Ok(raw) = &result
-                    && tree(Some(raw)).get("stopReason").and_then(Value::as_str)
-                        == Some("cancelled")
-                {
-                    state.services.turn_cancelled(&session_id);
-                }
-                result
-            }
-            Effect::Auth(login) => {
-                if result.is_ok() {
-                    state.authenticated = login;
-                }
-                result
-            }
-        }
     }
 }
 
@@ -202,34 +98,148 @@ impl Future for AcpCall {
     type Output = Result<Box<RawValue>, CallError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = &mut *self;
-        match &mut this.inner {
+        match &mut self.inner {
             Err(e) => Poll::Ready(Err(e.take().unwrap_or(CallError::Cancelled))),
-            Ok(call) => match Pin::new(call).poll(cx) {
-                Poll::Pending => Poll::Pending,
-                Poll::Ready(result) => Poll::Ready(this.apply(result)),
-            },
+            Ok(call) => Pin::new(call).poll(cx),
         }
     }
 }
 
-impl Drop for AcpCall {
+/// Records what a call's answer means in the protocol state. Run on the
+/// thread that delivers the answer, in dispatch order (before the next
+/// message is dispatched); dropped without being run (the call never went
+/// out), it undoes what the call had reserved.
+struct Settle {
+    state: Arc<Mutex<State>>,
+    peer: Peer,
+    effect: Option<Effect>,
+    /// An ACP request (not an extension method): every v1 result is an
+    /// object, so a `null` result reads as `{}`.
+    acp_method: bool,
+}
+
+impl Settle {
+    fn run(mut self, result: CallResult) -> CallResult {
+        let effect = self.effect.take().unwrap_or(Effect::None);
+        let result = match result {
+            Ok(raw) if self.acp_method && raw.get() == "null" => Ok(empty_object()),
+            other => other,
+        };
+        apply(&self.state, &self.peer, effect, result)
+    }
+}
+
+impl Drop for Settle {
     fn drop(&mut self) {
-        if !self.settled {
-            // Abandoned before the answer: undo what the call had reserved.
-            let _ = self.apply(Err(CallError::Cancelled));
+        if let Some(effect) = self.effect.take() {
+            let _ = apply(&self.state, &self.peer, effect, Err(CallError::Cancelled));
         }
     }
 }
 
-/// Checks and starts an outgoing request.
-pub(crate) fn request(
+/// `{}`, the empty result object.
+pub(crate) fn empty_object() -> Box<RawValue> {
+    RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| Box::<RawValue>::default())
+}
+
+fn apply(state: &Arc<Mutex<State>>, peer: &Peer, effect: Effect, result: CallResult) -> CallResult {
+    let mut state = lock(state);
+    match effect {
+        Effect::None => result,
+        Effect::Initialize => {
+            let Ok(raw) = result else {
+                state.phase = Phase::AwaitingInitialize;
+                return result;
+            };
+            let answer = tree(Some(&raw));
+            let version = answer.get("protocolVersion").and_then(Value::as_u64);
+            let Some(version) = version
+                .and_then(|v| u16::try_from(v).ok())
+                .filter(|v| super::SUPPORTED_VERSIONS.contains(v))
+            else {
+                state.phase = Phase::AwaitingInitialize;
+                drop(state);
+                // The spec: a client that cannot speak the agent's
+                // version closes the connection.
+                let closer = peer.clone();
+                peer.spawn(async move { closer.close().await });
+                return Err(CallError::Refused(Refusal::UnsupportedVersion {
+                    version: answer
+                        .get("protocolVersion")
+                        .map_or_else(|| "(none)".to_owned(), Value::to_string),
+                }));
+            };
+            state.version = Some(version);
+            state.peer_caps = answer
+                .get("agentCapabilities")
+                .cloned()
+                .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+            state.auth_methods = answer
+                .get("authMethods")
+                .cloned()
+                .unwrap_or_else(|| Value::Array(Vec::new()));
+            state.phase = Phase::Ready;
+            Ok(raw)
+        }
+        Effect::Open { session_id, cwd } => {
+            state.opening = state.opening.saturating_sub(1);
+            if let Ok(raw) = &result {
+                let id = session_id.or_else(|| {
+                    tree(Some(raw))
+                        .get("sessionId")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                });
+                if let Some(id) = id {
+                    let cwd: Option<std::path::PathBuf> = cwd.map(Into::into);
+                    state.services.opened(&id, cwd.as_deref());
+                    state.sessions.entry(id).or_default().cwd = cwd;
+                }
+            }
+            result
+        }
+        Effect::Close { session_id } => {
+            if result.is_ok() {
+                state.sessions.remove(&session_id);
+                state.services.closed(&session_id);
+            }
+            result
+        }
+        Effect::Prompt { session_id } => {
+            if let Some(s) = state.sessions.get_mut(&session_id) {
+                s.turn = None;
+            }
+            if let Ok(raw) = &result
+                && tree(Some(raw)).get("stopReason").and_then(Value::as_str) == Some("cancelled")
+            {
+                state.services.turn_cancelled(&session_id);
+            }
+            result
+        }
+        Effect::Auth(login) => {
+            if result.is_ok() {
+                state.authenticated = login;
+            }
+            result
+        }
+    }
+}
+
+/// A call that passed the checks: the params to send (rewritten for
+/// `initialize`) and what settles its answer.
+struct Prepared {
+    params: Option<Box<RawValue>>,
+    settle: Settle,
+}
+
+/// Checks an outgoing request against the rules and reserves what its
+/// answer will settle.
+fn prepare(
     state: &Arc<Mutex<State>>,
     peer: &Peer,
     method: &str,
     params: Option<Box<RawValue>>,
-) -> AcpCall {
-    let refuse = |e: CallError| AcpCall::refused(Arc::clone(state), peer.clone(), e);
+) -> Result<Prepared, CallError> {
     // Only the members the checks read (all of them for `initialize`,
     // rewritten below): large contents are not parsed again here.
     let params_tree = match params.as_deref() {
@@ -237,9 +247,12 @@ pub(crate) fn request(
         None => Value::Object(serde_json::Map::new()),
     };
     let mut st = lock(state);
-    let effect = match check(&mut st, method, &params_tree, false) {
-        Ok(effect) => effect,
-        Err(e) => return refuse(e),
+    let effect = check(&mut st, method, &params_tree, false)?;
+    let settle = Settle {
+        state: Arc::clone(state),
+        peer: peer.clone(),
+        effect: Some(effect),
+        acp_method: methods::lookup(method).is_some_and(|info| !info.notification),
     };
     // Enabled client services are advertised in `initialize`.
     let params = if method == "initialize" && st.services.any() {
@@ -250,21 +263,47 @@ pub(crate) fn request(
         if let Some(obj) = with_caps.as_object_mut() {
             obj.insert("clientCapabilities".into(), caps);
         }
-        match crate::json::to_raw(&with_caps) {
-            Ok(raw) => Some(raw),
-            Err(e) => return refuse(CallError::InvalidParams(e.to_string())),
-        }
+        drop(st);
+        Some(crate::json::to_raw(&with_caps).map_err(|e| CallError::InvalidParams(e.to_string()))?)
     } else {
         params
     };
-    drop(st);
-    AcpCall {
-        inner: Ok(peer.request_raw(method, params)),
-        state: Arc::clone(state),
-        peer: peer.clone(),
-        effect,
-        settled: false,
+    Ok(Prepared { params, settle })
+}
+
+/// Checks and starts an outgoing request (a future of its answer).
+pub(crate) fn request(
+    state: &Arc<Mutex<State>>,
+    peer: &Peer,
+    method: &str,
+    params: Option<Box<RawValue>>,
+    options: CallOptions,
+) -> AcpCall {
+    match prepare(state, peer, method, params) {
+        Ok(Prepared { params, settle }) => AcpCall {
+            inner: Ok(peer.request_mapped(
+                method,
+                params,
+                options,
+                Some(Box::new(move |r| settle.run(r))),
+            )),
+        },
+        Err(e) => AcpCall::refused(e),
     }
+}
+
+/// Checks and starts an outgoing request whose answer goes to `on_answer`
+/// (see [`crate::rpc::Peer::call`]).
+pub(crate) fn call(
+    state: &Arc<Mutex<State>>,
+    peer: &Peer,
+    method: &str,
+    params: Option<Box<RawValue>>,
+    options: CallOptions,
+    on_answer: impl FnOnce(CallResult) + Send + 'static,
+) -> Result<CancelHandle, CallError> {
+    let Prepared { params, settle } = prepare(state, peer, method, params)?;
+    peer.call(method, params, options, move |r| on_answer(settle.run(r)))
 }
 
 /// Checks an outgoing notification; `Err` means it must not be sent.
@@ -419,7 +458,7 @@ fn check(
             session.turn = Some(Turn {
                 id: crate::RequestId::Null,
                 cancelled: false,
-                token: None,
+                signals: None,
             });
             Effect::Prompt { session_id: id }
         }

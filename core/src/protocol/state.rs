@@ -9,11 +9,11 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use tokio_util::sync::CancellationToken;
+use std::sync::Arc;
 
 use super::Role;
 use crate::message::RequestId;
-use crate::rpc::{IncomingRequest, Responder};
+use crate::rpc::{IncomingRequest, InflightState, Responder};
 
 /// Where the connection is in its lifecycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,8 +33,9 @@ pub(crate) struct Turn {
     pub(crate) id: RequestId,
     /// Set by `session/cancel`.
     pub(crate) cancelled: bool,
-    /// Agent side: the handler's cancellation token.
-    pub(crate) token: Option<CancellationToken>,
+    /// Agent side: the prompt request's cancellation signals (fired by
+    /// `session/cancel`: the handler's token and the binding's sink).
+    pub(crate) signals: Option<Arc<InflightState>>,
 }
 
 /// A session open on this connection.

@@ -1,36 +1,53 @@
-//! The reader task and the dispatcher task.
+//! The reader, the dispatcher, and the host-driven reader.
 //!
-//! The **reader** turns frames into messages and never runs host code: it
-//! answers malformed frames, handles `$/cancel_request`, registers incoming
-//! requests, matches responses to pending calls, and queues everything else
-//! in arrival order on the bounded inbox (a full inbox slows the reader:
-//! back-pressure reaches the peer through the pipe).
+//! The **reader** turns frames into messages: it answers malformed frames,
+//! handles `$/cancel_request`, registers incoming requests, matches
+//! responses to pending calls, and hands everything else on in arrival
+//! order ([`Dispatch`]). It never runs host code that could wait for the
+//! peer, so a handler's nested request is always answered.
 //!
-//! The **dispatcher** takes the inbox in order: a notification's handler is
-//! awaited before the next message is dispatched; a request's handler is
-//! started (not awaited), so requests run concurrently; a response is handed
-//! to its caller only here, after every notification queued before it was
-//! handled. That is the ordering barrier: `prompt().await` returns after all
-//! of the prompt's `session/update`s were handled.
+//! **Dispatch** happens in one of two ways, chosen when the connection
+//! starts:
+//! * [`Dispatch::Task`] (Rust handlers): the reader queues messages on a
+//!   bounded channel for the **dispatcher** task, which awaits each
+//!   notification's handler before the next message (a full channel slows
+//!   the reader: back-pressure reaches the peer through the pipe), starts
+//!   each request's handler (not awaited: requests run concurrently) and
+//!   completes each ordered call. That is the ordering barrier:
+//!   `prompt().await` returns after all of the prompt's `session/update`s
+//!   were handled.
+//! * [`Dispatch::Inline`] (a binding's inbox, `host/inbox.rs`): the reader
+//!   dispatches each message itself as it reads it. The handler's
+//!   notification futures only wait for room in the inbox, never for the
+//!   peer, so the reader may await them; the barrier is kept by the inbox,
+//!   which the host drains in order. No channel, no second task.
+//!
+//! The reader runs as a task ([`run_reader`]) or, when a binding asks for it
+//! and the transport is a descriptor, on the host's own event loop
+//! ([`HostReader`]): the host watches the descriptor and calls
+//! [`HostReader::pump`], which reads and dispatches on the host's thread.
+//! Then a round trip, read to answer, crosses no thread at all.
 
 use std::any::Any;
 use std::future::Future;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll, Wake, Waker};
 
 use bytes::Bytes;
 use serde_json::value::RawValue;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use super::incoming::{self, IncomingNotification, IncomingRequest, Responder};
-use super::shared::{CallResult, Shared};
-use super::{Direction, Event, Handler, NOTIFICATION_SCOPE, Peer, lock};
+use super::shared::{CallResult, PendingEntry, Shared};
+use super::{BoxFuture, Direction, Event, Handler, NOTIFICATION_SCOPE, Peer, lock};
 use crate::error::{CloseReason, RpcError};
-use crate::framing::{Frame, FrameReader};
+use crate::framing::{Decoded, Frame, FrameDecoder, FrameReader};
 use crate::message::{self, DecodeError, Message, RequestId};
-use crate::transport::BoxReader;
+use crate::transport::fd::{self, Mode};
 
 pub(crate) enum Inbound {
     Notification {
@@ -39,23 +56,38 @@ pub(crate) enum Inbound {
     },
     Request(IncomingRequest, Responder),
     Response {
-        tx: oneshot::Sender<CallResult>,
+        entry: PendingEntry,
         result: CallResult,
     },
     /// End of the peer's stream (always the last item).
     End(CloseReason),
 }
 
-pub(crate) async fn run_reader(
-    shared: Arc<Shared>,
-    reader: BoxReader,
-    inbox: mpsc::Sender<Inbound>,
-) {
-    let mut frames = FrameReader::new(
-        reader,
-        shared.options.framing,
-        shared.options.max_frame_size,
-    );
+/// Where the reader hands what it read (see the module docs).
+pub(crate) enum Dispatch {
+    /// To the dispatcher task.
+    Task(mpsc::Sender<Inbound>),
+    /// Dispatched by the reader itself, in order.
+    Inline(Arc<dyn Handler>),
+}
+
+/// A source of frames: a [`FrameReader`] in a task, or [`HostFrames`] on a
+/// host's loop.
+pub(crate) trait Frames: Send {
+    fn next_frame(&mut self) -> impl Future<Output = std::io::Result<Option<Frame>>> + Send;
+}
+
+impl<R: tokio::io::AsyncRead + Unpin + Send> Frames for FrameReader<R> {
+    fn next_frame(&mut self) -> impl Future<Output = std::io::Result<Option<Frame>>> + Send {
+        FrameReader::next_frame(self)
+    }
+}
+
+/// Frames handled before a pump yields to the host's loop.
+const PUMP_BUDGET: usize = 128;
+
+pub(crate) async fn run_reader(shared: Arc<Shared>, mut frames: impl Frames, dispatch: Dispatch) {
+    let mut since_yield = 0usize;
     loop {
         let next = tokio::select! {
             biased;
@@ -82,14 +114,46 @@ pub(crate) async fn run_reader(
         };
         let Some(item) = item else { continue };
         let end = matches!(item, Inbound::End(_));
-        let sent = tokio::select! {
-            biased;
-            () = shared.stop.cancelled() => return,
-            sent = inbox.send(item) => sent.is_ok(),
-        };
-        if end || !sent {
-            return;
+        match &dispatch {
+            Dispatch::Task(inbox) => {
+                let sent = tokio::select! {
+                    biased;
+                    () = shared.stop.cancelled() => return,
+                    sent = inbox.send(item) => sent.is_ok(),
+                };
+                if end || !sent {
+                    return;
+                }
+            }
+            Dispatch::Inline(handler) => {
+                if !dispatch_one(&shared, handler, item).await || end {
+                    return;
+                }
+            }
         }
+        // A reader on a host's loop gives the loop a turn now and then
+        // (frames already buffered would otherwise be read in one go).
+        since_yield += 1;
+        if since_yield >= PUMP_BUDGET {
+            since_yield = 0;
+            YieldOnce(false).await;
+        }
+    }
+}
+
+/// Returns `Pending` once, waking its waker first (a cooperative yield).
+struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
     }
 }
 
@@ -103,6 +167,7 @@ fn on_message(shared: &Arc<Shared>, bytes: &Bytes) -> Option<Inbound> {
                 params,
                 cancellation: state.token.clone(),
                 peer: Peer::new(Arc::clone(shared)),
+                signals: Arc::clone(&state),
             };
             let responder = Responder::new(Arc::clone(shared), id, state);
             Some(Inbound::Request(request, responder))
@@ -139,16 +204,14 @@ fn on_message(shared: &Arc<Shared>, bytes: &Bytes) -> Option<Inbound> {
     }
 }
 
-/// Matches a response to its pending call. Calls made from inside a
-/// notification handler are completed here; all others go through the
-/// dispatcher so the ordering barrier holds.
+/// Matches a response to its pending call. Calls that skip the barrier are
+/// completed here; all others are dispatched in order.
 fn deliver(
     shared: &Arc<Shared>,
     id: i64,
     result: Result<Box<RawValue>, RpcError>,
 ) -> Option<Inbound> {
-    let entry = lock(&shared.pending).map.remove(&id);
-    let Some(entry) = entry else {
+    let Some(entry) = shared.take_pending(id) else {
         shared.event(Event::UnmatchedResponse {
             id: Some(RequestId::Number(id)),
             result,
@@ -157,13 +220,10 @@ fn deliver(
     };
     let result = result.map_err(Into::into);
     if entry.bypass_barrier {
-        let _ = entry.tx.send(result);
+        entry.complete(result);
         return None;
     }
-    Some(Inbound::Response {
-        tx: entry.tx,
-        result,
-    })
+    Some(Inbound::Response { entry, result })
 }
 
 fn on_oversized(shared: &Arc<Shared>, frame: Frame) {
@@ -189,9 +249,8 @@ fn on_oversized(shared: &Arc<Shared>, frame: Frame) {
     } else if let Some(RequestId::Number(n)) = id {
         // An answer to one of our requests was too large: fail that call
         // rather than leave it pending forever.
-        let entry = lock(&shared.pending).map.remove(&n);
-        if let Some(entry) = entry {
-            let _ = entry.tx.send(Err(RpcError::new(
+        if let Some(entry) = shared.take_pending(n) {
+            entry.complete(Err(RpcError::new(
                 crate::codes::INTERNAL_ERROR,
                 "the peer's response exceeded the maximum frame size",
             )
@@ -202,12 +261,54 @@ fn on_oversized(shared: &Arc<Shared>, frame: Frame) {
     shared.event(Event::OversizedFrame { size, id, answered });
 }
 
+/// Dispatches one message; `false` when the connection stopped meanwhile.
+async fn dispatch_one(shared: &Arc<Shared>, handler: &Arc<dyn Handler>, item: Inbound) -> bool {
+    match item {
+        Inbound::Notification { method, params } => {
+            let notification = IncomingNotification {
+                method,
+                params,
+                peer: Peer::new(Arc::clone(shared)),
+            };
+            let scope = Arc::as_ptr(shared) as usize;
+            let handled = CatchUnwind(handler.on_notification(notification));
+            let outcome = tokio::select! {
+                biased;
+                () = shared.stop.cancelled() => return false,
+                outcome = NOTIFICATION_SCOPE.scope(scope, handled) => outcome,
+            };
+            if let Err(panic) = outcome {
+                shared.event(Event::HandlerPanicked {
+                    message: panic_message(&*panic),
+                });
+            }
+        }
+        Inbound::Request(request, responder) => {
+            let started = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                handler.on_request(request, responder);
+            }));
+            if let Err(panic) = started {
+                // The responder was dropped during unwinding and
+                // answered -32603.
+                shared.event(Event::HandlerPanicked {
+                    message: panic_message(&*panic),
+                });
+            }
+        }
+        Inbound::Response { entry, result } => entry.complete(result),
+        Inbound::End(reason) => {
+            shared.finish_input(reason);
+            return false;
+        }
+    }
+    true
+}
+
 pub(crate) async fn run_dispatcher(
     shared: Arc<Shared>,
     handler: Arc<dyn Handler>,
     mut inbox: mpsc::Receiver<Inbound>,
 ) {
-    let scope = Arc::as_ptr(&shared) as usize;
     let mut batch = Vec::with_capacity(64);
     loop {
         let n = tokio::select! {
@@ -219,62 +320,41 @@ pub(crate) async fn run_dispatcher(
             return;
         }
         for item in batch.drain(..) {
-            match item {
-                Inbound::Notification { method, params } => {
-                    let notification = IncomingNotification {
-                        method,
-                        params,
-                        peer: Peer::new(Arc::clone(&shared)),
-                    };
-                    let handled = CatchUnwind(handler.on_notification(notification));
-                    let outcome = tokio::select! {
-                        biased;
-                        () = shared.stop.cancelled() => return,
-                        outcome = NOTIFICATION_SCOPE.scope(scope, handled) => outcome,
-                    };
-                    if let Err(panic) = outcome {
-                        shared.event(Event::HandlerPanicked {
-                            message: panic_message(&*panic),
-                        });
-                    }
-                }
-                Inbound::Request(request, responder) => {
-                    let started = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        handler.on_request(request, responder);
-                    }));
-                    if let Err(panic) = started {
-                        // The responder was dropped during unwinding and
-                        // answered -32603.
-                        shared.event(Event::HandlerPanicked {
-                            message: panic_message(&*panic),
-                        });
-                    }
-                }
-                Inbound::Response { tx, result } => {
-                    let _ = tx.send(result);
-                }
-                Inbound::End(reason) => {
-                    shared.finish_input(reason);
-                    return;
-                }
+            if !dispatch_one(&shared, &handler, item).await {
+                return;
             }
         }
     }
 }
 
-/// Polls a boxed future, turning a panic into an error.
-struct CatchUnwind(super::BoxFuture<'static, ()>);
+/// Polls a future, turning a panic into an error.
+pub(crate) struct CatchUnwind<F>(pub(crate) F);
 
-impl Future for CatchUnwind {
-    type Output = Result<(), Box<dyn Any + Send>>;
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let fut = &mut self.0;
-        match std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(fut).poll(cx))) {
             Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(())) => Poll::Ready(Ok(())),
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
             Err(panic) => Poll::Ready(Err(panic)),
         }
+    }
+}
+
+/// Runs one of the engine's own tasks; if it panics (a bug in libacp), the
+/// connection closes with [`CloseReason::Internal`] saying which task, so
+/// pending calls fail and the host sees the close instead of a connection
+/// that silently stopped.
+pub(crate) async fn supervised(
+    shared: Arc<Shared>,
+    task: &'static str,
+    fut: impl Future<Output = ()> + Send + 'static,
+) {
+    let outcome = CatchUnwind(Box::pin(fut)).await;
+    if let Err(panic) = outcome {
+        shared.internal_failure(task, &panic_message(&*panic));
     }
 }
 
@@ -284,4 +364,215 @@ pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> String {
         .map(|s| (*s).to_owned())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a handler panicked".to_owned())
+}
+
+/// Frames read straight from a descriptor by the host's thread: `read(2)`
+/// until it would block, then `Pending` without any waker (the host's own
+/// poller says when the descriptor is readable again).
+pub(crate) struct HostFrames {
+    decoder: FrameDecoder,
+    fd: RawFd,
+    mode: Mode,
+    /// Set when the last poll stopped because the descriptor had nothing.
+    wants_read: Arc<AtomicBool>,
+}
+
+impl HostFrames {
+    fn poll_frame(&mut self) -> Poll<std::io::Result<Option<Frame>>> {
+        loop {
+            match self.decoder.next_frame() {
+                Decoded::Frame(frame) => return Poll::Ready(Ok(Some(frame))),
+                Decoded::End => return Poll::Ready(Ok(None)),
+                Decoded::NeedBytes => {}
+            }
+            let buf = self.decoder.read_buffer();
+            let spare = buf.spare_capacity_mut();
+            match fd::read_now(self.fd, self.mode, spare) {
+                Ok(0) => self.decoder.end_of_stream(),
+                Ok(n) => {
+                    // SAFETY: `read_now` initialized `n` bytes of the spare
+                    // capacity, right after the buffer's contents.
+                    unsafe { buf.set_len(buf.len() + n) };
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    self.wants_read.store(true, Ordering::SeqCst);
+                    return Poll::Pending;
+                }
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+}
+
+impl Frames for HostFrames {
+    fn next_frame(&mut self) -> impl Future<Output = std::io::Result<Option<Frame>>> + Send {
+        std::future::poll_fn(|_| self.poll_frame())
+    }
+}
+
+/// What [`HostReader::pump`] left the reader waiting for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PumpState {
+    /// Everything available was read: call `pump` again when the descriptor
+    /// is readable.
+    Reading,
+    /// More is buffered than one pump handles: call `pump` again soon (after
+    /// letting the loop run other work), whether or not the descriptor is
+    /// readable. Keep watching the descriptor.
+    Again,
+    /// Waiting for something other than input (room in the host's inbox):
+    /// stop watching the descriptor; the wake callback is called when the
+    /// reader can go on (then [`HostReader::take_pump_request`] is true).
+    Waiting,
+    /// The reader is done (end of stream, error, or the connection closed):
+    /// stop watching the descriptor and drop the [`HostReader`].
+    Finished,
+}
+
+/// Wakes the host when the reader can go on (see [`PumpState::Waiting`]).
+struct PumpWaker {
+    requested: AtomicBool,
+    /// A pump is polling right now: it notices the request itself.
+    polling: AtomicBool,
+    wake: Arc<dyn Fn() + Send + Sync>,
+}
+
+impl Wake for PumpWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.requested.store(true, Ordering::SeqCst);
+        if !self.polling.load(Ordering::SeqCst) {
+            (self.wake)();
+        }
+    }
+}
+
+/// The read side of a connection driven by a host's event loop: the host
+/// watches [`HostReader::fd`] for readability and calls
+/// [`HostReader::pump`], which reads what is available and dispatches it on
+/// the calling thread (into the host's inbox). Made by
+/// `Connection::start_host_read`; owned by the host.
+///
+/// Threads: `pump` is called from one thread at a time (the host's loop);
+/// the wake callback may be called from any thread.
+///
+/// Lifetime: the descriptor stays open until this handle is dropped, so the
+/// host can stop watching it first (a descriptor number closed under a
+/// poller could be reused by another file). Dropping the handle while the
+/// connection is open closes the connection, since nothing would read it.
+pub struct HostReader {
+    fd: OwnedFd,
+    future: Mutex<Option<BoxFuture<'static, ()>>>,
+    wants_read: Arc<AtomicBool>,
+    waker: Arc<PumpWaker>,
+    shared: Weak<Shared>,
+}
+
+impl std::fmt::Debug for HostReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostReader")
+            .field("fd", &self.fd.as_raw_fd())
+            .finish_non_exhaustive()
+    }
+}
+
+impl HostReader {
+    /// A reader of `fd` (non-blocking, in `mode`) dispatching to `handler`
+    /// inline; `wake` is called (from any thread) when a pump is wanted.
+    pub(crate) fn new(
+        shared: &Arc<Shared>,
+        fd: OwnedFd,
+        mode: Mode,
+        handler: Arc<dyn Handler>,
+        wake: Arc<dyn Fn() + Send + Sync>,
+    ) -> Self {
+        let wants_read = Arc::new(AtomicBool::new(false));
+        let frames = HostFrames {
+            decoder: FrameDecoder::new(shared.options.framing, shared.options.max_frame_size),
+            fd: fd.as_raw_fd(),
+            mode,
+            wants_read: Arc::clone(&wants_read),
+        };
+        let future = run_reader(Arc::clone(shared), frames, Dispatch::Inline(handler));
+        Self {
+            fd,
+            future: Mutex::new(Some(Box::pin(future))),
+            wants_read,
+            waker: Arc::new(PumpWaker {
+                // The first pump is the host's to make.
+                requested: AtomicBool::new(true),
+                polling: AtomicBool::new(false),
+                wake,
+            }),
+            shared: Arc::downgrade(shared),
+        }
+    }
+
+    /// The descriptor to watch for readability.
+    pub fn fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// Whether a pump was asked for since the last one (and clears it): the
+    /// host's wake handler checks this.
+    pub fn take_pump_request(&self) -> bool {
+        self.waker.requested.swap(false, Ordering::SeqCst)
+    }
+
+    /// Reads what is available and dispatches it, on the calling thread.
+    /// Never blocks. Returns what to do next (see [`PumpState`]).
+    pub fn pump(&self) -> PumpState {
+        let mut slot = lock(&self.future);
+        let Some(future) = slot.as_mut() else {
+            return PumpState::Finished;
+        };
+        let Some(shared) = self.shared.upgrade() else {
+            *slot = None;
+            return PumpState::Finished;
+        };
+        let _runtime = shared.runtime.enter();
+        self.waker.requested.store(false, Ordering::SeqCst);
+        self.wants_read.store(false, Ordering::SeqCst);
+        self.waker.polling.store(true, Ordering::SeqCst);
+        let waker = Waker::from(Arc::clone(&self.waker));
+        let mut cx = Context::from_waker(&waker);
+        let polled = std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut cx)));
+        self.waker.polling.store(false, Ordering::SeqCst);
+        match polled {
+            Ok(Poll::Ready(())) => {
+                *slot = None;
+                PumpState::Finished
+            }
+            Err(panic) => {
+                *slot = None;
+                drop(slot);
+                shared.internal_failure("reader", &panic_message(&*panic));
+                PumpState::Finished
+            }
+            Ok(Poll::Pending) => {
+                if self.waker.requested.swap(false, Ordering::SeqCst) {
+                    PumpState::Again
+                } else if self.wants_read.load(Ordering::SeqCst) {
+                    PumpState::Reading
+                } else {
+                    PumpState::Waiting
+                }
+            }
+        }
+    }
+}
+
+impl Drop for HostReader {
+    fn drop(&mut self) {
+        // The reader future holds the descriptor's number: drop it first.
+        lock(&self.future).take();
+        if let Some(shared) = self.shared.upgrade()
+            && shared.close_reason().is_none()
+        {
+            shared.shutdown(CloseReason::Local);
+        }
+    }
 }

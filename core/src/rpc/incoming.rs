@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
-use super::shared::{ANSWERED, CANCELLED, InflightState, OPEN, Shared};
+use super::shared::{ANSWERED, CANCELLED, InflightState, OPEN, Shared, SignalSink};
 use super::{Event, Peer, lock};
 use crate::error::{RespondError, RpcError};
 use crate::message::RequestId;
@@ -28,6 +28,9 @@ pub struct IncomingRequest {
     pub cancellation: CancellationToken,
     /// The connection it came on, for nested requests to the peer.
     pub peer: Peer,
+    /// Its cancellation state (the protocol layer fires it for
+    /// `session/cancel`).
+    pub(crate) signals: Arc<InflightState>,
 }
 
 impl IncomingRequest {
@@ -112,7 +115,9 @@ impl Responder {
         &self.state.superseded
     }
 
-    /// Sends the answer: a raw JSON result or an error.
+    /// Sends the answer: a raw JSON result or an error. An answer that
+    /// goes out while the writer is idle is written by the calling thread
+    /// (see `outbox.rs`).
     pub fn respond(&self, result: Result<Box<RawValue>, RpcError>) -> Result<(), RespondError> {
         if let Err(state) =
             self.state
@@ -129,15 +134,7 @@ impl Responder {
                 },
             );
         }
-        let result = self.state.finish(result);
-        let sent = match &result {
-            Ok(raw) => self.shared.send_response(Some(&self.id), Ok(raw)),
-            Err(e) => self.shared.send_response(Some(&self.id), Err(e)),
-        };
-        self.state.sent();
-        self.finish();
-        self.shared.close_if_idle();
-        if sent {
+        if send_answer(&self.shared, &self.id, &self.state, result) {
             Ok(())
         } else {
             Err(RespondError::Closed)
@@ -147,13 +144,27 @@ impl Responder {
     /// Installs a finisher (see [`super::shared::Finisher`]). Replaces any
     /// earlier one.
     pub(crate) fn set_finisher(&self, finisher: super::shared::Finisher) {
-        *lock(&self.state.finisher) = Some(finisher);
+        self.state.set_finisher(finisher);
     }
 
     /// Installs a hook run once the answer (whoever gives it) is queued for
     /// the peer.
     pub(crate) fn set_after_send(&self, hook: Box<dyn FnOnce() + Send>) {
-        *lock(&self.state.after_send) = Some(hook);
+        self.state.set_after_send(hook);
+    }
+
+    /// Tells `sink` about this request's later [`super::Signal`]s and
+    /// returns them as they stand, `(cancelled, superseded)`: each is either
+    /// in the returned state or given to the sink, never both, never lost.
+    /// Replaces any earlier sink; the sink is dropped once the request is
+    /// answered.
+    pub(crate) fn arm(&self, sink: SignalSink) -> (bool, bool) {
+        self.state.arm(sink)
+    }
+
+    /// The request's signals as they stand, `(cancelled, superseded)`.
+    pub(crate) fn signals(&self) -> (bool, bool) {
+        self.state.signals()
     }
 
     /// Serializes `result` and sends it; a value that does not serialize is
@@ -173,17 +184,6 @@ impl Responder {
             Err(e) => self.respond(Err(e)),
         }
     }
-
-    /// Removes the in-flight entry (only if it is still ours).
-    fn finish(&self) {
-        let mut table = lock(&self.shared.inflight);
-        if table
-            .get(&self.id)
-            .is_some_and(|s| Arc::ptr_eq(s, &self.state))
-        {
-            table.remove(&self.id);
-        }
-    }
 }
 
 impl Drop for Responder {
@@ -196,16 +196,38 @@ impl Drop for Responder {
     }
 }
 
+/// Sends the answer of an incoming request whose answer state was just
+/// claimed (by its handler or by the engine): applies the finisher, queues
+/// the answer, runs the after-send hook, removes the request from the
+/// in-flight table and stops telling its sink. Returns whether it was queued.
+fn send_answer(
+    shared: &Arc<Shared>,
+    id: &RequestId,
+    state: &Arc<InflightState>,
+    result: Result<Box<RawValue>, RpcError>,
+) -> bool {
+    // Whatever text a host answered with, a frame never holds a raw newline.
+    let result = state.finish(result).map(crate::json::compact_if_needed);
+    let sent = match &result {
+        Ok(raw) => shared.send_response(Some(id), Ok(raw)),
+        Err(e) => shared.send_response(Some(id), Err(e)),
+    };
+    state.sent();
+    {
+        let mut table = lock(&shared.inflight);
+        if table.get(id).is_some_and(|s| Arc::ptr_eq(s, state)) {
+            table.remove(id);
+        }
+    }
+    state.disarm();
+    shared.close_if_idle();
+    sent
+}
+
 /// Registers an incoming request as in flight. `None` when a request with
 /// the same id is already in flight (the duplicate is answered `-32600`).
 pub(crate) fn register(shared: &Arc<Shared>, id: &RequestId) -> Option<Arc<InflightState>> {
-    let state = Arc::new(InflightState {
-        answer: std::sync::atomic::AtomicU8::new(OPEN),
-        token: CancellationToken::new(),
-        superseded: CancellationToken::new(),
-        finisher: std::sync::Mutex::new(None),
-        after_send: std::sync::Mutex::new(None),
-    });
+    let state = Arc::new(InflightState::new());
     {
         let mut table = lock(&shared.inflight);
         if table.contains_key(id) {
@@ -246,10 +268,10 @@ pub(crate) fn cancel_from_peer(shared: &Arc<Shared>, params: Option<&RawValue>) 
 }
 
 /// Answers an incoming request on its handler's behalf because it was
-/// cancelled: fires its token and sends `result` (through its finisher).
-/// The handler's own later answer is refused with
-/// [`RespondError::Cancelled`]. Returns `false` when the request is not in
-/// flight (answered already, or unknown).
+/// cancelled: fires its signals (cancelled, then superseded) and sends
+/// `result` (through its finisher). The handler's own later answer is
+/// refused with [`RespondError::Cancelled`]. Returns `false` when the
+/// request is not in flight (answered already, or unknown).
 pub(crate) fn answer_for_handler(
     shared: &Arc<Shared>,
     id: &RequestId,
@@ -266,20 +288,7 @@ pub(crate) fn answer_for_handler(
     {
         return false;
     }
-    state.token.cancel();
-    state.superseded.cancel();
-    let result = state.finish(result);
-    match &result {
-        Ok(raw) => shared.send_response(Some(id), Ok(raw)),
-        Err(e) => shared.send_response(Some(id), Err(e)),
-    };
-    state.sent();
-    {
-        let mut table = lock(&shared.inflight);
-        if table.get(id).is_some_and(|s| Arc::ptr_eq(s, &state)) {
-            table.remove(id);
-        }
-    }
-    shared.close_if_idle();
+    state.supersede();
+    send_answer(shared, id, &state, result);
     true
 }

@@ -1,9 +1,14 @@
 //! The role-neutral JSON-RPC 2.0 connection engine.
 //!
-//! A [`Connection`] runs three tasks on a Tokio runtime: a reader, a
-//! dispatcher and a writer (see `inbound.rs` and `outbox.rs` for what each does
-//! and why). Hosts implement [`Handler`] for what the peer sends and use
-//! [`Peer`] (or the [`Connection`] that derefs to it) to send.
+//! A [`Connection`] runs on a Tokio runtime: a reader, a dispatcher and a
+//! writer task for Rust handlers; for a binding's inbox, a reader that
+//! dispatches inline (or a [`HostReader`] the host's event loop drives) and
+//! the writer, with answers and requests written directly by the sending
+//! thread when the writer is idle (see `inbound.rs` and `outbox.rs` for
+//! what each does and why). Hosts implement [`Handler`] for what the peer
+//! sends and use [`Peer`] (or the [`Connection`] that derefs to it) to send.
+//! The engine's own tasks are supervised: a panic in one of them closes the
+//! connection ([`CloseReason::Internal`]) instead of leaving it hanging.
 //!
 //! Guarantees (each has a test in `tests/`):
 //! * notifications reach the handler in arrival order, one at a time;
@@ -31,16 +36,18 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
+pub use inbound::{HostReader, PumpState};
 pub use incoming::{IncomingNotification, IncomingRequest, Responder};
-pub use outgoing::{CancelHandle, CancelMode, OutgoingCall};
+pub use outgoing::{CallOptions, CallTimeout, CancelHandle, CancelMode, OutgoingCall};
+pub use shared::{Signal, SignalSink};
 
 use crate::error::{CallError, CloseReason, ConnectionError, RpcError};
-use crate::framing::{DEFAULT_MAX_FRAME_SIZE, Framing};
+use crate::framing::{DEFAULT_MAX_FRAME_SIZE, FrameReader, Framing};
 use crate::message::{self, RequestId};
-use crate::transport::Transport;
 use crate::transport::process::{AgentCommand, ProcessStatus};
-pub(crate) use shared::Finisher;
+use crate::transport::{ReadHalf, Transport};
 use shared::Shared;
+pub(crate) use shared::{CallResult, Finisher, InflightState};
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -66,7 +73,9 @@ pub enum Direction {
 }
 
 /// Sees every frame (without framing bytes) in both directions. Called on
-/// the reader task (incoming) and the writer task (outgoing): keep it quick.
+/// the thread that reads (incoming: the reader task, or a host's loop
+/// pumping) or writes (outgoing: the writer task, or the thread sending an
+/// answer or a request directly); keep it quick. A panic in it is ignored.
 pub type TraceHook = Arc<dyn Fn(Direction, &[u8]) + Send + Sync>;
 
 /// Receives [`Event`]s. Called on the connection's tasks: keep it quick.
@@ -336,8 +345,8 @@ impl Peer {
         Self { shared }
     }
 
-    /// Sends a request with `params` serialized to JSON. Await the returned
-    /// call for the raw result.
+    /// Sends a request with `params` serialized to JSON. It is queued for
+    /// the peer now; await the returned call for the raw result.
     pub fn request<P: Serialize + ?Sized>(&self, method: &str, params: &P) -> OutgoingCall {
         match crate::json::to_raw(params) {
             Ok(raw) => self.request_raw(method, Some(raw)),
@@ -352,11 +361,65 @@ impl Peer {
     /// params must be a JSON object or array; anything else fails locally
     /// with [`CallError::InvalidParams`] and nothing is sent.
     pub fn request_raw(&self, method: &str, params: Option<Box<RawValue>>) -> OutgoingCall {
+        self.request_with(method, params, CallOptions::default())
+    }
+
+    /// [`Peer::request_raw`] with per-call options (timeout, skipping the
+    /// ordering barrier), fixed now since the request is sent now.
+    pub fn request_with(
+        &self,
+        method: &str,
+        params: Option<Box<RawValue>>,
+        options: CallOptions,
+    ) -> OutgoingCall {
+        self.request_mapped(method, params, options, None)
+    }
+
+    /// A request whose outcome passes through `map` before the future sees
+    /// it (the protocol layer records what the answer means there, in
+    /// dispatch order).
+    pub(crate) fn request_mapped(
+        &self,
+        method: &str,
+        params: Option<Box<RawValue>>,
+        options: CallOptions,
+        map: Option<Box<dyn FnOnce(CallResult) -> CallResult + Send>>,
+    ) -> OutgoingCall {
         let params = match params.map(check_params).transpose() {
             Ok(p) => p,
             Err(e) => return OutgoingCall::failed(Arc::clone(&self.shared), e),
         };
-        OutgoingCall::new(Arc::clone(&self.shared), method, params.as_deref())
+        OutgoingCall::start(
+            Arc::clone(&self.shared),
+            method,
+            params.as_deref(),
+            options,
+            map,
+        )
+    }
+
+    /// Sends a request whose outcome is handed to `on_answer` instead of a
+    /// future: the form bindings use. `on_answer` runs exactly once (on the
+    /// thread that ends the call: the one reading the answer, closing the
+    /// connection, cancelling or timing out), with no lock of the engine
+    /// held; keep it quick. `Err` when the request could not be made (the
+    /// connection is closed, params are not an object or array):
+    /// `on_answer` is then dropped without being called.
+    pub fn call(
+        &self,
+        method: &str,
+        params: Option<Box<RawValue>>,
+        options: CallOptions,
+        on_answer: impl FnOnce(Result<Box<RawValue>, CallError>) + Send + 'static,
+    ) -> Result<CancelHandle, CallError> {
+        let params = params.map(check_params).transpose()?;
+        outgoing::call(
+            &self.shared,
+            method,
+            params.as_deref(),
+            options,
+            Box::new(on_answer),
+        )
     }
 
     /// Sends a notification with `params` serialized to JSON. Waits while
@@ -499,6 +562,17 @@ fn check_params(raw: Box<RawValue>) -> Result<Box<RawValue>, CallError> {
     }
 }
 
+/// How a connection reads and dispatches (see `inbound.rs`).
+pub(crate) enum ReadMode {
+    /// A reader task and a dispatcher task (Rust handlers).
+    Task,
+    /// A reader task dispatching inline (a binding's inbox).
+    Inline,
+    /// The host's loop reads (through a [`HostReader`]) when the transport
+    /// is a descriptor; `Inline` otherwise. The function wakes the host.
+    Host(Arc<dyn Fn() + Send + Sync>),
+}
+
 /// Closes the connection when the last [`Connection`] handle is dropped.
 struct CloseOnDrop(Arc<Shared>);
 
@@ -565,38 +639,103 @@ impl Connection {
         options: ConnectionOptions,
         extension: Option<Arc<dyn std::any::Any + Send + Sync>>,
     ) -> Connection {
+        Self::start_mode(
+            runtime,
+            transport,
+            Arc::new(handler),
+            options,
+            extension,
+            ReadMode::Task,
+        )
+        .0
+    }
+
+    /// Starts a connection reading in `mode`; returns the [`HostReader`]
+    /// when the host is to drive the reading (and the transport allows it).
+    pub(crate) fn start_mode(
+        runtime: &tokio::runtime::Handle,
+        transport: Transport,
+        handler: Arc<dyn Handler>,
+        options: ConnectionOptions,
+        extension: Option<Arc<dyn std::any::Any + Send + Sync>>,
+        mode: ReadMode,
+    ) -> (Connection, Option<HostReader>) {
         let Transport {
             reader,
             writer,
             process,
         } = transport;
         let incoming_queue = options.incoming_queue.max(1);
+        let framing = options.framing;
+        let max_frame = options.max_frame_size;
         let shared = Arc::new(Shared::new(
             options,
             runtime.clone(),
             process.as_ref().map(|p| p.status()),
             extension,
         ));
-        let (tx, rx) = mpsc::channel(incoming_queue);
-        runtime.spawn(inbound::run_reader(Arc::clone(&shared), reader, tx));
-        runtime.spawn(inbound::run_dispatcher(
+        // A task dispatches for Rust handlers; a binding's inbox is
+        // dispatched inline, by a reader task or by the host's own loop.
+        let inline = !matches!(mode, ReadMode::Task);
+        // A host-driven reader needs a descriptor nobody registered yet.
+        let (reader, host_reader) = match (mode, reader) {
+            (ReadMode::Host(wake), ReadHalf::Fd(r)) => {
+                let io_mode = r.mode();
+                match r.into_unregistered() {
+                    Ok(fd) => {
+                        let hr = HostReader::new(&shared, fd, io_mode, Arc::clone(&handler), wake);
+                        (None, Some(hr))
+                    }
+                    Err(r) => (Some(ReadHalf::Fd(r)), None),
+                }
+            }
+            (_, reader) => (Some(reader), None),
+        };
+        if let Some(reader) = reader {
+            let frames = FrameReader::new(reader, framing, max_frame);
+            if inline {
+                let dispatch = inbound::Dispatch::Inline(Arc::clone(&handler));
+                runtime.spawn(inbound::supervised(
+                    Arc::clone(&shared),
+                    "reader",
+                    inbound::run_reader(Arc::clone(&shared), frames, dispatch),
+                ));
+            } else {
+                let (tx, rx) = mpsc::channel(incoming_queue);
+                runtime.spawn(inbound::supervised(
+                    Arc::clone(&shared),
+                    "reader",
+                    inbound::run_reader(Arc::clone(&shared), frames, inbound::Dispatch::Task(tx)),
+                ));
+                runtime.spawn(inbound::supervised(
+                    Arc::clone(&shared),
+                    "dispatcher",
+                    inbound::run_dispatcher(Arc::clone(&shared), Arc::clone(&handler), rx),
+                ));
+            }
+        }
+        let writer_task = runtime.spawn(inbound::supervised(
             Arc::clone(&shared),
-            Arc::new(handler),
-            rx,
+            "writer",
+            outbox::run_writer(Arc::clone(&shared), writer),
         ));
-        let writer_task = runtime.spawn(outbox::run_writer(Arc::clone(&shared), writer));
         let finisher = Arc::clone(&shared);
         runtime.spawn(async move {
             let _ = writer_task.await;
+            // After a writer panic: no direct write may use its descriptor.
+            finisher.outbox.retire_direct().await;
             if let Some(process) = process {
                 process.shutdown().await;
             }
             finisher.terminated.send_replace(true);
         });
-        Connection {
-            peer: Peer::new(Arc::clone(&shared)),
-            _owner: Arc::new(CloseOnDrop(shared)),
-        }
+        (
+            Connection {
+                peer: Peer::new(Arc::clone(&shared)),
+                _owner: Arc::new(CloseOnDrop(shared)),
+            },
+            host_reader,
+        )
     }
 
     /// Spawns an agent process and starts a connection over its stdio (the

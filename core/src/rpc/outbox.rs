@@ -1,16 +1,42 @@
 //! The outgoing queue and the writer task.
 //!
-//! Senders push encoded messages; one writer task drains everything queued
-//! into one buffer and writes it with one `write_all` (writes coalesce under
-//! load, one syscall per batch rather than per message).
+//! **Order.** Every frame is queued (or written) in the order its send was
+//! made: a request when it is created, a notification when its `notify`
+//! returns, an answer when `respond` is called. So wire order is call order,
+//! for every binding.
 //!
-//! Back-pressure: requests and notifications first take a permit from a
-//! semaphore of `outgoing_queue` permits, returned only once their bytes were
-//! written. A host that sends faster than the peer reads therefore waits
-//! instead of growing memory. Responses and `$/cancel_request` skip the
-//! permit ("control" frames): they are answers the engine owes and must be
-//! sendable from synchronous code and from `Drop`.
+//! **Direct writes: no thread hand-off for a round trip.** When the writer
+//! is idle (nothing queued, no write in progress) and the transport is a
+//! descriptor (`transport/fd.rs`), an answer or a request is written by the
+//! thread that sends it, there and then, with one non-blocking `writev`: an
+//! answer from a host's event loop leaves from that loop's thread. Whatever
+//! does not fit (the pipe is full) is queued, first, for the writer task.
+//! Notifications always go through the queue: they come in streams, which
+//! the writer task batches.
+//!
+//! **Batches.** The writer task drains everything queued into one buffer
+//! and writes it with one `write_all` (writes coalesce under load: one
+//! syscall per batch rather than per message).
+//!
+//! **Back-pressure.** Notifications take a permit from a semaphore of
+//! `outgoing_queue` permits first (a `notify` waits for one), returned once
+//! their bytes are written: a host that streams faster than the peer reads
+//! waits instead of growing memory. A request takes a permit if one is free
+//! and is queued at once regardless (creating a call never waits; requests
+//! queued beyond the bound are bounded by the calls the host keeps alive,
+//! and they hold back notifications until written). Answers and
+//! `$/cancel_request` ("control" frames) never wait: they are owed by the
+//! engine and must be sendable from synchronous code and from `Drop`.
+//!
+//! **Threads.** A direct writer claims the writer's role (`direct_busy`) under the
+//! queue's lock, then traces and writes outside it; meanwhile other senders
+//! queue, and the writer task waits. The writer task unpublishes the
+//! descriptor (under the lock, once no direct write is in progress) before
+//! it drops the write half, so nobody writes to a closed descriptor number.
 
+use std::collections::VecDeque;
+use std::io::IoSlice;
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::sync::Arc;
 use std::sync::Mutex;
 
@@ -18,10 +44,11 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
 use super::shared::Shared;
-use super::{Direction, lock};
+use super::{Direction, TraceHook, lock};
 use crate::error::CloseReason;
 use crate::framing::{Framing, encode_into, encode_prefix, encode_suffix};
-use crate::transport::BoxWriter;
+use crate::transport::WriteHalf;
+use crate::transport::fd::{self, Mode};
 
 /// Buffers above this size are not kept between batches.
 const KEEP_BUFFER: usize = 1024 * 1024;
@@ -30,15 +57,45 @@ const KEEP_BUFFER: usize = 1024 * 1024;
 /// copied into the batch buffer.
 const DIRECT_WRITE: usize = 256 * 1024;
 
-struct OutFrame {
-    bytes: Vec<u8>,
-    permit: bool,
+enum OutFrame {
+    /// A message, framed when written.
+    Message { bytes: Vec<u8>, permit: bool },
+    /// What a direct write left over: already framed and traced.
+    Rest { bytes: Vec<u8>, permit: bool },
+}
+
+impl OutFrame {
+    fn permit(&self) -> bool {
+        match self {
+            Self::Message { permit, .. } | Self::Rest { permit, .. } => *permit,
+        }
+    }
 }
 
 #[derive(Default)]
 struct Queue {
-    frames: Vec<OutFrame>,
+    frames: VecDeque<OutFrame>,
     closed: bool,
+    /// The writer task is writing a batch.
+    writer_busy: bool,
+    /// A thread is writing a frame directly (which keeps the direct
+    /// descriptor open).
+    direct_busy: bool,
+    /// Where direct writes go: a duplicate of the writer's registered
+    /// descriptor, closed (under this lock, with no direct write in
+    /// progress) before the writer task ends.
+    direct: Option<(OwnedFd, Mode)>,
+}
+
+/// How a frame may be sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A notification: holds a permit, always queued.
+    Notification,
+    /// A request: takes a permit if one is free, may be written directly.
+    Request,
+    /// An answer or a cancellation: no permit, may be written directly.
+    Control,
 }
 
 /// The queue between senders and the writer task.
@@ -47,6 +104,7 @@ pub(crate) struct Outbox {
     wake: Notify,
     permits: Arc<Semaphore>,
     framing: Framing,
+    trace: Option<TraceHook>,
 }
 
 /// The outbox is closed: nothing more will be written.
@@ -57,12 +115,13 @@ pub(crate) struct OutboxClosed;
 pub(crate) struct Reserved(OwnedSemaphorePermit);
 
 impl Outbox {
-    pub(crate) fn new(capacity: usize, framing: Framing) -> Self {
+    pub(crate) fn new(capacity: usize, framing: Framing, trace: Option<TraceHook>) -> Self {
         Self {
             queue: Mutex::new(Queue::default()),
             wake: Notify::new(),
             permits: Arc::new(Semaphore::new(capacity.max(1))),
             framing,
+            trace,
         }
     }
 
@@ -85,33 +144,164 @@ impl Outbox {
         }
     }
 
-    /// Queues a message in a reserved place.
+    /// Queues a notification in a reserved place.
     pub(crate) fn push_reserved(
         &self,
         reserved: Reserved,
         bytes: Vec<u8>,
     ) -> Result<(), OutboxClosed> {
-        self.push(bytes, true)?;
-        reserved.0.forget();
-        Ok(())
+        self.push(bytes, Kind::Notification, Some(reserved))
     }
 
-    /// Queues a control message (a response or a cancellation) without
-    /// waiting for room.
+    /// Queues (or writes) a request, with a permit if one is free.
+    pub(crate) fn push_request(&self, bytes: Vec<u8>) -> Result<(), OutboxClosed> {
+        let reserved = self.try_reserve()?;
+        self.push(bytes, Kind::Request, reserved)
+    }
+
+    /// Queues (or writes) a control message (an answer or a cancellation)
+    /// without waiting for room.
     pub(crate) fn push_control(&self, bytes: Vec<u8>) -> Result<(), OutboxClosed> {
-        self.push(bytes, false)
+        self.push(bytes, Kind::Control, None)
     }
 
-    fn push(&self, bytes: Vec<u8>, permit: bool) -> Result<(), OutboxClosed> {
-        {
+    fn push(
+        &self,
+        bytes: Vec<u8>,
+        kind: Kind,
+        reserved: Option<Reserved>,
+    ) -> Result<(), OutboxClosed> {
+        let permit = reserved.is_some();
+        let direct = {
             let mut q = lock(&self.queue);
             if q.closed {
                 return Err(OutboxClosed);
             }
-            q.frames.push(OutFrame { bytes, permit });
+            let direct = match (kind, &q.direct) {
+                (Kind::Notification, _) | (_, None) => None,
+                _ if q.writer_busy || q.direct_busy || !q.frames.is_empty() => None,
+                (_, Some((fd, mode))) => Some((fd.as_raw_fd(), *mode)),
+            };
+            if direct.is_some() {
+                q.direct_busy = true;
+            } else {
+                q.frames.push_back(OutFrame::Message { bytes, permit });
+                if let Some(r) = reserved {
+                    r.0.forget();
+                }
+                let writer_waits = !q.writer_busy;
+                drop(q);
+                if writer_waits {
+                    self.wake.notify_one();
+                }
+                return Ok(());
+            }
+            direct
+        };
+        if let Some((fd, mode)) = direct {
+            self.write_direct(fd, mode, bytes, reserved);
         }
-        self.wake.notify_one();
         Ok(())
+    }
+
+    /// Writes one frame from the calling thread (the caller claimed
+    /// `direct_busy`, which keeps `fd` open); queues what does not fit, first.
+    fn write_direct(&self, fd: RawFd, mode: Mode, bytes: Vec<u8>, reserved: Option<Reserved>) {
+        // `direct_busy` is given back even if the trace hook panics.
+        let mut release = ReleaseBusy {
+            outbox: self,
+            armed: true,
+        };
+        self.trace(&bytes);
+        let mut prefix = Vec::new();
+        encode_prefix(self.framing, bytes.len(), &mut prefix);
+        let mut suffix = Vec::new();
+        encode_suffix(self.framing, &mut suffix);
+        let total = prefix.len() + bytes.len() + suffix.len();
+        let slices = [
+            IoSlice::new(&prefix),
+            IoSlice::new(&bytes),
+            IoSlice::new(&suffix),
+        ];
+        // An error (EPIPE, ...) is left to the writer task, which writes
+        // the frame again, fails the same way and closes the connection.
+        let written = fd::write_now(fd, mode, &slices).unwrap_or(0);
+        let rest = (written < total).then(|| {
+            let mut all = Vec::with_capacity(total - written);
+            let mut skip = written;
+            for part in [&prefix[..], &bytes[..], &suffix[..]] {
+                if skip >= part.len() {
+                    skip -= part.len();
+                    continue;
+                }
+                all.extend_from_slice(&part[skip..]);
+                skip = 0;
+            }
+            all
+        });
+        release.armed = false;
+        let mut q = lock(&self.queue);
+        q.direct_busy = false;
+        if let Some(rest) = rest {
+            let permit = reserved.is_some();
+            if let Some(r) = reserved {
+                r.0.forget();
+            }
+            q.frames.push_front(OutFrame::Rest {
+                bytes: rest,
+                permit,
+            });
+        }
+        // A reserved place of a frame written whole returns when dropped.
+        let writer_needed = !q.frames.is_empty() || q.closed;
+        drop(q);
+        if writer_needed {
+            self.wake.notify_one();
+        }
+    }
+
+    /// Calls the trace hook; a panicking hook is ignored (it must not stop
+    /// the writing).
+    fn trace(&self, bytes: &[u8]) {
+        if let Some(trace) = &self.trace {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                trace(Direction::Outgoing, bytes);
+            }));
+        }
+    }
+
+    /// Publishes the writer's descriptor for direct writes (a duplicate of
+    /// it, so it stays valid whatever happens to the writer).
+    fn publish_direct(&self, raw: RawFd, mode: Mode) {
+        // SAFETY: `raw` is the writer's open descriptor, borrowed for the
+        // duplication only.
+        let dup = unsafe { BorrowedFd::borrow_raw(raw) }.try_clone_to_owned();
+        if let Ok(dup) = dup {
+            lock(&self.queue).direct = Some((dup, mode));
+        }
+    }
+
+    /// Stops direct writes and closes their descriptor, once no direct
+    /// write is in progress (one in progress is a single non-blocking call).
+    pub(crate) async fn retire_direct(&self) {
+        loop {
+            let notified = self.wake.notified();
+            let retired = {
+                let mut q = lock(&self.queue);
+                if q.direct_busy {
+                    None
+                } else {
+                    Some(q.direct.take())
+                }
+            };
+            match retired {
+                Some(fd) => {
+                    drop(fd);
+                    return;
+                }
+                None => notified.await,
+            }
+        }
     }
 
     /// Stops accepting messages. What is queued is still written.
@@ -120,61 +310,109 @@ impl Outbox {
         self.permits.close();
         self.wake.notify_one();
     }
+}
 
-    /// Moves everything queued into `into`; returns whether the outbox is closed.
-    fn take(&self, into: &mut Vec<OutFrame>) -> bool {
-        let mut q = lock(&self.queue);
-        std::mem::swap(&mut q.frames, into);
-        q.closed
+/// Gives `direct_busy` back (and wakes the writer) if a direct write unwinds.
+struct ReleaseBusy<'a> {
+    outbox: &'a Outbox,
+    armed: bool,
+}
+
+impl Drop for ReleaseBusy<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            lock(&self.outbox.queue).direct_busy = false;
+            self.outbox.wake.notify_one();
+        }
     }
+}
+
+/// What the writer task found in the queue.
+enum Take {
+    /// A batch to write (`writer_busy` is set).
+    Batch,
+    /// Nothing to do until woken (a direct write is in progress, or the
+    /// queue is empty).
+    Wait,
+    /// Closed and drained.
+    Done,
+}
+
+fn take(outbox: &Outbox, into: &mut Vec<OutFrame>) -> Take {
+    let mut q = lock(&outbox.queue);
+    if q.direct_busy {
+        return Take::Wait;
+    }
+    if q.frames.is_empty() {
+        return if q.closed { Take::Done } else { Take::Wait };
+    }
+    into.extend(q.frames.drain(..));
+    q.writer_busy = true;
+    Take::Batch
 }
 
 /// The writer task: runs until the outbox is closed and drained, a write
 /// fails, or the connection's hard stop fires. Then closes the write half
 /// (the peer sees end of stream).
-pub(crate) async fn run_writer(shared: Arc<Shared>, mut writer: BoxWriter) {
+pub(crate) async fn run_writer(shared: Arc<Shared>, mut writer: WriteHalf) {
     let outbox = &shared.outbox;
+    if let WriteHalf::Fd(w) = &mut writer {
+        w.register();
+        if let Some((raw, mode)) = w.direct() {
+            outbox.publish_direct(raw, mode);
+        }
+    }
     let mut batch: Vec<OutFrame> = Vec::new();
     let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
     loop {
         let notified = outbox.wake.notified();
-        let closed = outbox.take(&mut batch);
-        if batch.is_empty() {
-            if closed {
-                break;
+        match take(outbox, &mut batch) {
+            Take::Done => break,
+            Take::Wait => {
+                tokio::select! {
+                    () = notified => continue,
+                    () = shared.hard_stop.cancelled() => break,
+                }
             }
-            tokio::select! {
-                () = notified => continue,
-                () = shared.hard_stop.cancelled() => break,
-            }
+            Take::Batch => {}
         }
         buf.clear();
         let mut permits = 0usize;
         for frame in &batch {
-            shared.trace(Direction::Outgoing, &frame.bytes);
-            permits += usize::from(frame.permit);
+            if let OutFrame::Message { bytes, .. } = frame {
+                outbox.trace(bytes);
+            }
+            permits += usize::from(frame.permit());
         }
         let write = async {
             // Small frames are copied into one buffer (one write per batch);
             // a large one is written from its own bytes, not copied again.
             for frame in batch.drain(..) {
-                if frame.bytes.len() < DIRECT_WRITE {
-                    encode_into(outbox.framing, &frame.bytes, &mut buf);
-                    continue;
+                match frame {
+                    OutFrame::Rest { bytes, .. } => buf.extend_from_slice(&bytes),
+                    OutFrame::Message { bytes, .. } if bytes.len() < DIRECT_WRITE => {
+                        encode_into(outbox.framing, &bytes, &mut buf);
+                    }
+                    OutFrame::Message { bytes, .. } => {
+                        encode_prefix(outbox.framing, bytes.len(), &mut buf);
+                        writer.write_all(&buf).await?;
+                        buf.clear();
+                        writer.write_all(&bytes).await?;
+                        encode_suffix(outbox.framing, &mut buf);
+                    }
                 }
-                encode_prefix(outbox.framing, frame.bytes.len(), &mut buf);
-                writer.write_all(&buf).await?;
-                buf.clear();
-                writer.write_all(&frame.bytes).await?;
-                encode_suffix(outbox.framing, &mut buf);
             }
             writer.write_all(&buf).await?;
             writer.flush().await
         };
         let result = tokio::select! {
             r = write => r,
-            () = shared.hard_stop.cancelled() => break,
+            () = shared.hard_stop.cancelled() => {
+                lock(&outbox.queue).writer_busy = false;
+                break;
+            }
         };
+        lock(&outbox.queue).writer_busy = false;
         outbox.permits.add_permits(permits);
         if let Err(e) = result {
             shared.shutdown(CloseReason::Io(format!("write failed: {e}").into()));
@@ -184,5 +422,8 @@ pub(crate) async fn run_writer(shared: Arc<Shared>, mut writer: BoxWriter) {
             buf = Vec::with_capacity(64 * 1024);
         }
     }
+    // No direct write may start once the descriptor is retired; one in
+    // progress finishes first.
+    outbox.retire_direct().await;
     let _ = tokio::time::timeout(shared.options.flush_timeout, writer.shutdown()).await;
 }

@@ -1,5 +1,10 @@
-//! Outgoing requests: [`OutgoingCall`] (a future of the answer) and
-//! [`CancelHandle`].
+//! Outgoing requests: [`OutgoingCall`] (a future of the answer), the
+//! callback form for bindings ([`super::Peer::call`]), and [`CancelHandle`].
+//!
+//! A request is queued for the peer when it is created, so requests and
+//! notifications leave in the order they were made (`outbox.rs`). Its
+//! outcome is delivered exactly once through its [`Completion`]: the answer,
+//! the close, a cancellation, a timeout, or the caller giving up.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -11,26 +16,10 @@ use serde_json::value::RawValue;
 use tokio::sync::oneshot;
 use tokio::time::Sleep;
 
-use super::outbox::{OutboxClosed, Reserved};
-use super::shared::{CallResult, PendingEntry, Shared};
+use super::shared::{CallResult, Completion, PendingEntry, Shared};
 use super::{NOTIFICATION_SCOPE, lock};
 use crate::error::{CallError, ConnectionError};
 use crate::message::{self, RequestId};
-
-type ReserveFuture = Pin<Box<dyn Future<Output = Result<Reserved, OutboxClosed>> + Send>>;
-
-enum State {
-    /// Not yet queued: waiting for room in the outgoing queue.
-    Reserving {
-        frame: Vec<u8>,
-        reserve: ReserveFuture,
-    },
-    /// Queued; waiting for the answer.
-    Waiting,
-    /// Failed before anything was sent.
-    Failed(Option<CallError>),
-    Done,
-}
 
 /// How [`CancelHandle::cancel`] treats the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,19 +32,140 @@ pub enum CancelMode {
     Abandon,
 }
 
+/// A request's timeout.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CallTimeout {
+    /// The connection's `request_timeout`.
+    #[default]
+    Default,
+    /// None, whatever the connection's default.
+    Never,
+    /// This long after the request was made.
+    After(Duration),
+}
+
+/// Per-call settings, fixed when the call is made (it is sent at once).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallOptions {
+    /// When to give up waiting (the peer is then sent `$/cancel_request`
+    /// and the call fails with [`CallError::Timeout`]).
+    pub timeout: CallTimeout,
+    /// Deliver the answer as soon as it is read, ahead of the ordering
+    /// barrier, as calls made inside a notification handler get
+    /// automatically. For hosts whose notification handlers run outside the
+    /// dispatcher (a binding's event loop): a call such a handler awaits
+    /// must not wait for the handler to finish.
+    pub skip_barrier: bool,
+}
+
+impl CallOptions {
+    fn timeout_for(&self, shared: &Shared) -> Option<Duration> {
+        match self.timeout {
+            CallTimeout::Default => shared.options.request_timeout,
+            CallTimeout::Never => None,
+            CallTimeout::After(t) => Some(t),
+        }
+    }
+}
+
+/// Registers a request and queues it. `Err` (the completion unused) when
+/// the connection is already closed; `Ok` means the completion will be run,
+/// exactly once (it may have run already, if the connection closed while
+/// the request was being queued).
+fn start(
+    shared: &Arc<Shared>,
+    method: &str,
+    params: Option<&RawValue>,
+    options: CallOptions,
+    completion: Completion,
+) -> Result<i64, CallError> {
+    let id = shared.next_id();
+    let bypass_barrier = options.skip_barrier
+        || NOTIFICATION_SCOPE
+            .try_with(|conn| *conn == Arc::as_ptr(shared) as usize)
+            .unwrap_or(false);
+    {
+        let mut table = lock(&shared.pending);
+        if let Some(reason) = &table.closed {
+            return Err(ConnectionError::Closed(reason.clone()).into());
+        }
+        table.map.insert(
+            id,
+            PendingEntry {
+                completion,
+                bypass_barrier,
+                timer: None,
+            },
+        );
+    }
+    let frame = message::encode_request(&RequestId::Number(id), method, params);
+    if shared.outbox.push_request(frame).is_err()
+        && let Some(entry) = shared.take_pending(id)
+    {
+        // Closed meanwhile (otherwise the close completed it already).
+        entry.complete(Err(shared.closed_error().into()));
+    }
+    Ok(id)
+}
+
+/// Starts a request whose outcome goes to `on_answer` (see
+/// [`super::Peer::call`]).
+pub(crate) fn call(
+    shared: &Arc<Shared>,
+    method: &str,
+    params: Option<&RawValue>,
+    options: CallOptions,
+    on_answer: Box<dyn FnOnce(CallResult) + Send>,
+) -> Result<CancelHandle, CallError> {
+    let id = start(
+        shared,
+        method,
+        params,
+        options,
+        Completion::Callback(on_answer),
+    )?;
+    if let Some(t) = options.timeout_for(shared) {
+        let timer_shared = Arc::clone(shared);
+        let timer = shared.runtime.spawn(async move {
+            tokio::time::sleep(t).await;
+            if let Some(entry) = timer_shared.take_pending(id) {
+                timer_shared.send_cancel(id);
+                entry.completion.complete(Err(CallError::Timeout));
+            }
+        });
+        // The call may have ended already: then the timer stops at once.
+        match lock(&shared.pending).map.get_mut(&id) {
+            Some(entry) => entry.timer = Some(timer.abort_handle()),
+            None => timer.abort(),
+        }
+    }
+    Ok(CancelHandle {
+        shared: Arc::clone(shared),
+        id,
+    })
+}
+
+enum State {
+    /// Queued; waiting for the answer.
+    Waiting(oneshot::Receiver<CallResult>),
+    /// Failed before anything was sent.
+    Failed(Option<CallError>),
+    Done,
+}
+
 /// An outgoing request; resolves to the peer's result or a [`CallError`].
 ///
-/// The request is queued when first polled (calls go out in the order they
-/// are first awaited) and its id is fixed at creation. Dropping it before the
-/// answer abandons it: the peer is sent `$/cancel_request` if the request
-/// went out.
-#[must_use = "a request is sent only when awaited"]
+/// The request is queued for the peer when it is created (calls and
+/// notifications leave in the order they are made) and its id is fixed
+/// then. Dropping it before the answer abandons it: the peer is sent
+/// `$/cancel_request`.
+#[must_use = "dropping the call abandons it (the peer is sent $/cancel_request)"]
 pub struct OutgoingCall {
     shared: Arc<Shared>,
     id: i64,
     state: State,
-    rx: Option<oneshot::Receiver<CallResult>>,
     timeout: Option<Duration>,
+    created: tokio::time::Instant,
     deadline: Option<Pin<Box<Sleep>>>,
 }
 
@@ -68,41 +178,34 @@ impl std::fmt::Debug for OutgoingCall {
 }
 
 impl OutgoingCall {
-    pub(crate) fn new(shared: Arc<Shared>, method: &str, params: Option<&RawValue>) -> Self {
-        let id = shared.next_id();
-        let timeout = shared.options.request_timeout;
-        let bypass_barrier = NOTIFICATION_SCOPE
-            .try_with(|conn| *conn == Arc::as_ptr(&shared) as usize)
-            .unwrap_or(false);
+    /// Starts a request; its outcome passes through `map` (on the thread
+    /// that ends the call) before the future sees it.
+    pub(crate) fn start(
+        shared: Arc<Shared>,
+        method: &str,
+        params: Option<&RawValue>,
+        options: CallOptions,
+        map: Option<Box<dyn FnOnce(CallResult) -> CallResult + Send>>,
+    ) -> Self {
         let (tx, rx) = oneshot::channel();
-        let state = {
-            let mut table = lock(&shared.pending);
-            if let Some(reason) = &table.closed {
-                State::Failed(Some(ConnectionError::Closed(reason.clone()).into()))
-            } else {
-                table.map.insert(
-                    id,
-                    PendingEntry {
-                        tx,
-                        sent: false,
-                        bypass_barrier,
-                    },
-                );
-                let frame = message::encode_request(&RequestId::Number(id), method, params);
-                let reserve_shared = Arc::clone(&shared);
-                State::Reserving {
-                    frame,
-                    reserve: Box::pin(async move { reserve_shared.outbox.reserve().await }),
-                }
-            }
+        let completion = match map {
+            None => Completion::Channel(tx),
+            Some(map) => Completion::Callback(Box::new(move |r| {
+                let _ = tx.send(map(r));
+            })),
         };
-        Self {
-            shared,
-            id,
-            state,
-            rx: Some(rx),
-            timeout,
-            deadline: None,
+        let timeout = options.timeout_for(&shared);
+        let created = tokio::time::Instant::now();
+        match start(&shared, method, params, options, completion) {
+            Ok(id) => Self {
+                shared,
+                id,
+                state: State::Waiting(rx),
+                timeout,
+                created,
+                deadline: None,
+            },
+            Err(e) => Self::failed(shared, e),
         }
     }
 
@@ -112,8 +215,8 @@ impl OutgoingCall {
             shared,
             id,
             state: State::Failed(Some(error)),
-            rx: None,
             timeout: None,
+            created: tokio::time::Instant::now(),
             deadline: None,
         }
     }
@@ -124,31 +227,18 @@ impl OutgoingCall {
     }
 
     /// Fails the call with [`CallError::Timeout`] (and sends
-    /// `$/cancel_request`) if no answer arrives within `timeout` of the first
-    /// poll. Overrides the connection's default.
+    /// `$/cancel_request`) if no answer arrives within `timeout` of its
+    /// creation. Overrides the connection's default.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
-        self
-    }
-
-    /// Delivers this call's answer as soon as it is read, ahead of the
-    /// ordering barrier, as calls made inside a notification handler get
-    /// automatically. For hosts whose notification handlers run outside the
-    /// dispatcher (a binding's event loop): a call such a handler awaits
-    /// must not wait for the handler to finish. Call before the first poll.
-    pub fn skip_barrier(self) -> Self {
-        if let Some(entry) = lock(&self.shared.pending).map.get_mut(&self.id) {
-            // After the first poll the answer may already wait behind the
-            // barrier: the flag would silently do nothing.
-            debug_assert!(!entry.sent, "skip_barrier after the request was sent");
-            entry.bypass_barrier = true;
-        }
+        self.deadline = None;
         self
     }
 
     /// Removes any timeout, including the connection's default.
     pub fn no_timeout(mut self) -> Self {
         self.timeout = None;
+        self.deadline = None;
         self
     }
 
@@ -167,26 +257,12 @@ impl OutgoingCall {
         }
     }
 
-    fn queue(&mut self, reserved: Reserved, frame: Vec<u8>) -> Result<(), CallError> {
-        let mut table = lock(&self.shared.pending);
-        let Some(entry) = table.map.get_mut(&self.id) else {
-            // Cancelled (or the connection closed) while waiting for room:
-            // never send it. The answer is already in `rx`.
-            return Ok(());
-        };
-        if self.shared.outbox.push_reserved(reserved, frame).is_err() {
-            table.map.remove(&self.id);
-            return Err(self.shared.closed_error().into());
-        }
-        entry.sent = true;
-        Ok(())
-    }
-
     fn on_timeout(&mut self) -> Option<CallError> {
-        let entry = lock(&self.shared.pending).map.remove(&self.id)?;
-        if entry.sent {
-            self.shared.send_cancel(self.id);
-        }
+        let entry = self.shared.take_pending(self.id)?;
+        self.shared.send_cancel(self.id);
+        // The outcome goes through the completion (its map sees it too);
+        // this future answers with the timeout directly.
+        entry.complete(Err(CallError::Timeout));
         Some(CallError::Timeout)
     }
 }
@@ -196,57 +272,30 @@ impl Future for OutgoingCall {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<CallResult> {
         let this = &mut *self;
+        match &mut this.state {
+            State::Failed(e) => {
+                let e = e.take().unwrap_or(CallError::Cancelled);
+                this.state = State::Done;
+                return Poll::Ready(Err(e));
+            }
+            State::Done => {
+                return Poll::Ready(Err(CallError::InvalidParams(
+                    "OutgoingCall polled after completion".into(),
+                )));
+            }
+            State::Waiting(rx) => {
+                if let Poll::Ready(result) = Pin::new(rx).poll(cx) {
+                    this.state = State::Done;
+                    return Poll::Ready(
+                        result.unwrap_or_else(|_| Err(this.shared.closed_error().into())),
+                    );
+                }
+            }
+        }
         if this.deadline.is_none()
             && let Some(t) = this.timeout
         {
-            this.deadline = Some(Box::pin(tokio::time::sleep(t)));
-        }
-        loop {
-            match &mut this.state {
-                State::Failed(e) => {
-                    let e = e.take().unwrap_or(CallError::Cancelled);
-                    this.state = State::Done;
-                    return Poll::Ready(Err(e));
-                }
-                State::Done => {
-                    return Poll::Ready(Err(CallError::InvalidParams(
-                        "OutgoingCall polled after completion".into(),
-                    )));
-                }
-                State::Reserving { reserve, .. } => match reserve.as_mut().poll(cx) {
-                    Poll::Pending => break,
-                    Poll::Ready(reserved) => {
-                        let State::Reserving { frame, .. } =
-                            std::mem::replace(&mut this.state, State::Waiting)
-                        else {
-                            continue;
-                        };
-                        let queued = match reserved {
-                            Ok(reserved) => this.queue(reserved, frame),
-                            Err(OutboxClosed) => {
-                                lock(&this.shared.pending).map.remove(&this.id);
-                                Err(this.shared.closed_error().into())
-                            }
-                        };
-                        if let Err(e) = queued {
-                            this.state = State::Failed(Some(e));
-                        }
-                    }
-                },
-                State::Waiting => {
-                    let Some(rx) = this.rx.as_mut() else {
-                        this.state = State::Failed(Some(this.shared.closed_error().into()));
-                        continue;
-                    };
-                    if let Poll::Ready(result) = Pin::new(rx).poll(cx) {
-                        this.state = State::Done;
-                        return Poll::Ready(
-                            result.unwrap_or_else(|_| Err(this.shared.closed_error().into())),
-                        );
-                    }
-                    break;
-                }
-            }
+            this.deadline = Some(Box::pin(tokio::time::sleep_until(this.created + t)));
         }
         if let Some(deadline) = this.deadline.as_mut()
             && deadline.as_mut().poll(cx).is_ready()
@@ -261,17 +310,17 @@ impl Future for OutgoingCall {
 
 impl Drop for OutgoingCall {
     fn drop(&mut self) {
-        if matches!(self.state, State::Done | State::Failed(_)) {
+        if !matches!(self.state, State::Waiting(_)) {
             return;
         }
-        let entry = lock(&self.shared.pending).map.remove(&self.id);
-        if entry.is_some_and(|e| e.sent) {
+        if let Some(entry) = self.shared.take_pending(self.id) {
             self.shared.send_cancel(self.id);
+            entry.complete(Err(CallError::Cancelled));
         }
     }
 }
 
-/// Cancels an [`OutgoingCall`] from any thread. Cheap to clone.
+/// Cancels an outgoing call from any thread. Cheap to clone.
 #[derive(Clone)]
 pub struct CancelHandle {
     shared: Arc<Shared>,
@@ -292,27 +341,25 @@ impl CancelHandle {
         RequestId::Number(self.id)
     }
 
-    /// Cancels the call (see [`CancelMode`]). A call not yet sent is never
-    /// sent and resolves [`CallError::Cancelled`] in either mode. Returns
-    /// `false` when the call had already been answered or abandoned.
+    /// Cancels the call (see [`CancelMode`]). Returns `false` when the call
+    /// had already ended (answered, failed or abandoned).
     pub fn cancel(&self, mode: CancelMode) -> bool {
-        let mut table = lock(&self.shared.pending);
-        let Some(entry) = table.map.get(&self.id) else {
-            return false;
-        };
-        if entry.sent && mode == CancelMode::KeepWaiting {
-            drop(table);
-            self.shared.send_cancel(self.id);
-            return true;
+        match mode {
+            CancelMode::KeepWaiting => {
+                if !lock(&self.shared.pending).map.contains_key(&self.id) {
+                    return false;
+                }
+                self.shared.send_cancel(self.id);
+                true
+            }
+            CancelMode::Abandon => {
+                let Some(entry) = self.shared.take_pending(self.id) else {
+                    return false;
+                };
+                self.shared.send_cancel(self.id);
+                entry.complete(Err(CallError::Cancelled));
+                true
+            }
         }
-        let Some(entry) = table.map.remove(&self.id) else {
-            return false;
-        };
-        drop(table);
-        if entry.sent {
-            self.shared.send_cancel(self.id);
-        }
-        let _ = entry.tx.send(Err(CallError::Cancelled));
-        true
     }
 }

@@ -22,15 +22,46 @@ use crate::message::{self, RequestId};
 /// What an outgoing request resolves to.
 pub(crate) type CallResult = Result<Box<RawValue>, CallError>;
 
+/// How an outgoing request's outcome reaches its caller. Invoked exactly
+/// once, whatever ends the call (an answer, the close, a cancellation, a
+/// timeout, the caller dropping it), never with a lock of the engine held.
+pub(crate) enum Completion {
+    /// An [`super::OutgoingCall`] future waiting on the other end.
+    Channel(oneshot::Sender<CallResult>),
+    /// A callback ([`super::Peer::call`]), run on the thread that ends the call.
+    Callback(Box<dyn FnOnce(CallResult) + Send>),
+}
+
+impl Completion {
+    pub(crate) fn complete(self, result: CallResult) {
+        match self {
+            Self::Channel(tx) => {
+                let _ = tx.send(result);
+            }
+            Self::Callback(f) => f(result),
+        }
+    }
+}
+
 pub(crate) struct PendingEntry {
-    pub(crate) tx: oneshot::Sender<CallResult>,
-    /// Whether the request was queued for the peer (so a cancellation must
-    /// be sent to the peer too).
-    pub(crate) sent: bool,
-    /// Made from inside a notification handler of this connection: its
-    /// response is delivered at once, ahead of the ordering barrier (the
-    /// handler it would wait for is the one waiting for it).
+    pub(crate) completion: Completion,
+    /// Made from inside a notification handler of this connection, or
+    /// marked `skip_barrier`: its response is delivered at once, ahead of
+    /// the ordering barrier (the handler it would wait for is the one
+    /// waiting for it).
     pub(crate) bypass_barrier: bool,
+    /// The callback API's timeout timer, stopped when the call ends.
+    pub(crate) timer: Option<tokio::task::AbortHandle>,
+}
+
+impl PendingEntry {
+    /// Ends the call with `result` (stopping its timer).
+    pub(crate) fn complete(self, result: CallResult) {
+        if let Some(timer) = self.timer {
+            timer.abort();
+        }
+        self.completion.complete(result);
+    }
 }
 
 #[derive(Default)]
@@ -51,6 +82,39 @@ pub(crate) const CANCELLED: u8 = 2;
 pub(crate) type Finisher =
     Box<dyn FnOnce(Result<Box<RawValue>, RpcError>) -> Result<Box<RawValue>, RpcError> + Send>;
 
+/// A change in an incoming request's cancellation state, as told to the
+/// sink armed on it (see [`super::Responder::arm`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// The peer wants the request to wind down (`$/cancel_request`,
+    /// `session/cancel` for a prompt, the peer's input ended) or the
+    /// connection closed.
+    Cancelled,
+    /// The answer is no longer the handler's to give: the engine answered
+    /// for it, or the connection closed. Always after `Cancelled`.
+    Superseded,
+}
+
+/// Receives a request's [`Signal`]s; called on the thread that cancels
+/// (never with a lock of the engine held).
+pub type SignalSink = Box<dyn Fn(Signal) + Send + Sync>;
+
+/// The cancellation state of one request, and who to tell about changes.
+#[derive(Default)]
+struct Watch {
+    cancelled: bool,
+    superseded: bool,
+    sink: Option<Arc<SignalSink>>,
+}
+
+/// Hooks the protocol layer installs on a request's answer.
+#[derive(Default)]
+struct AnswerHooks {
+    finisher: Option<Finisher>,
+    /// Runs once the answer was queued for the peer (whoever sent it).
+    after_send: Option<Box<dyn FnOnce() + Send>>,
+}
+
 pub(crate) struct InflightState {
     pub(crate) answer: AtomicU8,
     /// What the handler watches: the peer cancelled (`$/cancel_request`, or
@@ -59,15 +123,97 @@ pub(crate) struct InflightState {
     /// Fires when nobody needs the handler's answer any more: the engine
     /// answered on its behalf, or the connection closed.
     pub(crate) superseded: CancellationToken,
-    pub(crate) finisher: Mutex<Option<Finisher>>,
-    /// Runs once the answer was queued for the peer (whoever sent it).
-    pub(crate) after_send: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+    hooks: Mutex<AnswerHooks>,
+    /// The same two signals, for a sink (a binding's inbox) instead of a
+    /// task per request watching the tokens.
+    watch: Mutex<Watch>,
+}
+
+impl std::fmt::Debug for InflightState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InflightState")
+            .field("answer", &self.answer)
+            .finish_non_exhaustive()
+    }
 }
 
 impl InflightState {
+    pub(crate) fn new() -> Self {
+        Self {
+            answer: AtomicU8::new(OPEN),
+            token: CancellationToken::new(),
+            superseded: CancellationToken::new(),
+            hooks: Mutex::new(AnswerHooks::default()),
+            watch: Mutex::new(Watch::default()),
+        }
+    }
+
+    /// Fires the cancellation signal (idempotent): the token, then the sink.
+    pub(crate) fn cancel(&self) {
+        let sink = {
+            let mut w = lock(&self.watch);
+            if w.cancelled {
+                return;
+            }
+            w.cancelled = true;
+            w.sink.clone()
+        };
+        self.token.cancel();
+        if let Some(sink) = sink {
+            sink(Signal::Cancelled);
+        }
+    }
+
+    /// Fires the superseded signal (idempotent), after the cancellation
+    /// signal if that had not fired yet.
+    pub(crate) fn supersede(&self) {
+        self.cancel();
+        let sink = {
+            let mut w = lock(&self.watch);
+            if w.superseded {
+                return;
+            }
+            w.superseded = true;
+            w.sink.clone()
+        };
+        self.superseded.cancel();
+        if let Some(sink) = sink {
+            sink(Signal::Superseded);
+        }
+    }
+
+    /// Tells `sink` about every later signal, and returns the state as it
+    /// stands `(cancelled, superseded)`: each signal is either in the
+    /// returned state or given to the sink, never both, never lost.
+    pub(crate) fn arm(&self, sink: SignalSink) -> (bool, bool) {
+        let mut w = lock(&self.watch);
+        w.sink = Some(Arc::new(sink));
+        (w.cancelled, w.superseded)
+    }
+
+    /// Stops telling the sink (the request was answered).
+    pub(crate) fn disarm(&self) {
+        let sink = lock(&self.watch).sink.take();
+        drop(sink);
+    }
+
+    /// The signals as they stand: `(cancelled, superseded)`.
+    pub(crate) fn signals(&self) -> (bool, bool) {
+        let w = lock(&self.watch);
+        (w.cancelled, w.superseded)
+    }
+
+    pub(crate) fn set_finisher(&self, finisher: Finisher) {
+        lock(&self.hooks).finisher = Some(finisher);
+    }
+
+    pub(crate) fn set_after_send(&self, hook: Box<dyn FnOnce() + Send>) {
+        lock(&self.hooks).after_send = Some(hook);
+    }
+
     /// Runs the after-send hook, if any.
     pub(crate) fn sent(&self) {
-        let hook = lock(&self.after_send).take();
+        let hook = lock(&self.hooks).after_send.take();
         if let Some(hook) = hook {
             hook();
         }
@@ -78,7 +224,7 @@ impl InflightState {
         &self,
         result: Result<Box<RawValue>, RpcError>,
     ) -> Result<Box<RawValue>, RpcError> {
-        let finisher = lock(&self.finisher).take();
+        let finisher = lock(&self.hooks).finisher.take();
         match finisher {
             Some(f) => f(result),
             None => result,
@@ -117,7 +263,11 @@ impl Shared {
         extension: Option<Arc<dyn std::any::Any + Send + Sync>>,
     ) -> Self {
         Self {
-            outbox: Outbox::new(options.outgoing_queue, options.framing),
+            outbox: Outbox::new(
+                options.outgoing_queue,
+                options.framing,
+                options.trace.clone(),
+            ),
             options,
             pending: Mutex::new(PendingTable::default()),
             inflight: Mutex::new(HashMap::new()),
@@ -137,16 +287,31 @@ impl Shared {
         self.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
+    /// Calls the trace hook; a panic in it is ignored (host code must not
+    /// stop the reader).
     pub(crate) fn trace(&self, direction: Direction, frame: &[u8]) {
         if let Some(hook) = &self.options.trace {
-            hook(direction, frame);
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                hook(direction, frame);
+            }));
         }
     }
 
+    /// Calls the event hook; a panic in it is ignored.
     pub(crate) fn event(&self, event: Event) {
         if let Some(hook) = &self.options.events {
-            hook(&event);
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                hook(&event);
+            }));
         }
+    }
+
+    /// One of the engine's own tasks failed (a bug in libacp): the
+    /// connection closes with a reason naming it, every pending call fails.
+    pub(crate) fn internal_failure(&self, task: &str, detail: &str) {
+        self.shutdown(CloseReason::Internal(
+            format!("libacp's {task} failed: {detail}").into(),
+        ));
     }
 
     pub(crate) fn close_reason(&self) -> Option<CloseReason> {
@@ -188,32 +353,22 @@ impl Shared {
     }
 
     /// Fails every pending outgoing request with `reason` and refuses new ones.
-    /// With `only_bypass`, fails only the requests that skip the barrier.
-    pub(crate) fn fail_pending(&self, reason: &CloseReason, only_bypass: bool) {
+    pub(crate) fn fail_pending(&self, reason: &CloseReason) {
         let drained: Vec<PendingEntry> = {
             let mut table = lock(&self.pending);
-            if only_bypass {
-                let ids: Vec<i64> = table
-                    .map
-                    .iter()
-                    .filter(|(_, e)| e.bypass_barrier)
-                    .map(|(id, _)| *id)
-                    .collect();
-                ids.into_iter()
-                    .filter_map(|id| table.map.remove(&id))
-                    .collect()
-            } else {
-                if table.closed.is_none() {
-                    table.closed = Some(reason.clone());
-                }
-                table.map.drain().map(|(_, e)| e).collect()
+            if table.closed.is_none() {
+                table.closed = Some(reason.clone());
             }
+            table.map.drain().map(|(_, e)| e).collect()
         };
         for entry in drained {
-            let _ = entry
-                .tx
-                .send(Err(ConnectionError::Closed(reason.clone()).into()));
+            entry.complete(Err(ConnectionError::Closed(reason.clone()).into()));
         }
+    }
+
+    /// Removes a pending call (`None` when it already ended).
+    pub(crate) fn take_pending(&self, id: i64) -> Option<PendingEntry> {
+        lock(&self.pending).map.remove(&id)
     }
 
     /// The peer's stream ended and everything it sent was dispatched.
@@ -222,13 +377,13 @@ impl Shared {
     /// connection closes.
     pub(crate) fn finish_input(self: &Arc<Self>, reason: CloseReason) {
         self.input_finished.store(true, Ordering::SeqCst);
-        self.fail_pending(&reason, false);
+        self.fail_pending(&reason);
         // The peer is gone or done: handlers still running are told to wind
         // down (their answers are still written), and get `flush_timeout`
         // to do so before the connection closes regardless.
         let running: Vec<Arc<InflightState>> = lock(&self.inflight).values().cloned().collect();
         for state in running {
-            state.token.cancel();
+            state.cancel();
         }
         self.close_if_idle();
         let shared = Arc::clone(self);
@@ -277,10 +432,9 @@ impl Shared {
                 state
                     .answer
                     .compare_exchange(OPEN, CANCELLED, Ordering::SeqCst, Ordering::SeqCst);
-            state.token.cancel();
-            state.superseded.cancel();
+            state.supersede();
         }
-        self.fail_pending(&reason, false);
+        self.fail_pending(&reason);
         self.outbox.close();
         self.stop.cancel();
         let hard_stop = self.hard_stop.clone();

@@ -9,6 +9,7 @@
 //! child outlives its handle.
 
 use std::ffi::OsString;
+use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
@@ -271,7 +272,28 @@ pub fn spawn(command: &AgentCommand) -> Result<Transport, ConnectionError> {
         };
         let _ = tx.send(Some(info));
     });
-    let mut transport = Transport::new(stdout, stdin);
+    // Our ends of the pipes, non-blocking (the child's ends stay blocking):
+    // read and written without thread hand-offs (`fd.rs`).
+    let halves = stdout
+        .into_owned_fd()
+        .and_then(|r| stdin.into_owned_fd().map(|w| (r, w)))
+        .and_then(|(r, w)| {
+            super::fd::set_nonblocking(r.as_raw_fd(), true)?;
+            super::fd::set_nonblocking(w.as_raw_fd(), true)?;
+            Ok((r, w))
+        });
+    let (r, w) = match halves {
+        Ok(halves) => halves,
+        Err(e) => {
+            kill_group(pid, libc::SIGKILL);
+            return Err(spawn_error(e));
+        }
+    };
+    let mut transport = Transport {
+        reader: super::ReadHalf::Fd(super::fd::FdReader::new(r, super::fd::Mode::Pipe)),
+        writer: super::WriteHalf::Fd(super::fd::FdWriter::new(w, super::fd::Mode::Pipe, false)),
+        process: None,
+    };
     transport.process = Some(AgentProcess {
         pid,
         grace: command.grace,

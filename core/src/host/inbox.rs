@@ -1,0 +1,506 @@
+//! The inbox: everything a connection delivers to a host whose code runs on
+//! its own event loop (C poll or callback mode, Python's asyncio, Node's
+//! libuv, Swift and Kotlin runtimes), in one ordered, bounded queue.
+//!
+//! **Two lanes.**
+//! * The **ordered** lane holds notifications, requests and the outcomes of
+//!   ordinary calls, in the order the engine dispatched them, then
+//!   [`Delivery::Closed`], always last. A call's outcome therefore comes
+//!   after every notification received before its answer: the host drains
+//!   the lane in order (awaiting each notification's handler before the
+//!   next item), so `await prompt()` returns after every `session/update` of
+//!   the turn was handled.
+//! * The **urgent** lane holds what must not wait behind a suspended
+//!   handler: the outcomes of calls made with
+//!   [`crate::CallOptions::skip_barrier`] (calls a notification handler
+//!   awaits: the ordered lane is waiting for that very handler), requests'
+//!   [`Signal`]s, and stderr lines. A host takes it whenever it is woken.
+//!
+//! **Wake-ups.** `wake` (given at creation) is called from any thread when
+//! a lane goes from "nothing scheduled" to "something to do": once per
+//! batch, not per item. The ordered lane stays scheduled until the host
+//! finds it empty ([`Inbox::take_ordered`] returns `false`), so items pushed
+//! while the host drains (or while its drain is suspended in a handler) wake
+//! nobody; the urgent lane is unscheduled by each [`Inbox::take_urgent`].
+//! [`Inbox::pop`] (one item at a time, urgent first) unschedules both once
+//! it has emptied the inbox. While the host itself pushes (pumping a
+//! [`crate::HostReader`] on its thread) wakes are held
+//! ([`Inbox::hold_wakes`]) and reported to it instead.
+//!
+//! **Back-pressure.** Notifications wait (the reader stops reading, and the
+//! peer's writes block) while the ordered lane holds `capacity` items.
+//! Requests, outcomes and the close are always accepted (each is bounded by
+//! something else: the peer's concurrency, the host's own calls). stderr
+//! lines over capacity are dropped and counted.
+//!
+//! **Signals.** A request's cancellation reaches the host as a
+//! [`Delivery::Signal`] in the urgent lane, never before the host has the
+//! request: [`HostRequest::arm`] (batch hosts call it when they start the
+//! request's handler; [`Inbox::pop`] does it when it hands a request out)
+//! returns the state as it stands and sends later changes to the lane. No
+//! task per request watches anything.
+//!
+//! **Threads.** Every method may be called from any thread; no lock is held
+//! while `wake` or host code runs.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use serde_json::value::RawValue;
+use tokio::sync::Notify;
+
+use crate::error::{CallError, CloseReason, RespondError, RpcError};
+use crate::message::RequestId;
+use crate::rpc::{
+    BoxFuture, Handler, IncomingNotification, IncomingRequest, Responder, Signal, lock,
+};
+
+/// Calls the host's wake-up (from any thread).
+pub type Wake = Arc<dyn Fn() + Send + Sync>;
+
+/// One thing for the host.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Delivery<T> {
+    /// A notification from the peer (ordered).
+    Notification {
+        /// The method name.
+        method: String,
+        /// The params, raw; `None` when absent.
+        params: Option<Box<RawValue>>,
+    },
+    /// A request from the peer (ordered): answer it through the request.
+    Request(HostRequest),
+    /// The outcome of one of the host's calls (ordered, or urgent for calls
+    /// that skip the barrier).
+    Result {
+        /// What the host gave [`super::HostConnection::call`].
+        tag: T,
+        /// The peer's result, or why the call failed.
+        outcome: Result<Box<RawValue>, CallError>,
+    },
+    /// A request's cancellation state changed (urgent), after the host got
+    /// the request.
+    Signal {
+        /// [`HostRequest::key`] of the request.
+        key: u64,
+        /// The request's id, as the peer sent it.
+        id: RequestId,
+        /// What happened.
+        signal: Signal,
+    },
+    /// A line of the spawned agent's stderr (urgent; see
+    /// [`Inbox::push_log`]).
+    Log(String),
+    /// The connection closed (ordered, always the last delivery): its
+    /// writer finished, its agent process is gone, and every call's outcome
+    /// was delivered before.
+    Closed(CloseReason),
+}
+
+/// Which lanes need the host, after [`Inbox::release_wakes`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pending {
+    /// Take the urgent lane.
+    pub urgent: bool,
+    /// Drain the ordered lane (unless already draining).
+    pub ordered: bool,
+}
+
+struct Lanes<T> {
+    ordered: VecDeque<Delivery<T>>,
+    urgent: VecDeque<Delivery<T>>,
+    ordered_scheduled: bool,
+    urgent_scheduled: bool,
+    /// `Closed` was queued: only late call outcomes are accepted after it.
+    closed: bool,
+    /// stderr lines dropped because the inbox was full.
+    dropped_logs: usize,
+    /// The host is pushing itself: wakes are held and reported.
+    holding: bool,
+    held: Pending,
+}
+
+/// The inbox between a connection and a host's loop. See the module docs.
+pub struct Inbox<T> {
+    lanes: Mutex<Lanes<T>>,
+    /// Signalled whenever the host takes ordered items (or on close).
+    room: Notify,
+    capacity: usize,
+    wake: Wake,
+    /// Called, with the inbox locked, when `pop` emptied it (a poll-mode
+    /// host resets its wake-up descriptor there).
+    idle: Option<Wake>,
+    next_key: AtomicU64,
+}
+
+impl<T> std::fmt::Debug for Inbox<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let lanes = lock(&self.lanes);
+        f.debug_struct("Inbox")
+            .field("ordered", &lanes.ordered.len())
+            .field("urgent", &lanes.urgent.len())
+            .field("capacity", &self.capacity)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: Send + 'static> Inbox<T> {
+    /// An inbox holding back notifications beyond `capacity` waiting items,
+    /// calling `wake` when the host has something to do.
+    pub fn new(capacity: usize, wake: Wake) -> Arc<Self> {
+        Self::build(capacity, wake, None)
+    }
+
+    /// [`Inbox::new`] for a host that takes one item at a time with
+    /// [`Inbox::pop`]: `idle` is called (under the inbox's lock: keep it to
+    /// a syscall) when a pop empties the inbox; the next push wakes again.
+    pub fn with_idle(capacity: usize, wake: Wake, idle: Wake) -> Arc<Self> {
+        Self::build(capacity, wake, Some(idle))
+    }
+
+    fn build(capacity: usize, wake: Wake, idle: Option<Wake>) -> Arc<Self> {
+        Arc::new(Self {
+            lanes: Mutex::new(Lanes {
+                ordered: VecDeque::new(),
+                urgent: VecDeque::new(),
+                ordered_scheduled: false,
+                urgent_scheduled: false,
+                closed: false,
+                dropped_logs: 0,
+                holding: false,
+                held: Pending::default(),
+            }),
+            room: Notify::new(),
+            capacity: capacity.max(1),
+            wake,
+            idle,
+            next_key: AtomicU64::new(1),
+        })
+    }
+
+    /// Queues `delivery` in a lane and wakes the host if that lane was not
+    /// scheduled. `Err` gives it back when the inbox is closed (a dropped
+    /// request is then answered `-32603` by the engine).
+    #[allow(clippy::result_large_err)]
+    fn push(&self, delivery: Delivery<T>, urgent: bool) -> Result<(), Delivery<T>> {
+        let wake = {
+            let mut lanes = lock(&self.lanes);
+            if lanes.closed && !matches!(delivery, Delivery::Result { .. }) {
+                return Err(delivery);
+            }
+            // A late call outcome still comes before `Closed`.
+            let urgent = urgent || lanes.closed;
+            if matches!(delivery, Delivery::Closed(_)) {
+                lanes.closed = true;
+            }
+            let newly = if urgent {
+                lanes.urgent.push_back(delivery);
+                !std::mem::replace(&mut lanes.urgent_scheduled, true)
+            } else {
+                lanes.ordered.push_back(delivery);
+                !std::mem::replace(&mut lanes.ordered_scheduled, true)
+            };
+            if newly && lanes.holding {
+                if urgent {
+                    lanes.held.urgent = true;
+                } else {
+                    lanes.held.ordered = true;
+                }
+                false
+            } else {
+                newly
+            }
+        };
+        if wake {
+            (self.wake)();
+        }
+        Ok(())
+    }
+
+    /// Queues an ordered notification; `false` when the inbox is closed.
+    /// Does not wait: the caller waits for [`Inbox::room`].
+    pub fn push_notification(&self, method: String, params: Option<Box<RawValue>>) -> bool {
+        self.push(Delivery::Notification { method, params }, false)
+            .is_ok()
+    }
+
+    /// Waits until the ordered lane holds fewer than `capacity` items (or
+    /// the inbox is closed).
+    pub async fn room(&self) {
+        loop {
+            let taken = self.room.notified();
+            {
+                let lanes = lock(&self.lanes);
+                if lanes.closed || lanes.ordered.len() < self.capacity {
+                    return;
+                }
+            }
+            taken.await;
+        }
+    }
+
+    /// Queues a call's outcome: in the urgent lane when the call skipped the
+    /// barrier. Always accepted.
+    pub fn push_result(&self, tag: T, outcome: Result<Box<RawValue>, CallError>, urgent: bool) {
+        let _ = self.push(Delivery::Result { tag, outcome }, urgent);
+    }
+
+    /// Queues a line of the agent's stderr in the urgent lane, unless the
+    /// inbox already holds `capacity` items: then it is dropped, and the
+    /// next line that fits says how many were.
+    pub fn push_log(&self, line: &str) {
+        let text = {
+            let mut lanes = lock(&self.lanes);
+            if lanes.closed {
+                return;
+            }
+            if lanes.ordered.len() + lanes.urgent.len() >= self.capacity {
+                lanes.dropped_logs += 1;
+                return;
+            }
+            match std::mem::take(&mut lanes.dropped_logs) {
+                0 => line.to_owned(),
+                n => format!("[{n} stderr lines dropped: the host was not taking them]\n{line}"),
+            }
+        };
+        let _ = self.push(Delivery::Log(text), true);
+    }
+
+    /// Queues [`Delivery::Closed`], last; nothing but late call outcomes is
+    /// accepted afterwards. Idempotent.
+    pub fn close(&self, reason: CloseReason) {
+        if self.push(Delivery::Closed(reason), false).is_ok() {
+            self.room.notify_waiters();
+        }
+    }
+
+    /// Whether [`Delivery::Closed`] was queued.
+    pub fn is_closed(&self) -> bool {
+        lock(&self.lanes).closed
+    }
+
+    /// Items waiting in both lanes.
+    pub fn len(&self) -> usize {
+        let lanes = lock(&self.lanes);
+        lanes.ordered.len() + lanes.urgent.len()
+    }
+
+    /// Whether nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Moves the urgent lane into `out` (unscheduling it: the next urgent
+    /// push wakes the host again).
+    pub fn take_urgent(&self, out: &mut Vec<Delivery<T>>) {
+        let mut lanes = lock(&self.lanes);
+        out.extend(lanes.urgent.drain(..));
+        lanes.urgent_scheduled = false;
+    }
+
+    /// Moves up to `max` ordered items into `out`, in order. `false` when
+    /// the lane was empty: it is unscheduled, and the next ordered push
+    /// wakes the host again.
+    pub fn take_ordered(&self, out: &mut Vec<Delivery<T>>, max: usize) -> bool {
+        let took = {
+            let mut lanes = lock(&self.lanes);
+            if lanes.ordered.is_empty() {
+                lanes.ordered_scheduled = false;
+                return false;
+            }
+            let n = max.max(1).min(lanes.ordered.len());
+            out.extend(lanes.ordered.drain(..n));
+            true
+        };
+        self.room.notify_waiters();
+        took
+    }
+
+    /// The next item, urgent first, for hosts that take one at a time. A
+    /// request handed out is armed: its signals follow it in the urgent
+    /// lane (if it is cancelled already, a signal is queued now). When this
+    /// empties the inbox both lanes are unscheduled and `idle` runs.
+    pub fn pop(self: &Arc<Self>) -> Option<Delivery<T>> {
+        let item = {
+            let mut lanes = lock(&self.lanes);
+            let item = match lanes.urgent.pop_front() {
+                Some(item) => Some(item),
+                None => lanes.ordered.pop_front(),
+            };
+            if lanes.urgent.is_empty() && lanes.ordered.is_empty() {
+                lanes.urgent_scheduled = false;
+                lanes.ordered_scheduled = false;
+                if let Some(idle) = &self.idle {
+                    idle();
+                }
+            }
+            item
+        };
+        self.room.notify_waiters();
+        if let Some(Delivery::Request(request)) = &item {
+            let (cancelled, superseded) = request.arm();
+            for (on, signal) in [
+                (cancelled, Signal::Cancelled),
+                (superseded, Signal::Superseded),
+            ] {
+                if on {
+                    let _ = self.push(
+                        Delivery::Signal {
+                            key: request.key,
+                            id: request.id.clone(),
+                            signal,
+                        },
+                        true,
+                    );
+                }
+            }
+        }
+        item
+    }
+
+    /// Calls the host's wake-up unconditionally (the reader wants a pump).
+    pub(crate) fn wake_host(&self) {
+        (self.wake)();
+    }
+
+    /// Holds wakes while the host pushes into its own inbox (pumping on its
+    /// thread); [`Inbox::release_wakes`] reports what they would have been.
+    pub fn hold_wakes(&self) {
+        lock(&self.lanes).holding = true;
+    }
+
+    /// Ends [`Inbox::hold_wakes`]: which lanes were scheduled meanwhile.
+    pub fn release_wakes(&self) -> Pending {
+        let mut lanes = lock(&self.lanes);
+        lanes.holding = false;
+        std::mem::take(&mut lanes.held)
+    }
+
+    fn signal_sink(self: &Arc<Self>, key: u64, id: RequestId) -> crate::rpc::SignalSink {
+        let inbox = Arc::downgrade(self);
+        Box::new(move |signal| {
+            if let Some(inbox) = inbox.upgrade() {
+                let _ = inbox.push(
+                    Delivery::Signal {
+                        key,
+                        id: id.clone(),
+                        signal,
+                    },
+                    true,
+                );
+            }
+        })
+    }
+}
+
+/// Lets a [`HostRequest`] arm itself on its inbox without knowing `T`.
+trait SignalLane: Send + Sync {
+    fn sink(self: Arc<Self>, key: u64, id: RequestId) -> crate::rpc::SignalSink;
+}
+
+impl<T: Send + 'static> SignalLane for Inbox<T> {
+    fn sink(self: Arc<Self>, key: u64, id: RequestId) -> crate::rpc::SignalSink {
+        self.signal_sink(key, id)
+    }
+}
+
+/// A request from the peer, delivered through an inbox. Answer it with
+/// [`HostRequest::respond`] (from any thread); dropping it unanswered makes
+/// the engine answer `-32603`.
+pub struct HostRequest {
+    /// The id the peer chose.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The params, raw; `None` when absent.
+    pub params: Option<Box<RawValue>>,
+    key: u64,
+    responder: Responder,
+    inbox: Weak<dyn SignalLane>,
+}
+
+impl std::fmt::Debug for HostRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostRequest")
+            .field("id", &self.id)
+            .field("method", &self.method)
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HostRequest {
+    /// A number unique within the inbox, naming the request in its
+    /// [`Delivery::Signal`]s (ids are the peer's and may repeat over time).
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// Sends the answer (see [`Responder::respond`]).
+    pub fn respond(&self, result: Result<Box<RawValue>, RpcError>) -> Result<(), RespondError> {
+        self.responder.respond(result)
+    }
+
+    /// The engine's responder, for what [`HostRequest::respond`] does not
+    /// cover.
+    pub fn responder(&self) -> &Responder {
+        &self.responder
+    }
+
+    /// Whether the request was answered (by the host or by the engine).
+    pub fn is_answered(&self) -> bool {
+        self.responder.is_answered()
+    }
+
+    /// Sends this request's later signals to the inbox's urgent lane and
+    /// returns them as they stand, `(cancelled, superseded)`: each is either
+    /// returned here or delivered later, never both, never lost. Hosts that
+    /// take batches call it when they start the request's handler.
+    pub fn arm(&self) -> (bool, bool) {
+        match self.inbox.upgrade() {
+            Some(inbox) => self.responder.arm(inbox.sink(self.key, self.id.clone())),
+            None => self.responder.signals(),
+        }
+    }
+
+    /// The request's signals as they stand, `(cancelled, superseded)`.
+    pub fn signals(&self) -> (bool, bool) {
+        self.responder.signals()
+    }
+}
+
+/// The engine [`Handler`] of an inbox connection: queues what the peer
+/// sends. Notification futures wait only for room, never for the peer, so
+/// the engine dispatches inline (`rpc/inbound.rs`).
+pub(crate) struct InboxHandler<T> {
+    pub(crate) inbox: Arc<Inbox<T>>,
+}
+
+impl<T: Send + 'static> Handler for InboxHandler<T> {
+    fn on_request(&self, request: IncomingRequest, responder: Responder) {
+        let key = self.inbox.next_key.fetch_add(1, Ordering::Relaxed);
+        let lane: Arc<dyn SignalLane> = Arc::clone(&self.inbox) as _;
+        let request = HostRequest {
+            id: request.id,
+            method: request.method,
+            params: request.params,
+            key,
+            responder,
+            inbox: Arc::downgrade(&lane),
+        };
+        // Closed: the dropped request is answered -32603 by the engine.
+        let _ = self.inbox.push(Delivery::Request(request), false);
+    }
+
+    fn on_notification(&self, notification: IncomingNotification) -> BoxFuture<'static, ()> {
+        self.inbox
+            .push_notification(notification.method, notification.params);
+        let inbox = Arc::clone(&self.inbox);
+        Box::pin(async move { inbox.room().await })
+    }
+}
+
+#[cfg(test)]
+mod tests;

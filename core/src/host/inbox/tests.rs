@@ -1,0 +1,182 @@
+use std::sync::atomic::AtomicUsize;
+
+use super::*;
+
+/// An inbox whose wake-ups are counted.
+fn counted(capacity: usize) -> (Arc<Inbox<u32>>, Arc<AtomicUsize>) {
+    let wakes = Arc::new(AtomicUsize::new(0));
+    let w = Arc::clone(&wakes);
+    let inbox = Inbox::new(
+        capacity,
+        Arc::new(move || {
+            w.fetch_add(1, Ordering::SeqCst);
+        }),
+    );
+    (inbox, wakes)
+}
+
+fn kinds(items: &[Delivery<u32>]) -> Vec<String> {
+    items
+        .iter()
+        .map(|d| match d {
+            Delivery::Notification { method, .. } => format!("n:{method}"),
+            Delivery::Request(r) => format!("q:{}", r.method),
+            Delivery::Result { tag, .. } => format!("r:{tag}"),
+            Delivery::Signal { key, signal, .. } => format!("s:{key}:{signal:?}"),
+            Delivery::Log(l) => format!("l:{l}"),
+            Delivery::Closed(_) => "closed".into(),
+        })
+        .collect()
+}
+
+fn ok() -> Result<Box<RawValue>, CallError> {
+    Ok(RawValue::from_string("{}".into()).expect("json"))
+}
+
+#[test]
+fn the_host_is_woken_once_per_batch_not_per_item() {
+    let (inbox, wakes) = counted(16);
+    for i in 0..5 {
+        assert!(inbox.push_notification(format!("{i}"), None));
+    }
+    assert_eq!(wakes.load(Ordering::SeqCst), 1);
+    let mut out = Vec::new();
+    assert!(inbox.take_ordered(&mut out, 3));
+    // Still scheduled: the host has not found the lane empty yet.
+    inbox.push_notification("5".into(), None);
+    assert_eq!(wakes.load(Ordering::SeqCst), 1);
+    assert!(inbox.take_ordered(&mut out, 100));
+    assert!(!inbox.take_ordered(&mut out, 100));
+    assert_eq!(kinds(&out), ["n:0", "n:1", "n:2", "n:3", "n:4", "n:5"]);
+    // Found empty: the next push wakes again.
+    inbox.push_notification("6".into(), None);
+    assert_eq!(wakes.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn urgent_items_wake_the_host_even_while_the_ordered_lane_is_being_drained() {
+    let (inbox, wakes) = counted(16);
+    inbox.push_notification("n".into(), None);
+    let mut out = Vec::new();
+    assert!(inbox.take_ordered(&mut out, 1));
+    // The host is inside that notification's handler; the handler's own
+    // call (skipping the barrier) is answered: it must wake the host.
+    inbox.push_result(7, ok(), true);
+    inbox.push_result(8, ok(), false);
+    assert_eq!(wakes.load(Ordering::SeqCst), 2);
+    out.clear();
+    inbox.take_urgent(&mut out);
+    assert_eq!(kinds(&out), ["r:7"]);
+    inbox.push_result(9, ok(), true);
+    assert_eq!(wakes.load(Ordering::SeqCst), 3);
+}
+
+#[test]
+fn close_is_delivered_last_and_late_outcomes_come_before_it() {
+    let (inbox, _) = counted(16);
+    inbox.push_notification("n".into(), None);
+    inbox.close(CloseReason::PeerClosed);
+    assert!(!inbox.push_notification("after".into(), None));
+    inbox.push_log("after");
+    inbox.push_result(1, ok(), false);
+    inbox.close(CloseReason::Local);
+    let mut seen = Vec::new();
+    while let Some(d) = inbox.pop() {
+        seen.push(d);
+    }
+    assert_eq!(kinds(&seen), ["r:1", "n:n", "closed"]);
+    assert!(matches!(
+        seen.last(),
+        Some(Delivery::Closed(CloseReason::PeerClosed))
+    ));
+}
+
+#[tokio::test]
+async fn notifications_wait_for_room_and_are_released_by_the_host_taking_items() {
+    let (inbox, _) = counted(2);
+    inbox.push_notification("a".into(), None);
+    inbox.room().await; // one waiting: room
+    inbox.push_notification("b".into(), None);
+    let room = {
+        let inbox = Arc::clone(&inbox);
+        tokio::spawn(async move { inbox.room().await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    assert!(!room.is_finished(), "room with 2 of 2 waiting");
+    // Requests and outcomes are accepted regardless.
+    inbox.push_result(1, ok(), false);
+    let mut out = Vec::new();
+    inbox.take_ordered(&mut out, 2);
+    tokio::time::timeout(std::time::Duration::from_secs(20), room)
+        .await
+        .expect("room after a take")
+        .expect("task");
+    assert_eq!(inbox.len(), 1);
+}
+
+#[test]
+fn log_lines_over_capacity_are_dropped_and_counted() {
+    let (inbox, _) = counted(2);
+    inbox.push_log("1");
+    inbox.push_log("2");
+    inbox.push_log("3");
+    inbox.push_log("4");
+    let mut out = Vec::new();
+    inbox.take_urgent(&mut out);
+    inbox.push_log("5");
+    inbox.take_urgent(&mut out);
+    assert_eq!(
+        kinds(&out),
+        [
+            "l:1",
+            "l:2",
+            "l:[2 stderr lines dropped: the host was not taking them]\n5"
+        ]
+    );
+}
+
+#[test]
+fn held_wakes_are_reported_instead_of_called() {
+    let (inbox, wakes) = counted(16);
+    inbox.hold_wakes();
+    inbox.push_notification("n".into(), None);
+    inbox.push_result(1, ok(), true);
+    assert_eq!(
+        inbox.release_wakes(),
+        Pending {
+            urgent: true,
+            ordered: true
+        }
+    );
+    assert_eq!(wakes.load(Ordering::SeqCst), 0);
+    // Still scheduled: the host drains as if woken.
+    inbox.push_notification("m".into(), None);
+    assert_eq!(wakes.load(Ordering::SeqCst), 0);
+    assert_eq!(inbox.release_wakes(), Pending::default());
+}
+
+#[test]
+fn pop_empties_the_inbox_urgent_first_and_calls_idle() {
+    let wakes = Arc::new(AtomicUsize::new(0));
+    let idles = Arc::new(AtomicUsize::new(0));
+    let (w, i) = (Arc::clone(&wakes), Arc::clone(&idles));
+    let inbox: Arc<Inbox<u32>> = Inbox::with_idle(
+        8,
+        Arc::new(move || {
+            w.fetch_add(1, Ordering::SeqCst);
+        }),
+        Arc::new(move || {
+            i.fetch_add(1, Ordering::SeqCst);
+        }),
+    );
+    inbox.push_notification("n".into(), None);
+    inbox.push_result(1, ok(), true);
+    assert_eq!(wakes.load(Ordering::SeqCst), 2);
+    assert!(matches!(inbox.pop(), Some(Delivery::Result { tag: 1, .. })));
+    assert_eq!(idles.load(Ordering::SeqCst), 0);
+    assert!(matches!(inbox.pop(), Some(Delivery::Notification { .. })));
+    assert_eq!(idles.load(Ordering::SeqCst), 1);
+    assert!(inbox.pop().is_none());
+    inbox.push_notification("m".into(), None);
+    assert_eq!(wakes.load(Ordering::SeqCst), 3);
+}
