@@ -91,7 +91,7 @@ typedef enum {
 
 // What an event is about.
 typedef enum {
-  // Not an event (what `acp_event_kind` returns for NULL).
+  // Not an event (what `acp_event_get_kind` returns for NULL).
   ACP_EVENT_NONE = 0,
   // A request from the peer: take it with `acp_event_take_request`.
   ACP_EVENT_REQUEST = 1,
@@ -201,16 +201,23 @@ acp_status acp_connection_spawn_agent(const acp_options *options,
                                       acp_connection **out,
                                       acp_error **error);
 
-// Connects over two file descriptors (pipes, sockets, files) in `role`
-// (an `acp_role`).
-// Takes ownership of both (closed when the connection ends; pass the same
-// descriptor twice only if it was `dup`ed). Pipes and sockets are made
-// non-blocking; closing a socket connection shuts its write half down, so
-// the peer sees the end of the stream even through a `dup`.
+// Connects over file descriptors in `role` (an `acp_role`): a read end and
+// a write end (pipes, FIFOs, sockets, files), or one connected stream
+// socket passed as both `read_fd` and `write_fd`. The contract is the
+// core's `Transport::from_fds`: pipes and FIFOs are set non-blocking (do
+// not share their open file descriptions); sockets are used with
+// `MSG_DONTWAIT` and their flags left alone; closing the connection shuts
+// a socket's write side down, so the peer sees end of stream even through
+// a `dup`; files and terminals go through blocking threads.
+// `ACP_ERR_INVALID_ARGUMENT` (nothing taken over: the descriptors are
+// still the caller's): a descriptor that is not open, the same descriptor
+// twice when it is not a stream socket, a socket that is not a stream
+// socket, an unknown role. On success (and on `ACP_ERR_IO`) libacp owns
+// both descriptors and closes them when the connection ends.
 //
 // # Safety
-// Pointers per include/README.md; the descriptors are open and owned by
-// the caller, who gives them up.
+// Pointers per include/README.md; open descriptors are the caller's to
+// give up.
 acp_status acp_connection_from_fds(const acp_options *options,
                                    int32_t role,
                                    int32_t read_fd,
@@ -356,7 +363,7 @@ acp_status acp_error_data(const acp_error *error, const char **out, size_t *out_
 // `error` is NULL or an `acp_error` from libacp, freed only once.
 void acp_error_free(acp_error *error);
 
-// The event's kind (an `acp_event_kind`; `ACP_EVENT_NONE` for NULL)).
+// The event's kind (an `acp_event_kind`; `ACP_EVENT_NONE` for NULL).
 //
 // # Safety
 // `event` is NULL or a live `acp_event`.

@@ -1,31 +1,26 @@
 //! `acp_connection`: an ACP connection in one role, made from options and
 //! a transport (a spawned agent, file descriptors, or this process's
-//! stdio). Everything it receives arrives as events (see `events`).
+//! stdio). Everything it receives arrives as events (see `events`): the
+//! core's inbox (`libacp_core::host`) delivers them, woken through an
+//! eventfd (poll mode) or a condition variable the dispatch thread waits on
+//! (callback mode). Answers and requests the host sends while the writer is
+//! idle are written by the host's own thread.
 
 use std::ffi::{c_char, c_void};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::fs::FileTypeExt;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll, Waker};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{JoinHandle, ThreadId};
 
-use tokio::io::unix::AsyncFd;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-
-use libacp_core::rpc::{BoxFuture, IncomingNotification, IncomingRequest, Responder};
-use libacp_core::transport::BoxReader;
+use libacp_core::host::{HostConnection, HostOptions, Inbox};
 use libacp_core::{
-    AcpConnection, AcpOptions, AcpPeer, AgentCommand, CancellationToken, ClientServices,
-    ConnectionOptions, Direction, Framing, Handler, Role, ShutdownGrace, Transport,
+    AcpOptions, AcpPeer, AgentCommand, CallOptions, ClientServices, ConnectionOptions, Direction,
+    Framing, Role, ShutdownGrace, Transport,
 };
 
 use crate::call::acp_call;
 use crate::error::{acp_error, fail};
-use crate::events::{EventQueue, acp_event, acp_event_kind};
+use crate::events::{acp_event, acp_event_kind};
 use crate::options::{UserData, acp_direction, acp_framing, acp_options};
-use crate::request::acp_request;
 use crate::runtime;
 use crate::status::acp_status;
 use crate::string::acp_string;
@@ -62,43 +57,62 @@ pub enum acp_role {
     ACP_ROLE_AGENT = 1,
 }
 
-/// Counts calls whose result event is not queued yet, so that
-/// `ACP_EVENT_CLOSED` comes after all of them.
+/// The dispatch thread's wake-up (callback mode).
 #[derive(Default)]
-struct Outstanding {
-    count: AtomicUsize,
-    zero: tokio::sync::Notify,
+struct Doorbell {
+    rung: Mutex<bool>,
+    cv: Condvar,
 }
 
-impl Outstanding {
-    fn begin(&self) {
-        self.count.fetch_add(1, Ordering::SeqCst);
+impl Doorbell {
+    fn ring(&self) {
+        *self.rung.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        self.cv.notify_one();
     }
 
-    fn end(&self) {
-        if self.count.fetch_sub(1, Ordering::SeqCst) == 1 {
-            self.zero.notify_waiters();
+    fn wait(&self) {
+        let mut rung = self.rung.lock().unwrap_or_else(PoisonError::into_inner);
+        while !*rung {
+            rung = self.cv.wait(rung).unwrap_or_else(PoisonError::into_inner);
         }
+        *rung = false;
+    }
+}
+
+/// Poll mode's wake-up descriptor: an eventfd readable exactly while
+/// events wait (written when a batch starts, read when the inbox empties).
+struct WakeFd(OwnedFd);
+
+impl WakeFd {
+    fn new() -> Option<Self> {
+        // SAFETY: eventfd(2) with valid flags; the result is checked.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        // SAFETY: a non-negative result is a fresh descriptor we own.
+        (fd >= 0).then(|| Self(unsafe { OwnedFd::from_raw_fd(fd) }))
     }
 
-    async fn wait_zero(&self) {
-        loop {
-            let zero = self.zero.notified();
-            if self.count.load(Ordering::SeqCst) == 0 {
-                return;
-            }
-            zero.await;
-        }
+    fn set(&self) {
+        let one: u64 = 1;
+        // SAFETY: writing 8 bytes from a valid u64 to our eventfd.
+        let _ = unsafe { libc::write(self.0.as_raw_fd(), (&raw const one).cast::<c_void>(), 8) };
+    }
+
+    fn reset(&self) {
+        let mut buf: u64 = 0;
+        // SAFETY: reading 8 bytes into a valid u64 from our non-blocking
+        // eventfd (resets its counter).
+        let _ = unsafe { libc::read(self.0.as_raw_fd(), (&raw mut buf).cast::<c_void>(), 8) };
     }
 }
 
 /// An ACP connection. Owned by the host; `acp_connection_close` closes it,
 /// `acp_connection_free` closes and frees it.
 pub struct acp_connection {
-    acp: Option<AcpConnection>,
+    conn: Option<HostConnection<usize>>,
     peer: AcpPeer,
-    queue: Arc<EventQueue>,
-    outstanding: Arc<Outstanding>,
+    inbox: Arc<Inbox<usize>>,
+    /// Poll mode: the wake-up descriptor (shared with the inbox's wake).
+    wake_fd: Option<Arc<WakeFd>>,
     callback_mode: bool,
     dispatch: Mutex<Option<JoinHandle<()>>>,
     dispatch_id: Option<ThreadId>,
@@ -111,61 +125,6 @@ impl std::fmt::Debug for acp_connection {
             .field("peer", &self.peer)
             .field("callback_mode", &self.callback_mode)
             .finish_non_exhaustive()
-    }
-}
-
-/// Turns what the peer sends into events.
-struct FfiHandler {
-    queue: Arc<EventQueue>,
-}
-
-impl Handler for FfiHandler {
-    fn on_request(&self, request: IncomingRequest, responder: Responder) {
-        let id = serde_json::to_string(&request.id).unwrap_or_else(|_| "null".into());
-        let params = request.params.map(|p| String::from(Box::<str>::from(p)));
-        let done = CancellationToken::new();
-        let watcher = {
-            let queue = Arc::clone(&self.queue);
-            let token = request.cancellation.clone();
-            let done = done.clone();
-            let id = id.clone();
-            async move {
-                tokio::select! {
-                    () = token.cancelled() => {
-                        let mut event = acp_event::new(acp_event_kind::ACP_EVENT_REQUEST_CANCELLED);
-                        event.request_id = Some(id);
-                        queue.push(event);
-                    }
-                    () = done.cancelled() => {}
-                }
-            }
-        };
-        let mut event = acp_event::new(acp_event_kind::ACP_EVENT_REQUEST);
-        event.method.clone_from(&request.method);
-        event.params.clone_from(&params);
-        event.request_id = Some(id.clone());
-        event.request = Some(Box::new(acp_request {
-            responder,
-            method: request.method,
-            params,
-            id,
-            cancellation: request.cancellation,
-            done,
-        }));
-        self.queue.push(event);
-        // Only now: a cancellation must not reach the host before the
-        // request it cancels.
-        tokio::spawn(watcher);
-    }
-
-    fn on_notification(&self, notification: IncomingNotification) -> BoxFuture<'static, ()> {
-        let mut event = acp_event::new(acp_event_kind::ACP_EVENT_NOTIFICATION);
-        event.method = notification.method;
-        event.params = notification
-            .params
-            .map(|p| String::from(Box::<str>::from(p)));
-        let queue = Arc::clone(&self.queue);
-        Box::pin(async move { queue.push_bounded(event).await })
     }
 }
 
@@ -184,15 +143,45 @@ fn no_runtime() -> acp_error {
     )
 }
 
-/// Makes the connection: the event queue, the engine, the closer task and,
-/// in callback mode, the dispatch thread.
-fn build(
-    options: &acp_options,
-    role: Role,
-    queue: Arc<EventQueue>,
-    transport: Transport,
-    runtime: &'static tokio::runtime::Runtime,
-) -> Result<Box<acp_connection>, acp_error> {
+/// The inbox of a new connection, with its mode's wake-up: the eventfd in
+/// poll mode, the dispatch thread's doorbell in callback mode.
+struct Wiring {
+    inbox: Arc<Inbox<usize>>,
+    wake_fd: Option<Arc<WakeFd>>,
+    doorbell: Option<Arc<Doorbell>>,
+}
+
+fn wiring(options: &acp_options) -> Result<Wiring, acp_error> {
+    if options.event_callback.is_some() {
+        let doorbell = Arc::new(Doorbell::default());
+        let ring = Arc::clone(&doorbell);
+        Ok(Wiring {
+            inbox: Inbox::new(options.event_queue, Arc::new(move || ring.ring())),
+            wake_fd: None,
+            doorbell: Some(doorbell),
+        })
+    } else {
+        let fd = Arc::new(WakeFd::new().ok_or_else(|| {
+            acp_error::new(
+                acp_status::ACP_ERR_IO,
+                "could not create the wake-up eventfd",
+            )
+        })?);
+        let (set, reset) = (Arc::clone(&fd), Arc::clone(&fd));
+        Ok(Wiring {
+            inbox: Inbox::with_idle(
+                options.event_queue,
+                Arc::new(move || set.set()),
+                Arc::new(move || reset.reset()),
+            ),
+            wake_fd: Some(fd),
+            doorbell: None,
+        })
+    }
+}
+
+/// The core's options from the C options.
+fn host_options(options: &acp_options) -> HostOptions {
     let trace = options.trace_callback.map(|(cb, ud)| {
         let hook: libacp_core::TraceHook = Arc::new(move |dir: Direction, frame: &[u8]| {
             let dir = match dir {
@@ -226,74 +215,105 @@ fn build(
             .terminals
             .then(|| Arc::new(libacp_core::services::terminal::TerminalManager::new())),
     };
-    let acp_options = AcpOptions {
-        connection,
-        require_auth: options.require_auth,
-        services,
-        ..AcpOptions::default()
+    HostOptions {
+        acp: AcpOptions {
+            connection,
+            require_auth: options.require_auth,
+            services,
+            ..AcpOptions::default()
+        },
+        // Reading stays on libacp's threads: a C host polls one descriptor
+        // (the wake-up fd), not the transport's.
+        drive_reads: false,
+    }
+}
+
+/// Starts the dispatch thread of callback mode.
+fn start_dispatch(
+    options: &acp_options,
+    wiring: &Wiring,
+) -> Result<(Option<JoinHandle<()>>, Option<ThreadId>), acp_error> {
+    let (Some((cb, ud)), Some(doorbell)) = (options.event_callback, wiring.doorbell.clone()) else {
+        return Ok((None, None));
     };
-    // The dispatch thread first: if it cannot start, nothing else has.
-    let (dispatch, dispatch_id) = match options.event_callback {
-        Some((cb, ud)) => {
-            let queue = Arc::clone(&queue);
-            let spawned = std::thread::Builder::new()
-                .name("libacp-dispatch".into())
-                .spawn(move || {
-                    let ud: UserData = ud;
-                    loop {
-                        let event = queue.wait_pop();
-                        let last = event.kind == acp_event_kind::ACP_EVENT_CLOSED;
-                        // SAFETY: the host registered `cb` with `ud` for this;
-                        // the event is handed over (the host frees it).
-                        unsafe { cb(ud.0, Box::into_raw(Box::new(event))) };
-                        if last {
-                            return;
-                        }
-                    }
-                });
-            match spawned {
-                Ok(handle) => {
-                    let id = handle.thread().id();
-                    (Some(handle), Some(id))
-                }
-                Err(e) => {
-                    return Err(acp_error::new(
-                        acp_status::ACP_ERR_IO,
-                        format!("could not start the dispatch thread: {e}"),
-                    ));
+    let inbox = Arc::clone(&wiring.inbox);
+    let spawned = std::thread::Builder::new()
+        .name("libacp-dispatch".into())
+        .spawn(move || {
+            let ud: UserData = ud;
+            loop {
+                let Some(delivery) = inbox.pop() else {
+                    doorbell.wait();
+                    continue;
+                };
+                let Some(event) = acp_event::of(delivery) else {
+                    continue;
+                };
+                let last = event.kind == acp_event_kind::ACP_EVENT_CLOSED;
+                // SAFETY: the host registered `cb` with `ud` for this; the
+                // event is handed over (the host frees it).
+                unsafe { cb(ud.0, Box::into_raw(Box::new(event))) };
+                if last {
+                    return;
                 }
             }
-        }
-        None => (None, None),
-    };
-    let handler = FfiHandler {
-        queue: Arc::clone(&queue),
-    };
-    let acp = AcpConnection::start_on(runtime.handle(), role, transport, handler, acp_options);
-    let peer = acp.acp_peer();
-    let outstanding = Arc::new(Outstanding::default());
-    {
-        let peer = peer.clone();
-        let queue = Arc::clone(&queue);
-        let outstanding = Arc::clone(&outstanding);
-        runtime.spawn(async move {
-            let reason = peer.closed().await;
-            peer.terminated().await;
-            outstanding.wait_zero().await;
-            let mut event = acp_event::new(acp_event_kind::ACP_EVENT_CLOSED);
-            event.text = reason.to_string();
-            queue.push(event);
         });
+    match spawned {
+        Ok(handle) => {
+            let id = handle.thread().id();
+            Ok((Some(handle), Some(id)))
+        }
+        Err(e) => Err(acp_error::new(
+            acp_status::ACP_ERR_IO,
+            format!("could not start the dispatch thread: {e}"),
+        )),
     }
+}
+
+/// Where a connection's bytes come from.
+enum Source {
+    Spawn(AgentCommand),
+    Transport(Role, Transport),
+}
+
+/// Makes the connection: the inbox and its wake-up, the core's connection,
+/// then in callback mode the dispatch thread (if it cannot start, the
+/// connection is closed again and nothing is left running).
+fn build(
+    options: &acp_options,
+    source: Source,
+    rt: &'static tokio::runtime::Runtime,
+) -> Result<Box<acp_connection>, acp_error> {
+    let wiring = wiring(options)?;
+    let host = host_options(options);
+    let conn = match source {
+        Source::Spawn(mut command) => {
+            if options.stderr_events {
+                let inbox = Arc::clone(&wiring.inbox);
+                command = command.stderr(move |line| inbox.push_log(line));
+            }
+            HostConnection::spawn_agent(rt.handle(), &command, Arc::clone(&wiring.inbox), host)
+                .map_err(|e| acp_error::new(acp_status::ACP_ERR_SPAWN, e.to_string()))?
+        }
+        Source::Transport(role, transport) => HostConnection::start(
+            rt.handle(),
+            role,
+            transport,
+            Arc::clone(&wiring.inbox),
+            host,
+        ),
+    };
+    // Events queued meanwhile wait in the inbox for the dispatch thread.
+    let (dispatch, dispatch_id) = start_dispatch(options, &wiring)?;
     Ok(Box::new(acp_connection {
-        acp: Some(acp),
-        peer,
-        queue,
-        outstanding,
+        peer: conn.acp_peer(),
+        conn: Some(conn),
+        inbox: wiring.inbox,
+        wake_fd: wiring.wake_fd,
         callback_mode: options.event_callback.is_some(),
         dispatch: Mutex::new(dispatch),
         dispatch_id,
-        runtime,
+        runtime: rt,
     }))
 }
 
@@ -370,7 +390,7 @@ pub unsafe extern "C" fn acp_connection_spawn_agent(
                 after_sigterm: options.after_sigterm,
             }))
         })();
-        let mut command = match parsed {
+        let command = match parsed {
             Ok(c) => c,
             // SAFETY: `error` per the contract.
             Err(e) => return unsafe { fail(error, e) },
@@ -379,185 +399,35 @@ pub unsafe extern "C" fn acp_connection_spawn_agent(
             // SAFETY: `error` per the contract.
             return unsafe { fail(error, no_runtime()) };
         };
-        let queue = Arc::new(EventQueue::new(
-            options.event_queue,
-            options.event_callback.is_some(),
-        ));
-        if options.stderr_events {
-            let q = Arc::clone(&queue);
-            command = command.stderr(move |line| q.push_log(line));
-        }
-        let _enter = rt.enter();
-        let transport = match libacp_core::transport::process::spawn(&command) {
-            Ok(t) => t,
-            Err(e) => {
-                // SAFETY: `error` per the contract.
-                return unsafe {
-                    fail(
-                        error,
-                        acp_error::new(acp_status::ACP_ERR_SPAWN, e.to_string()),
-                    )
-                };
+        match build(&options, Source::Spawn(command), rt) {
+            Ok(conn) => {
+                // SAFETY: checked non-NULL.
+                unsafe { *out = Box::into_raw(conn) };
+                acp_status::ACP_OK
             }
-        };
-        let conn = match build(&options, Role::Client, queue, transport, rt) {
-            Ok(conn) => conn,
             // SAFETY: `error` per the contract.
-            Err(e) => return unsafe { fail(error, e) },
-        };
-        // SAFETY: checked non-NULL.
-        unsafe { *out = Box::into_raw(conn) };
-        acp_status::ACP_OK
+            Err(e) => unsafe { fail(error, e) },
+        }
     })
 }
 
-fn fd_reader(fd: OwnedFd) -> std::io::Result<BoxReader> {
-    let file = std::fs::File::from(fd);
-    let kind = file.metadata()?.file_type();
-    if kind.is_fifo() {
-        Ok(Box::new(tokio::net::unix::pipe::Receiver::from_file(file)?))
-    } else if kind.is_socket() {
-        Ok(Box::new(SocketFd::new(file.into())?))
-    } else {
-        Ok(Box::new(tokio::fs::File::from_std(file)))
-    }
-}
-
-fn fd_writer(fd: OwnedFd) -> std::io::Result<libacp_core::transport::BoxWriter> {
-    let file = std::fs::File::from(fd);
-    let kind = file.metadata()?.file_type();
-    if kind.is_fifo() {
-        Ok(Box::new(tokio::net::unix::pipe::Sender::from_file(file)?))
-    } else if kind.is_socket() {
-        Ok(Box::new(SocketFd::new(file.into())?))
-    } else {
-        Ok(Box::new(tokio::fs::File::from_std(file)))
-    }
-}
-
-/// A socket descriptor (any domain) driven by the runtime's reactor. Not
-/// `tokio::fs::File`: that reads in a blocking thread that no close can
-/// interrupt, so the socket stayed open (and the peer never saw the end of
-/// the stream) after the connection had ended. Shutting the write half down
-/// is `shutdown(SHUT_WR)`, so the peer sees the end of the stream even while
-/// a `dup` of the descriptor is still open for reading.
-struct SocketFd(AsyncFd<OwnedFd>);
-
-impl SocketFd {
-    fn new(fd: OwnedFd) -> std::io::Result<Self> {
-        let raw = fd.as_raw_fd();
-        // SAFETY: fcntl on a descriptor we own.
-        let flags = unsafe { libc::fcntl(raw, libc::F_GETFL) };
-        // SAFETY: as above.
-        if flags < 0 || unsafe { libc::fcntl(raw, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // SAFETY: `fd` is an open descriptor owned by the AsyncFd from here
-        // on, so it stays open and the same for the AsyncFd's lifetime.
-        let registered = unsafe { AsyncFd::register(fd) }.map_err(std::io::Error::from)?;
-        Ok(Self(registered))
-    }
-}
-
-/// The result of a `read`/`send`-like call: a count or the OS error.
-fn io_result(n: isize) -> std::io::Result<usize> {
-    usize::try_from(n).map_err(|_| std::io::Error::last_os_error())
-}
-
-impl AsyncRead for SocketFd {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        loop {
-            let mut guard = match self.0.poll_read_ready(cx) {
-                Poll::Ready(Ok(g)) => g,
-                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                Poll::Pending => return Poll::Pending,
-            };
-            let unfilled = buf.initialize_unfilled();
-            let read = guard.try_io(|fd| {
-                // SAFETY: reading at most `unfilled.len()` bytes into it.
-                io_result(unsafe {
-                    libc::read(
-                        fd.as_raw_fd(),
-                        unfilled.as_mut_ptr().cast::<c_void>(),
-                        unfilled.len(),
-                    )
-                })
-            });
-            match read {
-                Ok(Ok(n)) => {
-                    buf.advance(n);
-                    return Poll::Ready(Ok(()));
-                }
-                Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Ok(Err(e)) => return Poll::Ready(Err(e)),
-                Err(_would_block) => {}
-            }
-        }
-    }
-}
-
-impl AsyncWrite for SocketFd {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        data: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        loop {
-            let mut guard = match self.0.poll_write_ready(cx) {
-                Poll::Ready(Ok(g)) => g,
-                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                Poll::Pending => return Poll::Pending,
-            };
-            let sent = guard.try_io(|fd| {
-                // SAFETY: sending at most `data.len()` bytes from it; no SIGPIPE.
-                io_result(unsafe {
-                    libc::send(
-                        fd.as_raw_fd(),
-                        data.as_ptr().cast::<c_void>(),
-                        data.len(),
-                        libc::MSG_NOSIGNAL,
-                    )
-                })
-            });
-            match sent {
-                Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Ok(result) => return Poll::Ready(result),
-                Err(_would_block) => {}
-            }
-        }
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        // SAFETY: shutdown on a socket we own.
-        let r = unsafe { libc::shutdown(self.0.get_ref().as_raw_fd(), libc::SHUT_WR) };
-        if r < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.raw_os_error() != Some(libc::ENOTCONN) {
-                return Poll::Ready(Err(e));
-            }
-        }
-        Poll::Ready(Ok(()))
-    }
-}
-
-/// Connects over two file descriptors (pipes, sockets, files) in `role`
-/// (an `acp_role`).
-/// Takes ownership of both (closed when the connection ends; pass the same
-/// descriptor twice only if it was `dup`ed). Pipes and sockets are made
-/// non-blocking; closing a socket connection shuts its write half down, so
-/// the peer sees the end of the stream even through a `dup`.
+/// Connects over file descriptors in `role` (an `acp_role`): a read end and
+/// a write end (pipes, FIFOs, sockets, files), or one connected stream
+/// socket passed as both `read_fd` and `write_fd`. The contract is the
+/// core's `Transport::from_fds`: pipes and FIFOs are set non-blocking (do
+/// not share their open file descriptions); sockets are used with
+/// `MSG_DONTWAIT` and their flags left alone; closing the connection shuts
+/// a socket's write side down, so the peer sees end of stream even through
+/// a `dup`; files and terminals go through blocking threads.
+/// `ACP_ERR_INVALID_ARGUMENT` (nothing taken over: the descriptors are
+/// still the caller's): a descriptor that is not open, the same descriptor
+/// twice when it is not a stream socket, a socket that is not a stream
+/// socket, an unknown role. On success (and on `ACP_ERR_IO`) libacp owns
+/// both descriptors and closes them when the connection ends.
 ///
 /// # Safety
-/// Pointers per include/README.md; the descriptors are open and owned by
-/// the caller, who gives them up.
+/// Pointers per include/README.md; open descriptors are the caller's to
+/// give up.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_connection_from_fds(
     options: *const acp_options,
@@ -574,44 +444,35 @@ pub unsafe extern "C" fn acp_connection_from_fds(
         let Some(role) = role_of(role) else {
             return acp_status::ACP_ERR_INVALID_ARGUMENT;
         };
-        if read_fd < 0 || write_fd < 0 || read_fd == write_fd {
-            return acp_status::ACP_ERR_INVALID_ARGUMENT;
-        }
         // SAFETY: NULL or a live acp_options.
         let options = unsafe { options.as_ref() }.cloned().unwrap_or_default();
         let Some(rt) = runtime::handle() else {
             // SAFETY: `error` per the contract.
             return unsafe { fail(error, no_runtime()) };
         };
-        let _enter = rt.enter();
-        // SAFETY: the caller hands over ownership of open descriptors.
-        let (r, w) = unsafe {
-            (
-                OwnedFd::from_raw_fd(read_fd),
-                OwnedFd::from_raw_fd(write_fd),
-            )
-        };
-        let transport = match (fd_reader(r), fd_writer(w)) {
-            (Ok(r), Ok(w)) => Transport::new(r, w),
-            (Err(e), _) | (_, Err(e)) => {
-                // SAFETY: `error` per the contract.
-                return unsafe {
-                    fail(error, acp_error::new(acp_status::ACP_ERR_IO, e.to_string()))
+        // SAFETY: the caller gives up open descriptors; every check is made
+        // before anything is taken over.
+        let transport = match unsafe { Transport::from_raw_fds(read_fd, write_fd) } {
+            Ok(t) => t,
+            Err(e) => {
+                let status = if e.kind() == std::io::ErrorKind::InvalidInput {
+                    acp_status::ACP_ERR_INVALID_ARGUMENT
+                } else {
+                    acp_status::ACP_ERR_IO
                 };
+                // SAFETY: `error` per the contract.
+                return unsafe { fail(error, acp_error::new(status, e.to_string())) };
             }
         };
-        let queue = Arc::new(EventQueue::new(
-            options.event_queue,
-            options.event_callback.is_some(),
-        ));
-        let conn = match build(&options, role, queue, transport, rt) {
-            Ok(conn) => conn,
+        match build(&options, Source::Transport(role, transport), rt) {
+            Ok(conn) => {
+                // SAFETY: checked non-NULL.
+                unsafe { *out = Box::into_raw(conn) };
+                acp_status::ACP_OK
+            }
             // SAFETY: `error` per the contract.
-            Err(e) => return unsafe { fail(error, e) },
-        };
-        // SAFETY: checked non-NULL.
-        unsafe { *out = Box::into_raw(conn) };
-        acp_status::ACP_OK
+            Err(e) => unsafe { fail(error, e) },
+        }
     })
 }
 
@@ -636,19 +497,19 @@ pub unsafe extern "C" fn acp_connection_serve_stdio(
             // SAFETY: `error` per the contract.
             return unsafe { fail(error, no_runtime()) };
         };
-        let _enter = rt.enter();
-        let queue = Arc::new(EventQueue::new(
-            options.event_queue,
-            options.event_callback.is_some(),
-        ));
-        let conn = match build(&options, Role::Agent, queue, Transport::stdio(), rt) {
-            Ok(conn) => conn,
+        match build(
+            &options,
+            Source::Transport(Role::Agent, Transport::stdio()),
+            rt,
+        ) {
+            Ok(conn) => {
+                // SAFETY: checked non-NULL.
+                unsafe { *out = Box::into_raw(conn) };
+                acp_status::ACP_OK
+            }
             // SAFETY: `error` per the contract.
-            Err(e) => return unsafe { fail(error, e) },
-        };
-        // SAFETY: checked non-NULL.
-        unsafe { *out = Box::into_raw(conn) };
-        acp_status::ACP_OK
+            Err(e) => unsafe { fail(error, e) },
+        }
     })
 }
 
@@ -710,66 +571,20 @@ pub unsafe extern "C" fn acp_connection_request(
                 // SAFETY: `error` per the contract.
                 Err(e) => return fail(error, e),
             };
-            let _enter = c.runtime.enter();
-            let mut call = c.peer.request(method, params);
-            if let Some(e) = call.local_error() {
-                return fail(error, acp_error::from_call(e));
-            }
-            // Written only on success (out-params are written only on ACP_OK).
-            let handle = if out_call.is_null() {
-                None
-            } else {
-                call.cancel_handle()
+            let Some(conn) = &c.conn else {
+                return acp_status::ACP_ERR_CLOSED;
             };
-            let tag = call_data as usize;
-            let queue = Arc::clone(&c.queue);
-            let deliver =
-                move |result: Result<Box<libacp_core::RawValue>, libacp_core::CallError>| {
-                    let mut event = acp_event::new(acp_event_kind::ACP_EVENT_RESULT);
-                    event.call_data = tag;
-                    match result {
-                        Ok(raw) => event.result = Some(String::from(Box::<str>::from(raw))),
-                        Err(e) => {
-                            let e = acp_error::from_call(&e);
-                            event.status = e.status;
-                            event.error = Some(e);
-                        }
+            // The result (or the failure) arrives as an ACP_EVENT_RESULT
+            // carrying `call_data`, before ACP_EVENT_CLOSED.
+            match conn.call(method, params, CallOptions::default(), call_data as usize) {
+                Ok(handle) => {
+                    if !out_call.is_null() {
+                        *out_call = Box::into_raw(Box::new(acp_call { handle }));
                     }
-                    queue.push(event);
-                };
-            // Counted before the first poll: once the call is registered,
-            // `ACP_EVENT_CLOSED` waits for its result event.
-            let outstanding = Arc::clone(&c.outstanding);
-            outstanding.begin();
-            // Poll once here so the request is queued before this returns
-            // (calls go out in the order they are made); a full queue
-            // finishes the job in a task.
-            let mut cx = Context::from_waker(Waker::noop());
-            match Pin::new(&mut call).poll(&mut cx) {
-                // The connection is closed already: `ACP_EVENT_CLOSED` may
-                // have been delivered, after which no result event could
-                // come, so the call fails here and now.
-                Poll::Ready(Err(e @ libacp_core::CallError::Connection(_))) => {
-                    outstanding.end();
-                    return fail(error, acp_error::from_call(&e));
+                    acp_status::ACP_OK
                 }
-                Poll::Ready(result) => {
-                    deliver(result);
-                    outstanding.end();
-                }
-                Poll::Pending => {
-                    c.runtime.spawn(async move {
-                        deliver(call.await);
-                        outstanding.end();
-                    });
-                }
+                Err(e) => fail(error, acp_error::from_call(&e)),
             }
-            if !out_call.is_null() {
-                *out_call = handle.map_or(std::ptr::null_mut(), |handle| {
-                    Box::into_raw(Box::new(acp_call { handle }))
-                });
-            }
-            acp_status::ACP_OK
         })
     }
 }
@@ -853,12 +668,16 @@ pub unsafe extern "C" fn acp_connection_next_event(
             if c.callback_mode {
                 return acp_status::ACP_ERR_WRONG_MODE;
             }
-            match c.queue.pop() {
-                Some(event) => {
-                    *out = Box::into_raw(Box::new(event));
-                    acp_status::ACP_OK
+            loop {
+                match c.inbox.pop() {
+                    Some(delivery) => {
+                        if let Some(event) = acp_event::of(delivery) {
+                            *out = Box::into_raw(Box::new(event));
+                            return acp_status::ACP_OK;
+                        }
+                    }
+                    None => return acp_status::ACP_ERR_EMPTY,
                 }
-                None => acp_status::ACP_ERR_EMPTY,
             }
         })
     }
@@ -874,8 +693,8 @@ pub unsafe extern "C" fn acp_connection_wakeup_fd(conn: *const acp_connection) -
     crate::ffi_guard_or(-1, || {
         // SAFETY: per the contract.
         match unsafe { conn.as_ref() } {
-            Some(c) if !c.callback_mode => c.queue.wake_fd(),
-            _ => -1,
+            Some(c) => c.wake_fd.as_ref().map_or(-1, |fd| fd.0.as_raw_fd()),
+            None => -1,
         }
     })
 }
@@ -1000,7 +819,7 @@ pub unsafe extern "C" fn acp_connection_free(conn: *mut acp_connection) {
         }
         // SAFETY: created by Box::into_raw, freed once.
         let mut conn = unsafe { Box::from_raw(conn) };
-        drop(conn.acp.take()); // the last owner: the connection closes
+        drop(conn.conn.take()); // the owner: the connection closes
         let handle = conn
             .dispatch
             .lock()

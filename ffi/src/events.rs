@@ -1,17 +1,12 @@
-//! `acp_event` and the per-connection event queue: the one path by which
-//! everything reaches the host, in order, in both modes (see
-//! include/README.md, "Threads and events").
-//!
-//! The queue is bounded for notifications (the core's dispatcher waits for
-//! room, so a host that stops taking events slows the peer down); requests,
-//! results and the final `ACP_EVENT_CLOSED` are always accepted (each is
-//! bounded by something else: the dispatcher's pace, the host's own calls).
-//! A wake-up `eventfd` is readable exactly while the queue is not empty.
+//! `acp_event`: one delivery of the core's inbox (`libacp_core::host`), as
+//! the host takes it, in order, in both modes (see include/README.md,
+//! "Threads and events"). The queue itself, its ordering, back-pressure and
+//! the close delivered last are the core's; this module only converts.
 
-use std::collections::VecDeque;
 use std::ffi::{c_char, c_void};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+
+use libacp_core::host::Delivery;
+use libacp_core::{CloseReason, Signal};
 
 use crate::error::acp_error;
 use crate::request::acp_request;
@@ -22,7 +17,7 @@ use crate::text::out_str;
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum acp_event_kind {
-    /// Not an event (what `acp_event_kind` returns for NULL).
+    /// Not an event (what `acp_event_get_kind` returns for NULL).
     ACP_EVENT_NONE = 0,
     /// A request from the peer: take it with `acp_event_take_request`.
     ACP_EVENT_REQUEST = 1,
@@ -69,182 +64,64 @@ impl acp_event {
             text: String::new(),
         }
     }
-}
 
-struct State {
-    events: VecDeque<acp_event>,
-    /// `ACP_EVENT_CLOSED` was queued: nothing else is accepted.
-    closed: bool,
-    /// Log lines dropped because the queue was full.
-    dropped_logs: usize,
-}
-
-/// The queue between libacp's threads and the host.
-pub(crate) struct EventQueue {
-    state: Mutex<State>,
-    capacity: usize,
-    /// Wakes async producers waiting for room.
-    space: tokio::sync::Notify,
-    /// Wakes the dispatch thread (callback mode).
-    ready: Condvar,
-    /// Callback mode: notify `ready` (in poll mode nobody waits on it, and
-    /// a notify costs a futex call per event).
-    callback_mode: bool,
-    /// Readable while events wait (poll mode only: in callback mode nobody
-    /// reads it, and it costs a write and a read per idle wake-up).
-    wake: Option<OwnedFd>,
-}
-
-impl std::fmt::Debug for EventQueue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EventQueue")
-            .field("capacity", &self.capacity)
-            .finish()
-    }
-}
-
-fn eventfd() -> Option<OwnedFd> {
-    // SAFETY: eventfd(2) with valid flags; the returned fd is checked and
-    // owned from here on.
-    let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
-    // SAFETY: a non-negative return is a fresh fd we own.
-    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
-impl EventQueue {
-    /// A queue for `capacity` events, for a host polling it (wake-up fd) or
-    /// for the dispatch thread of callback mode (`callback_mode`).
-    pub(crate) fn new(capacity: usize, callback_mode: bool) -> Self {
-        Self {
-            state: Mutex::new(State {
-                events: VecDeque::new(),
-                closed: false,
-                dropped_logs: 0,
-            }),
-            capacity: capacity.max(1),
-            space: tokio::sync::Notify::new(),
-            ready: Condvar::new(),
-            callback_mode,
-            wake: if callback_mode { None } else { eventfd() },
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub(crate) fn wake_fd(&self) -> i32 {
-        self.wake.as_ref().map_or(-1, AsRawFd::as_raw_fd)
-    }
-
-    fn signal(&self, state: &State) {
-        if state.events.len() == 1
-            && let Some(fd) = &self.wake
-        {
-            let one: u64 = 1;
-            // SAFETY: writing 8 bytes from a valid u64 to our eventfd.
-            let _ = unsafe { libc::write(fd.as_raw_fd(), (&raw const one).cast::<c_void>(), 8) };
-        }
-        if self.callback_mode {
-            self.ready.notify_one();
-        }
-    }
-
-    /// Queues an event whatever the queue's length. Returns `false` after
-    /// `ACP_EVENT_CLOSED` (the event is dropped).
-    pub(crate) fn push(&self, event: acp_event) -> bool {
-        let mut state = self.lock();
-        if state.closed {
-            return false;
-        }
-        if event.kind == acp_event_kind::ACP_EVENT_CLOSED {
-            state.closed = true;
-        }
-        state.events.push_back(event);
-        self.signal(&state);
-        true
-    }
-
-    /// Queues a log line unless the queue is full (then it is counted and
-    /// reported with the next line that fits).
-    pub(crate) fn push_log(&self, line: &str) {
-        let mut state = self.lock();
-        if state.closed {
-            return;
-        }
-        if state.events.len() >= self.capacity {
-            state.dropped_logs += 1;
-            return;
-        }
-        let mut event = acp_event::new(acp_event_kind::ACP_EVENT_LOG);
-        event.text = if state.dropped_logs > 0 {
-            let n = std::mem::take(&mut state.dropped_logs);
-            format!("[{n} stderr lines dropped: the host was not taking events]\n{line}")
-        } else {
-            line.to_owned()
-        };
-        state.events.push_back(event);
-        self.signal(&state);
-    }
-
-    /// Queues an event once there is room (back-pressure for notifications).
-    pub(crate) async fn push_bounded(&self, event: acp_event) {
-        let mut event = Some(event);
-        loop {
-            let room = self.space.notified();
-            {
-                let mut state = self.lock();
-                if state.closed {
-                    return;
+    /// The event for a delivery; `None` for deliveries C hosts do not see
+    /// (a request's "superseded" signal: its cancellation came before).
+    pub(crate) fn of(delivery: Delivery<usize>) -> Option<Self> {
+        Some(match delivery {
+            Delivery::Notification { method, params } => Self {
+                method,
+                params: params.map(|p| String::from(Box::<str>::from(p))),
+                ..Self::new(acp_event_kind::ACP_EVENT_NOTIFICATION)
+            },
+            Delivery::Request(request) => {
+                let request = acp_request::new(request);
+                Self {
+                    method: request.method().to_owned(),
+                    params: request.params_text().map(str::to_owned),
+                    request_id: Some(request.id_text().to_owned()),
+                    request: Some(Box::new(request)),
+                    ..Self::new(acp_event_kind::ACP_EVENT_REQUEST)
                 }
-                if state.events.len() < self.capacity {
-                    if let Some(e) = event.take() {
-                        state.events.push_back(e);
-                        self.signal(&state);
+            }
+            Delivery::Result { tag, outcome } => {
+                let mut event = Self {
+                    call_data: tag,
+                    ..Self::new(acp_event_kind::ACP_EVENT_RESULT)
+                };
+                match outcome {
+                    Ok(raw) => event.result = Some(String::from(Box::<str>::from(raw))),
+                    Err(e) => {
+                        let e = acp_error::from_call(&e);
+                        event.status = e.status;
+                        event.error = Some(e);
                     }
-                    return;
                 }
+                event
             }
-            room.await;
-        }
+            Delivery::Signal {
+                id,
+                signal: Signal::Cancelled,
+                ..
+            } => Self {
+                request_id: Some(serde_json::to_string(&id).unwrap_or_else(|_| "null".into())),
+                ..Self::new(acp_event_kind::ACP_EVENT_REQUEST_CANCELLED)
+            },
+            Delivery::Log(text) => Self {
+                text,
+                ..Self::new(acp_event_kind::ACP_EVENT_LOG)
+            },
+            Delivery::Closed(reason) => Self {
+                text: close_text(&reason),
+                ..Self::new(acp_event_kind::ACP_EVENT_CLOSED)
+            },
+            _ => return None,
+        })
     }
+}
 
-    fn after_pop(&self, state: &State) {
-        if state.events.is_empty()
-            && let Some(fd) = &self.wake
-        {
-            let mut buf: u64 = 0;
-            // SAFETY: reading 8 bytes into a valid u64 from our eventfd
-            // (non-blocking; resets the counter).
-            let _ = unsafe { libc::read(fd.as_raw_fd(), (&raw mut buf).cast::<c_void>(), 8) };
-        }
-        self.space.notify_waiters();
-    }
-
-    /// The next event, if any (poll mode).
-    pub(crate) fn pop(&self) -> Option<acp_event> {
-        let mut state = self.lock();
-        let event = state.events.pop_front();
-        if event.is_some() {
-            self.after_pop(&state);
-        }
-        event
-    }
-
-    /// Waits for the next event (the dispatch thread of callback mode).
-    pub(crate) fn wait_pop(&self) -> acp_event {
-        let mut state = self.lock();
-        loop {
-            if let Some(event) = state.events.pop_front() {
-                self.after_pop(&state);
-                return event;
-            }
-            state = self
-                .ready
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
-    }
+fn close_text(reason: &CloseReason) -> String {
+    reason.to_string()
 }
 
 /// Runs `f` on the event behind `event`.
@@ -265,7 +142,7 @@ unsafe fn read<T: Copy>(
     })
 }
 
-/// The event's kind (an `acp_event_kind`; `ACP_EVENT_NONE` for NULL)).
+/// The event's kind (an `acp_event_kind`; `ACP_EVENT_NONE` for NULL).
 ///
 /// # Safety
 /// `event` is NULL or a live `acp_event`.

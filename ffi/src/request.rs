@@ -1,9 +1,12 @@
 //! `acp_request`: a request from the peer, answered exactly once from any
-//! thread (not concurrently).
+//! thread (not concurrently). A thin wrapper over the core's `HostRequest`
+//! (its cancellation reaches the host as `ACP_EVENT_REQUEST_CANCELLED`
+//! events from the core's inbox; no thread watches it).
 
 use std::ffi::c_char;
 
-use libacp_core::{CancellationToken, Responder, RpcError};
+use libacp_core::RpcError;
+use libacp_core::host::HostRequest;
 
 use crate::error::{acp_error, fail};
 use crate::status::acp_status;
@@ -14,18 +17,30 @@ use crate::text::{in_json_text, in_str, out_str};
 /// request is then answered `-32603`).
 #[derive(Debug)]
 pub struct acp_request {
-    pub(crate) responder: Responder,
-    pub(crate) method: String,
-    pub(crate) params: Option<String>,
-    pub(crate) id: String,
-    pub(crate) cancellation: CancellationToken,
-    /// Fired when the request is freed, ending its cancellation watcher.
-    pub(crate) done: CancellationToken,
+    request: HostRequest,
+    /// The id as JSON text, as `ACP_EVENT_REQUEST_CANCELLED` names it.
+    id: String,
 }
 
-impl Drop for acp_request {
-    fn drop(&mut self) {
-        self.done.cancel();
+impl acp_request {
+    pub(crate) fn new(request: HostRequest) -> Self {
+        let id = serde_json::to_string(&request.id).unwrap_or_else(|_| "null".into());
+        Self { request, id }
+    }
+
+    pub(crate) fn method(&self) -> &str {
+        &self.request.method
+    }
+
+    pub(crate) fn params_text(&self) -> Option<&str> {
+        self.request
+            .params
+            .as_deref()
+            .map(libacp_core::RawValue::get)
+    }
+
+    pub(crate) fn id_text(&self) -> &str {
+        &self.id
     }
 }
 
@@ -60,7 +75,7 @@ pub unsafe extern "C" fn acp_request_method(
     // SAFETY: forwarded contract.
     unsafe {
         with(request, acp_status::ACP_ERR_NULL_ARGUMENT, |r| {
-            out_str(&r.method, out, out_len)
+            out_str(r.method(), out, out_len)
         })
     }
 }
@@ -78,7 +93,7 @@ pub unsafe extern "C" fn acp_request_params(
     // SAFETY: forwarded contract.
     unsafe {
         with(request, acp_status::ACP_ERR_NULL_ARGUMENT, |r| {
-            out_str(r.params.as_deref().unwrap_or("{}"), out, out_len)
+            out_str(r.params_text().unwrap_or("{}"), out, out_len)
         })
     }
 }
@@ -110,7 +125,7 @@ pub unsafe extern "C" fn acp_request_id(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_request_is_cancelled(request: *const acp_request) -> bool {
     // SAFETY: forwarded contract.
-    unsafe { with(request, false, |r| r.cancellation.is_cancelled()) }
+    unsafe { with(request, false, |r| r.request.signals().0) }
 }
 
 /// Answers with a result (JSON text, borrowed). `ACP_ERR_ALREADY_ANSWERED`
@@ -137,7 +152,7 @@ pub unsafe extern "C" fn acp_request_respond(
             // SAFETY: `error` per the contract.
             Err(e) => return unsafe { fail(error, e) },
         };
-        match r.responder.respond(Ok(raw)) {
+        match r.request.respond(Ok(raw)) {
             Ok(()) => acp_status::ACP_OK,
             // SAFETY: `error` per the contract.
             Err(e) => unsafe { fail(error, acp_error::from_respond(e)) },
@@ -188,7 +203,7 @@ pub unsafe extern "C" fn acp_request_respond_error(
                 Err(e) => return unsafe { fail(error, e) },
             }
         }
-        match r.responder.respond(Err(rpc)) {
+        match r.request.respond(Err(rpc)) {
             Ok(()) => acp_status::ACP_OK,
             // SAFETY: `error` per the contract.
             Err(e) => unsafe { fail(error, acp_error::from_respond(e)) },

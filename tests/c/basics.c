@@ -189,7 +189,8 @@ void test_unknown_enum_values_are_invalid_arguments(void) {
                ACP_ERR_INVALID_ARGUMENT);
   CHECK_STATUS(acp_connection_from_fds(o, -1, fds[0], fds[1], &c, NULL),
                ACP_ERR_INVALID_ARGUMENT);
-  /* The same descriptor twice, or a negative one. */
+  /* A pipe end twice (only a stream socket may be both), or a negative
+   * descriptor. */
   CHECK_STATUS(acp_connection_from_fds(o, ACP_ROLE_CLIENT, fds[0], fds[0], &c, NULL),
                ACP_ERR_INVALID_ARGUMENT);
   CHECK_STATUS(acp_connection_from_fds(o, ACP_ROLE_CLIENT, -1, fds[1], &c, NULL),

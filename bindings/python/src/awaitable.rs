@@ -17,9 +17,10 @@ use std::sync::Arc;
 
 use serde_json::value::RawValue;
 
-use libacp_core::{CallError, CancellationToken};
+use libacp_core::{AcpPeer, CallOptions, CancelMode, CancellationToken};
 
-use crate::inbox::{InboxCore, Item};
+use crate::errors::call_error;
+use crate::inbox::PyInbox;
 use crate::interpreter::attach_alive;
 
 /// The runtime, or why it could not be started.
@@ -119,29 +120,41 @@ where
     Ok(future)
 }
 
-/// An asyncio future resolved with the outcome of `call` through the
-/// connection's ordered inbox (`inbox.rs`): the pump completes it after
-/// every notification the core dispatched before the answer was handled.
-/// Cancelling the future drops `call` (`$/cancel_request`).
-pub(crate) fn ordered_awaitable<'py, F>(
+/// Sends a request whose outcome the dispatcher delivers from the inbox
+/// (`(2, future, ok, value)`): returns that asyncio future. Cancelling the
+/// future (the awaiting task was cancelled) abandons the call: the peer is
+/// sent `$/cancel_request`. A refused call raises at once.
+pub(crate) fn call_future<'py>(
     py: Python<'py>,
-    inbox: Arc<InboxCore>,
-    call: F,
-) -> PyResult<Bound<'py, PyAny>>
-where
-    F: std::future::Future<Output = Result<Box<RawValue>, CallError>> + Send + 'static,
-{
-    let (_, future, cancelled) = loop_future(py)?;
-    let future_ref = future.clone().unbind();
-    runtime()?.spawn(async move {
-        let outcome = tokio::select! {
-            outcome = call => outcome,
-            () = cancelled.cancelled() => return,
-        };
-        inbox.push(Item::Result {
-            future: future_ref,
-            outcome,
-        });
-    });
+    peer: &AcpPeer,
+    inbox: &Arc<PyInbox>,
+    method: &str,
+    params: Option<Box<RawValue>>,
+    options: CallOptions,
+) -> PyResult<Bound<'py, PyAny>> {
+    let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
+    let future = event_loop.call_method0("create_future")?;
+    let tag = future.clone().unbind();
+    let sink = Arc::clone(inbox);
+    let urgent = options.skip_barrier;
+    let handle = py
+        .detach(|| {
+            peer.call(method, params, options, move |outcome| {
+                sink.push_result(tag, outcome, urgent);
+            })
+        })
+        .map_err(|e| call_error(py, &e))?;
+    let on_done = pyo3::types::PyCFunction::new_closure(
+        py,
+        None,
+        None,
+        move |args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>| -> PyResult<()> {
+            if args.get_item(0)?.call_method0("cancelled")?.is_truthy()? {
+                handle.cancel(CancelMode::Abandon);
+            }
+            Ok(())
+        },
+    )?;
+    future.call_method1("add_done_callback", (on_done,))?;
     Ok(future)
 }

@@ -1,10 +1,11 @@
 //! `NativeConnection`: the handle Python's `libacp.Connection` holds.
 //!
-//! It owns the core's `AcpConnection` (until `release()`, which lets it
+//! It owns the core's `HostConnection` (until `release()`, which lets it
 //! close) and an `AcpPeer` to call through. Its methods are called with the
 //! GIL on the host's thread: the synchronous ones answer from the core's
-//! state, the others return asyncio futures (`awaitable`) whose work runs
-//! on libacp's runtime.
+//! state; `request` returns an asyncio future the dispatcher completes from
+//! the inbox (`awaitable::call_future`); the others return futures whose
+//! work runs on libacp's runtime (`awaitable::awaitable`).
 
 use std::sync::{Arc, Mutex};
 
@@ -13,13 +14,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use serde_json::value::RawValue;
 
-use libacp_core::{AcpConnection, AcpPeer, ExitInfo, TryNotify};
+use libacp_core::host::HostConnection;
+use libacp_core::{AcpPeer, CallOptions, CallTimeout, ExitInfo, TryNotify};
 
-use crate::awaitable::{awaitable, ordered_awaitable};
-use crate::convert::{raw_to_py, to_py, to_raw, type_name};
+use crate::awaitable::{awaitable, call_future};
+use crate::convert::{to_py, to_raw, type_name};
 use crate::errors::{call_error, invalid_params};
 use crate::handler::lock;
-use crate::inbox::InboxCore;
+use crate::inbox::PyInbox;
 use crate::interpreter::attach_alive;
 use crate::options::{opt_seconds, role_name};
 
@@ -27,18 +29,22 @@ use crate::options::{opt_seconds, role_name};
 #[pyclass(module = "libacp._libacp")]
 pub(crate) struct NativeConnection {
     /// Keeps the connection open; `None` after `release()`.
-    owner: Mutex<Option<AcpConnection>>,
+    owner: Mutex<Option<HostConnection<Py<PyAny>>>>,
     peer: AcpPeer,
-    /// Where ordered `request()` results go (`inbox.rs`).
-    inbox: Arc<InboxCore>,
+    /// Where calls' outcomes go (`inbox.rs`).
+    inbox: Arc<PyInbox>,
+    /// The Python dispatcher, kept alive while this handle lives (the
+    /// inbox's wake only holds it weakly).
+    _dispatcher: Py<PyAny>,
 }
 
 /// The handle owning a freshly started connection.
-pub(crate) fn wrap(conn: AcpConnection, inbox: Arc<InboxCore>) -> NativeConnection {
+pub(crate) fn wrap(conn: HostConnection<Py<PyAny>>, dispatcher: Py<PyAny>) -> NativeConnection {
     NativeConnection {
         peer: conn.acp_peer(),
+        inbox: Arc::clone(conn.inbox()),
         owner: Mutex::new(Some(conn)),
-        inbox,
+        _dispatcher: dispatcher,
     }
 }
 
@@ -69,11 +75,12 @@ impl NativeConnection {
         role_name(self.peer.role())
     }
 
-    /// Sends a request; returns an awaitable of the result (a JSON value).
-    /// `ordered` (the default): the result is delivered through the inbox,
-    /// after every notification received before the answer was handled.
-    /// Calls made from inside a notification handler pass `ordered=False`
-    /// (the handler would otherwise wait for its own turn to end).
+    /// Sends a request (queued for the peer now); returns an asyncio
+    /// future of the result (a JSON value), completed by the dispatcher
+    /// from the inbox. `ordered` (the default): after every notification
+    /// received before the answer was handled. Calls made from inside a
+    /// notification handler pass `ordered=False` (the handler would
+    /// otherwise wait for its own turn to end). Refusals raise at once.
     #[pyo3(signature = (method, params=None, timeout=None, ordered=true))]
     fn request<'py>(
         &self,
@@ -88,21 +95,11 @@ impl NativeConnection {
             .filter(|t| !t.is_none())
             .map(|t| opt_seconds("timeout", t, false))
             .transpose()?;
-        let mut call = self.peer.request(method, params);
-        if let Some(t) = timeout {
-            call = call.timeout(t);
-        }
-        if ordered {
-            return ordered_awaitable(py, Arc::clone(&self.inbox), call);
-        }
-        let call = call.skip_barrier();
-        awaitable(py, async move {
-            let result = call.await;
-            attach_alive(|py| match result {
-                Ok(raw) => Ok(raw_to_py(py, Some(&raw))?.unbind()),
-                Err(e) => Err(call_error(py, &e)),
-            })
-        })
+        let options = CallOptions {
+            timeout: timeout.map_or(CallTimeout::Default, CallTimeout::After),
+            skip_barrier: !ordered,
+        };
+        call_future(py, &self.peer, &self.inbox, method, params, options)
     }
 
     /// Sends a notification. Queued at once when the outgoing queue has

@@ -36,6 +36,15 @@ pub(crate) fn invalid_params(py: Python<'_>, detail: &str) -> PyErr {
     )
 }
 
+pub(crate) fn invalid_result(py: Python<'_>, detail: &str) -> PyErr {
+    py_error(
+        py,
+        "invalid_result",
+        &format!("unexpected result from the peer: {detail}"),
+        serde_json::json!({ "detail": detail }),
+    )
+}
+
 pub(crate) fn connection_error(py: Python<'_>, e: &ConnectionError) -> PyErr {
     match e {
         ConnectionError::Closed(reason) => py_error(

@@ -1,240 +1,244 @@
-//! The ordered inbox: what the peer sends, handed to the event loop in
-//! batches, in the order the core dispatched it.
+//! The Python face of the core's inbox (`libacp_core::host::Inbox`) and of
+//! the host-driven reader: what the loop's dispatcher (`_Dispatcher` in
+//! `python/libacp/__init__.py`) takes, converted to Python values.
 //!
-//! The core's dispatcher delivers notifications, requests and the results
-//! of `request()` in one order (its ordering barrier: a result comes after
-//! every notification received before it). Crossing into Python one message
-//! at a time would cost a thread hand-off per message (the engine thread
-//! waiting for the loop to run each handler), which is most of the time a
-//! stream of `session/update`s takes. Instead the engine threads push
-//! [`Item`]s here (no GIL), the first push of a batch wakes the loop once
-//! (`dispatcher._wake()`), and the loop's pump (`_Dispatcher._drain`) takes
-//! everything queued (`take()`) and handles it strictly in order: it awaits
-//! each notification handler before the next item, starts each request's
-//! task, and completes each result's future. So the barrier the core
-//! guarantees holds on the loop, with one wake-up per batch.
+//! The inbox, its order, back-pressure, wake-ups and signals are the
+//! core's; this module converts deliveries into tuples and calls the
+//! dispatcher's `_wake()` (from any thread: it schedules `_on_wake` on the
+//! loop with `call_soon_threadsafe`). When the loop supports `add_reader`,
+//! the dispatcher also watches the transport's descriptor and calls
+//! `pump()` on the loop's thread: a request is then read, handed to its
+//! handler and answered without leaving that thread.
 //!
-//! Back-pressure: the core's notification handler resolves at once while
-//! fewer than [`HIGH_WATER`] items wait, and otherwise waits until the pump
-//! takes them; the core then stops reading, and the peer's writes block.
+//! Deliveries as tuples (`take_urgent`, `take_ordered`):
+//! * `(0, method, params)`: a notification;
+//! * `(1, method, params, responder)`: a request (`RequestResponder`);
+//! * `(2, future, ok, value)`: a call's outcome (result or exception);
+//! * `(3, key, cancelled)`: a request's signal (`cancelled` False means
+//!   superseded);
+//! * `(4, reason)`: the connection closed (last).
 //!
-//! Threads: `push`/`room` run on engine threads without the GIL (they lock
-//! the state briefly and attach only to wake the loop, never while holding
-//! the lock); `take`/`close` run on the loop's thread with the GIL.
+//! A value Python cannot hold (a number beyond a double's range, nesting
+//! deeper than the converter's limit) never stalls the inbox: a request is
+//! answered `-32602` saying why, a notification is dropped and reported on
+//! the `libacp` logger, a call fails with `InvalidResult`.
+//!
+//! Threads: `take_*`, `pump`, `release_reader` run on the loop's thread
+//! with the GIL; the wake is called from any thread.
 
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-use serde_json::value::RawValue;
-use tokio::sync::Notify;
 
-use libacp_core::CallError;
+use libacp_core::host::{Delivery, Inbox};
+use libacp_core::{HostReader, PumpState, RpcError, Signal};
 
 use crate::convert::raw_to_py;
-use crate::errors::{call_error, report};
+use crate::errors::{call_error, invalid_result, report};
 use crate::handler::{RequestResponder, lock};
 use crate::interpreter::attach_alive;
 
-/// Items waiting beyond which the core's notification handler waits.
+/// Items waiting in the ordered lane beyond which notifications wait.
 pub(crate) const HIGH_WATER: usize = 256;
 
-/// One thing for the loop, in dispatch order.
-pub(crate) enum Item {
-    /// A notification: `(0, method, params)` for the pump.
-    Notification {
-        method: String,
-        params: Option<Box<RawValue>>,
-    },
-    /// A request: `(1, method, params, responder)`; the pump starts its task.
-    Request {
-        params: Option<Box<RawValue>>,
-        responder: RequestResponder,
-    },
-    /// The outcome of an ordered `request()`: `(2, future, ok, value)`.
-    Result {
-        future: Py<PyAny>,
-        outcome: Result<Box<RawValue>, CallError>,
-    },
-}
+/// The inbox type of Python connections: a call's tag is its asyncio future.
+pub(crate) type PyInbox = Inbox<Py<PyAny>>;
 
-#[derive(Default)]
-struct State {
-    items: VecDeque<Item>,
-    /// A wake-up is pending or the pump is draining: no new wake-up needed.
-    scheduled: bool,
-    /// Nothing will take items any more (the loop is closed).
-    closed: bool,
-}
-
-/// The queue shared by the connection's handler (engine threads), its
-/// `request()` completions and the pump on the loop.
-pub(crate) struct InboxCore {
-    state: Mutex<State>,
-    /// Signalled whenever the pump takes a batch.
-    drained: Notify,
-    /// `weakref.ref(dispatcher)`: woken with `dispatcher._wake()`. Weak, so
-    /// the dispatcher (which holds the `Inbox`) is not kept alive by it.
-    dispatcher: Py<PyAny>,
-}
-
-impl InboxCore {
-    /// Queues `item`; wakes the loop if no batch is pending. Returns false
-    /// (dropping the item: a request is then answered `-32603`) once closed.
-    pub(crate) fn push(&self, item: Item) -> bool {
-        let wake = {
-            let mut state = lock(&self.state);
-            if state.closed {
-                drop(state);
-                drop(item);
-                return false;
-            }
-            state.items.push_back(item);
-            !std::mem::replace(&mut state.scheduled, true)
-        };
-        if wake {
-            self.wake();
-        }
-        true
-    }
-
-    /// Waits until fewer than [`HIGH_WATER`] items are queued (or closed).
-    pub(crate) async fn room(&self) {
-        loop {
-            let taken = self.drained.notified();
-            {
-                let state = lock(&self.state);
-                if state.closed || state.items.len() < HIGH_WATER {
-                    return;
+/// An inbox waking `dispatcher` (held weakly: `weakref.ref(dispatcher)`,
+/// so the dispatcher, which holds the `NativeInbox`, is not kept alive by
+/// it); a dispatcher that is gone, or whose loop is closed, closes it.
+pub(crate) fn new_inbox(py: Python<'_>, dispatcher: &Py<PyAny>) -> PyResult<Arc<PyInbox>> {
+    let weak = py
+        .import("weakref")?
+        .getattr("ref")?
+        .call1((dispatcher.bind(py),))?
+        .unbind();
+    Ok(Inbox::new(
+        HIGH_WATER,
+        Arc::new(move || {
+            attach_alive(|py| {
+                let woken = weak.call0(py).and_then(|d| {
+                    if d.is_none(py) {
+                        return Ok(());
+                    }
+                    d.call_method0(py, "_wake").map(drop)
+                });
+                if let Err(e) = woken {
+                    report(py, &e);
                 }
-            }
-            taken.await;
-        }
-    }
-
-    fn wake(&self) {
-        let woken = attach_alive(|py| -> PyResult<bool> {
-            let dispatcher = self.dispatcher.call0(py)?;
-            if dispatcher.is_none(py) {
-                return Ok(false);
-            }
-            dispatcher.call_method0(py, "_wake")?;
-            Ok(true)
-        });
-        match woken {
-            Ok(true) => {}
-            Ok(false) => self.close(),
-            Err(e) => {
-                attach_alive(|py| report(py, &e));
-                self.close();
-            }
-        }
-    }
-
-    /// Stops taking items and drops those queued (their requests are
-    /// answered `-32603` by the core; nothing awaits their results any more).
-    fn close(&self) {
-        let dropped = {
-            let mut state = lock(&self.state);
-            state.closed = true;
-            std::mem::take(&mut state.items)
-        };
-        self.drained.notify_waiters();
-        drop(dropped);
-    }
+            });
+        }),
+    ))
 }
 
-/// The Python handle of the inbox (the dispatcher's `inbox` attribute).
+/// The dispatcher's handle (its `inbox` attribute).
 #[pyclass(module = "libacp._libacp", frozen)]
-pub(crate) struct Inbox {
-    pub(crate) core: Arc<InboxCore>,
+pub(crate) struct NativeInbox {
+    pub(crate) inbox: Arc<PyInbox>,
+    /// The reader the loop drives, until it is finished and released.
+    reader: Mutex<Option<HostReader>>,
 }
 
-impl Inbox {
-    /// An inbox waking `dispatcher` (which gets it as `dispatcher.inbox`).
-    pub(crate) fn attach(py: Python<'_>, dispatcher: &Py<PyAny>) -> PyResult<Arc<InboxCore>> {
-        let weak = py
-            .import("weakref")?
-            .getattr("ref")?
-            .call1((dispatcher.bind(py),))?;
-        let core = Arc::new(InboxCore {
-            state: Mutex::new(State::default()),
-            drained: Notify::new(),
-            dispatcher: weak.unbind(),
-        });
-        let inbox = Py::new(
+impl NativeInbox {
+    /// The handle, set as `dispatcher.inbox`.
+    pub(crate) fn attach(
+        py: Python<'_>,
+        dispatcher: &Py<PyAny>,
+        inbox: Arc<PyInbox>,
+        reader: Option<HostReader>,
+    ) -> PyResult<()> {
+        let handle = Py::new(
             py,
-            Inbox {
-                core: Arc::clone(&core),
+            NativeInbox {
+                inbox,
+                reader: Mutex::new(reader),
             },
         )?;
-        dispatcher.setattr(py, "inbox", inbox)?;
-        Ok(core)
+        dispatcher.setattr(py, "inbox", handle)
     }
 }
 
-fn convert<'py>(py: Python<'py>, item: Item) -> PyResult<Bound<'py, PyTuple>> {
-    Ok(match item {
-        Item::Notification { method, params } => {
-            (0, method, raw_to_py(py, params.as_deref())?).into_pyobject(py)?
-        }
-        Item::Request { params, responder } => {
-            let params = raw_to_py(py, params.as_deref())?;
-            let method = responder.method().to_owned();
-            (1, method, params, Py::new(py, responder)?).into_pyobject(py)?
-        }
-        Item::Result { future, outcome } => {
+/// One delivery as the tuple the dispatcher takes (see the module docs);
+/// `None` for what Python hosts do not see (stderr lines go to the
+/// `stderr` hook instead) and for a notification Python cannot hold.
+fn convert<'py>(py: Python<'py>, delivery: Delivery<Py<PyAny>>) -> Option<Bound<'py, PyTuple>> {
+    let tuple = match delivery {
+        Delivery::Notification { method, params } => match raw_to_py(py, params.as_deref()) {
+            Ok(params) => (0, method, params).into_pyobject(py),
+            Err(e) => {
+                log_dropped(py, &method, &e);
+                return None;
+            }
+        },
+        Delivery::Request(request) => match raw_to_py(py, request.params.as_deref()) {
+            Ok(params) => {
+                let method = request.method.clone();
+                let responder = Py::new(py, RequestResponder::new(request)).ok()?;
+                (1, method, params, responder).into_pyobject(py)
+            }
+            Err(e) => {
+                let _ = request.respond(Err(RpcError::invalid_params(format!(
+                    "the params hold a value Python cannot represent: {e}"
+                ))));
+                return None;
+            }
+        },
+        Delivery::Result { tag, outcome } => {
             let (ok, value) = match outcome {
                 Ok(raw) => match raw_to_py(py, Some(&raw)) {
                     Ok(v) => (true, v),
-                    Err(e) => (false, e.into_value(py).into_bound(py).into_any()),
+                    Err(e) => (
+                        false,
+                        invalid_result(py, &e.to_string())
+                            .into_value(py)
+                            .into_bound(py)
+                            .into_any(),
+                    ),
                 },
                 Err(e) => (
                     false,
                     call_error(py, &e).into_value(py).into_bound(py).into_any(),
                 ),
             };
-            (2, future, ok, value).into_pyobject(py)?
+            (2, tag, ok, value).into_pyobject(py)
         }
-    })
+        Delivery::Signal { key, signal, .. } => {
+            (3, key, signal == Signal::Cancelled).into_pyobject(py)
+        }
+        Delivery::Closed(reason) => (4, reason.to_string()).into_pyobject(py),
+        _ => return None,
+    };
+    tuple.ok()
+}
+
+/// A notification Python cannot hold: dropped, and said on the logger.
+fn log_dropped(py: Python<'_>, method: &str, e: &PyErr) {
+    let logged = py.import("logging").and_then(|logging| {
+        logging.call_method1("getLogger", ("libacp",))?.call_method1(
+            "warning",
+            (
+                "libacp: notification %s dropped: its params hold a value Python cannot represent: %s",
+                method,
+                e.to_string(),
+            ),
+        )
+    });
+    if let Err(e) = logged {
+        report(py, &e);
+    }
+}
+
+fn tuples<'py>(py: Python<'py>, batch: Vec<Delivery<Py<PyAny>>>) -> Vec<Bound<'py, PyTuple>> {
+    batch.into_iter().filter_map(|d| convert(py, d)).collect()
 }
 
 #[pymethods]
-impl Inbox {
-    /// Everything queued, in order, as tuples (see [`Item`]); an empty list
-    /// ends the batch (the next push wakes the loop again). Called by the
-    /// pump on the loop's thread.
-    fn take<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
-        let items: Vec<Item> = {
-            let mut state = lock(&self.core.state);
-            if state.items.is_empty() {
-                state.scheduled = false;
-                return Ok(Vec::new());
-            }
-            state.items.drain(..).collect()
-        };
-        self.core.drained.notify_waiters();
-        let mut out = Vec::with_capacity(items.len());
-        for item in items {
-            match convert(py, item) {
-                Ok(t) => out.push(t),
-                // A value Python cannot hold (nesting too deep): reported; a
-                // request's responder was dropped with it (-32603).
-                Err(e) => report(py, &e),
-            }
-        }
-        Ok(out)
+impl NativeInbox {
+    /// Everything in the urgent lane, as tuples (see the module docs).
+    fn take_urgent<'py>(&self, py: Python<'py>) -> Vec<Bound<'py, PyTuple>> {
+        let mut batch = Vec::new();
+        self.inbox.take_urgent(&mut batch);
+        tuples(py, batch)
     }
 
-    /// Closes the inbox: the loop will not take items any more (it is
-    /// closed); queued requests are answered `-32603`.
-    fn close(&self, py: Python<'_>) {
-        py.detach(|| self.core.close());
+    /// Up to `max` ordered items as tuples, or None when the lane is empty
+    /// (the next push wakes the loop again). A list may be empty when
+    /// every item in it was one Python cannot hold: keep taking.
+    #[pyo3(signature = (max=64))]
+    fn take_ordered<'py>(&self, py: Python<'py>, max: usize) -> Option<Vec<Bound<'py, PyTuple>>> {
+        let mut batch = Vec::new();
+        if !self.inbox.take_ordered(&mut batch, max) {
+            return None;
+        }
+        Some(tuples(py, batch))
+    }
+
+    /// The descriptor the loop watches (`add_reader`), or None when the
+    /// engine reads by itself (or the reader was released).
+    fn reader_fd(&self) -> Option<i32> {
+        lock(&self.reader).as_ref().map(HostReader::fd)
+    }
+
+    /// Whether a pump was asked for since the last one (and clears it).
+    fn take_pump_request(&self) -> bool {
+        lock(&self.reader)
+            .as_ref()
+            .is_some_and(HostReader::take_pump_request)
+    }
+
+    /// Reads what is available and dispatches it into the inbox, on the
+    /// loop's thread: `(state, urgent, ordered)`, where `state` is 0
+    /// (reading: watch the descriptor), 1 (again: call soon), 2 (waiting:
+    /// stop watching until woken), 3 (finished: stop watching and
+    /// `release_reader()`), and `urgent`/`ordered` say which lanes now need
+    /// the loop.
+    fn pump(&self) -> (u8, bool, bool) {
+        let reader = lock(&self.reader);
+        let Some(reader) = reader.as_ref() else {
+            return (3, false, false);
+        };
+        self.inbox.hold_wakes();
+        let state = reader.pump();
+        let pending = self.inbox.release_wakes();
+        let code = match state {
+            PumpState::Reading => 0,
+            PumpState::Again => 1,
+            PumpState::Waiting => 2,
+            _ => 3,
+        };
+        (code, pending.urgent, pending.ordered)
+    }
+
+    /// Drops the reader (closing its descriptor): after the loop stopped
+    /// watching it.
+    fn release_reader(&self) {
+        let reader = lock(&self.reader).take();
+        drop(reader);
     }
 
     /// Items waiting (for tests and diagnostics).
     fn __len__(&self) -> usize {
-        lock(&self.core.state).items.len()
+        self.inbox.len()
     }
 }

@@ -6,19 +6,22 @@
 //! dispatch on the host's loop, exceptions) is the pure-Python package
 //! `libacp` (`python/libacp/__init__.py`), which calls into this module:
 //!
-//! * a connection is started with a *dispatcher* (a Python object with
-//!   `request(method, params, responder)` and
-//!   `notification(method, params, done)`); both are called on a tokio
-//!   thread with the GIL held and must only schedule work on the loop;
+//! * a connection is started with a *dispatcher* (the Python object that
+//!   runs handlers on the loop): it gets the core's inbox as
+//!   `dispatcher.inbox` (`inbox.rs`), is woken with `dispatcher._wake()`
+//!   from any thread, and drains the inbox on the loop, in order;
 //! * every answer the binding gives on its own (`-32601` for a host without
 //!   `on_request`, `-32800`, `-32603`) is one of the core's `RpcError`
 //!   constructors, through `RequestResponder`;
 //! * the constructors' `**options` are parsed here into the core's
 //!   `AcpOptions` (unknown names and wrong types: `TypeError`; bad values:
 //!   `ValueError`), so every binding shares the core's defaults;
-//! * outgoing calls return asyncio futures completed from libacp's runtime;
-//!   cancelling the awaiting task drops the core's call, which abandons it
-//!   and sends `$/cancel_request`.
+//! * outgoing calls return asyncio futures the dispatcher completes from
+//!   the inbox; cancelling the awaiting task abandons the call and sends
+//!   `$/cancel_request`;
+//! * when the loop can watch descriptors (`add_reader`) it reads the
+//!   transport itself (the core's host reader), so a round trip never
+//!   leaves the loop's thread.
 //!
 //! The modules, each with its contract in its own docs:
 //!
@@ -27,9 +30,9 @@
 //! * `interpreter`: how engine threads enter Python (`attach_alive`) and the
 //!   `atexit` hook that stops them during interpreter shutdown;
 //! * `awaitable`: libacp's tokio runtime and the asyncio futures it completes;
-//! * `handler`: the core's `Handler`, forwarding incoming messages to the
-//!   connection's inbox (`RequestResponder`);
-//! * `inbox`: the ordered inbox the loop's pump drains in batches;
+//! * `handler`: `RequestResponder`, the answer side of a request;
+//! * `inbox`: the core's inbox and host reader, as the loop's dispatcher
+//!   takes them;
 //! * `options`: the constructors' keyword arguments, parsed into `AcpOptions`;
 //! * `hooks`: the `trace` and `events` callbacks, called from engine threads;
 //! * `connection`: `NativeConnection`, the handle Python holds;
@@ -59,7 +62,7 @@ fn _libacp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     interpreter::register_atexit_hook(m)?;
     m.add_class::<connection::NativeConnection>()?;
     m.add_class::<handler::RequestResponder>()?;
-    m.add_class::<inbox::Inbox>()?;
+    m.add_class::<inbox::NativeInbox>()?;
     m.add_function(wrap_pyfunction!(start::spawn_agent, m)?)?;
     m.add_function(wrap_pyfunction!(start::serve_stdio, m)?)?;
     m.add_function(wrap_pyfunction!(start::from_fds, m)?)?;

@@ -2,31 +2,65 @@
 //!
 //! Called with the GIL on the host's thread. Each parses its arguments
 //! first (nothing is started, spawned or taken over when that raises),
-//! then starts the core's connection on libacp's runtime with the GIL
-//! released, and returns a `NativeConnection` owning it. The dispatcher is
-//! moved into the connection's `PyHandler`, and
-//! gets the connection's ordered inbox as `dispatcher.inbox`.
+//! then starts the core's `HostConnection` on libacp's runtime with the GIL
+//! released, and returns a `NativeConnection` owning it. The dispatcher
+//! gets the connection's inbox as `dispatcher.inbox` (a `NativeInbox`,
+//! holding the host reader when `drive_reads` is true and the transport is
+//! a descriptor: the dispatcher then watches it with `add_reader`).
 
-use std::os::fd::{FromRawFd, OwnedFd};
 use std::sync::Arc;
 
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use libacp_core::{AcpConnection, AgentCommand, Role, Transport};
+use libacp_core::host::{HostConnection, HostOptions};
+use libacp_core::{AcpOptions, AgentCommand, Role, Transport};
 
 use crate::awaitable::runtime;
 use crate::connection::{NativeConnection, wrap};
 use crate::errors::{connection_error, report};
-use crate::handler::PyHandler;
-use crate::inbox::Inbox;
+use crate::inbox::{NativeInbox, new_inbox};
 use crate::interpreter::attach_alive;
 use crate::options::{acp_options, opt_bool, opt_callable, role_of};
 
+/// Where a connection's bytes come from.
+enum Source {
+    Spawn(AgentCommand),
+    Transport(Role, Transport),
+}
+
+/// Starts the core's connection for `dispatcher` and wraps it.
+fn start(
+    py: Python<'_>,
+    dispatcher: Py<PyAny>,
+    source: Source,
+    acp: AcpOptions,
+    drive_reads: bool,
+) -> PyResult<NativeConnection> {
+    let rt = runtime()?;
+    let inbox = new_inbox(py, &dispatcher)?;
+    let options = HostOptions { acp, drive_reads };
+    let conn = py.detach(|| match source {
+        Source::Spawn(command) => {
+            HostConnection::spawn_agent(rt.handle(), &command, Arc::clone(&inbox), options)
+        }
+        Source::Transport(role, transport) => Ok(HostConnection::start(
+            rt.handle(),
+            role,
+            transport,
+            Arc::clone(&inbox),
+            options,
+        )),
+    });
+    let conn = conn.map_err(|e| connection_error(py, &e))?;
+    NativeInbox::attach(py, &dispatcher, inbox, conn.take_reader())?;
+    Ok(wrap(conn, dispatcher))
+}
+
 /// Client side: spawns `argv` and connects to its stdio.
 #[pyfunction]
-#[pyo3(signature = (argv, dispatcher, *, cwd=None, env=None, clear_env=None, stderr=None, shutdown_grace=None, **options))]
+#[pyo3(signature = (argv, dispatcher, *, cwd=None, env=None, clear_env=None, stderr=None, shutdown_grace=None, drive_reads=true, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn spawn_agent(
     py: Python<'_>,
@@ -37,6 +71,7 @@ pub(crate) fn spawn_agent(
     clear_env: Option<&Bound<'_, PyAny>>,
     stderr: Option<&Bound<'_, PyAny>>,
     shutdown_grace: Option<&Bound<'_, PyAny>>,
+    drive_reads: bool,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<NativeConnection> {
     let Some((program, args)) = argv.split_first() else {
@@ -74,98 +109,62 @@ pub(crate) fn spawn_agent(
             });
         });
     }
-    let inbox = Inbox::attach(py, &dispatcher)?;
-    let handler = PyHandler {
-        _dispatcher: dispatcher,
-        inbox: Arc::clone(&inbox),
-    };
-    let rt = runtime()?;
-    let result = py.detach(|| {
-        let _guard = rt.enter();
-        AcpConnection::spawn_agent(&command, handler, options)
-    });
-    result
-        .map(|conn| wrap(conn, inbox))
-        .map_err(|e| connection_error(py, &e))
+    start(py, dispatcher, Source::Spawn(command), options, drive_reads)
 }
 
 /// Agent side: serves on this process's stdin and stdout.
 #[pyfunction]
-#[pyo3(signature = (dispatcher, **options))]
+#[pyo3(signature = (dispatcher, *, drive_reads=true, **options))]
 pub(crate) fn serve_stdio(
     py: Python<'_>,
     dispatcher: Py<PyAny>,
+    drive_reads: bool,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<NativeConnection> {
     let options = acp_options(Role::Agent, options)?;
-    let rt = runtime()?;
-    let inbox = Inbox::attach(py, &dispatcher)?;
-    let handler = PyHandler {
-        _dispatcher: dispatcher,
-        inbox: Arc::clone(&inbox),
-    };
-    let conn = py.detach(|| {
-        AcpConnection::start_on(
-            rt.handle(),
-            Role::Agent,
-            Transport::stdio(),
-            handler,
-            options,
-        )
-    });
-    Ok(wrap(conn, inbox))
+    let transport = Transport::stdio();
+    start(
+        py,
+        dispatcher,
+        Source::Transport(Role::Agent, transport),
+        options,
+        drive_reads,
+    )
 }
 
-/// Either role over file descriptors this call takes ownership of: one
-/// connected socket (`read_fd == write_fd`), or a read and a write end
-/// (pipes, sockets or files). Nothing is taken over when it raises
-/// `ValueError` or `TypeError` (bad arguments).
+/// Either role over file descriptors this call takes ownership of: a read
+/// end and a write end (pipes, FIFOs, sockets, files), or one connected
+/// stream socket as both (`read_fd == write_fd`): the core's
+/// `Transport::from_fds` contract. Nothing is taken over when it raises
+/// `ValueError` (a descriptor that is not open, the same one twice when it
+/// is not a stream socket, a datagram socket, a bad option) or `TypeError`.
 #[pyfunction]
-#[pyo3(signature = (role, read_fd, write_fd, dispatcher, **options))]
+#[pyo3(signature = (role, read_fd, write_fd, dispatcher, *, drive_reads=true, **options))]
 pub(crate) fn from_fds(
     py: Python<'_>,
     role: &str,
     read_fd: i32,
     write_fd: i32,
     dispatcher: Py<PyAny>,
+    drive_reads: bool,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<NativeConnection> {
     let role = role_of(role)?;
-    if read_fd < 0 || write_fd < 0 {
-        return Err(PyValueError::new_err("file descriptors must be >= 0"));
-    }
     let options = acp_options(role, options)?;
-    let inbox = Inbox::attach(py, &dispatcher)?;
-    let handler = PyHandler {
-        _dispatcher: dispatcher,
-        inbox: Arc::clone(&inbox),
+    // SAFETY: the caller gives up open descriptors; every check is made
+    // before anything is taken over (then `ValueError`).
+    let transport = match unsafe { Transport::from_raw_fds(read_fd, write_fd) } {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            return Err(PyValueError::new_err(e.to_string()));
+        }
+        Err(e) => return Err(PyOSError::new_err(e.to_string())),
     };
-    let rt = runtime()?;
-    let _guard = rt.enter();
-    let transport = if read_fd == write_fd {
-        // SAFETY: the caller gives up an open descriptor.
-        let fd = unsafe { OwnedFd::from_raw_fd(read_fd) };
-        let std = std::os::unix::net::UnixStream::from(fd);
-        std.set_nonblocking(true)
-            .map_err(|e| PyOSError::new_err(e.to_string()))?;
-        let stream =
-            tokio::net::UnixStream::from_std(std).map_err(|e| PyOSError::new_err(e.to_string()))?;
-        Transport::from_stream(stream)
-    } else {
-        // SAFETY: the caller gives up two open descriptors.
-        let (r, w) = unsafe {
-            (
-                OwnedFd::from_raw_fd(read_fd),
-                OwnedFd::from_raw_fd(write_fd),
-            )
-        };
-        let reader = tokio::net::unix::pipe::Receiver::from_owned_fd(r)
-            .map_err(|e| PyOSError::new_err(format!("read_fd: {e}")))?;
-        let writer = tokio::net::unix::pipe::Sender::from_owned_fd(w)
-            .map_err(|e| PyOSError::new_err(format!("write_fd: {e}")))?;
-        Transport::new(reader, writer)
-    };
-    let conn =
-        py.detach(|| AcpConnection::start_on(rt.handle(), role, transport, handler, options));
-    Ok(wrap(conn, inbox))
+    start(
+        py,
+        dispatcher,
+        Source::Transport(role, transport),
+        options,
+        drive_reads,
+    )
 }

@@ -250,7 +250,7 @@ impl ProtocolHandler {
                 session.turn = Some(Turn {
                     id: request.id.clone(),
                     cancelled: false,
-                    signals: Some(Arc::clone(&request.signals)),
+                    signals: Some(Arc::downgrade(&request.signals)),
                 });
                 Some(finish_prompt(
                     Arc::clone(&self.state),
@@ -480,7 +480,7 @@ impl ProtocolHandler {
                     .and_then(|s| s.turn.as_mut())
                     .and_then(|turn| {
                         turn.cancelled = true;
-                        turn.signals.clone()
+                        turn.signals.as_ref().and_then(std::sync::Weak::upgrade)
                     });
                 // Fired without the state lock: the signal reaches host code.
                 drop(state);

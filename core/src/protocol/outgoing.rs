@@ -254,17 +254,24 @@ fn prepare(
         effect: Some(effect),
         acp_method: methods::lookup(method).is_some_and(|info| !info.notification),
     };
-    // Enabled client services are advertised in `initialize`.
+    // Enabled client services are advertised in `initialize`: its
+    // `clientCapabilities` member is replaced, every other member is kept
+    // as the host wrote it.
     let params = if method == "initialize" && st.services.any() {
         let mut caps = st.local_caps.clone();
         st.services.advertise(&mut caps);
         st.local_caps = caps.clone();
-        let mut with_caps = params_tree;
-        if let Some(obj) = with_caps.as_object_mut() {
-            obj.insert("clientCapabilities".into(), caps);
-        }
         drop(st);
-        Some(crate::json::to_raw(&with_caps).map_err(|e| CallError::InvalidParams(e.to_string()))?)
+        let mut members: std::collections::BTreeMap<String, Box<RawValue>> = params
+            .as_deref()
+            .map(|p| serde_json::from_str(p.get()))
+            .transpose()
+            .map_err(|e| CallError::InvalidParams(e.to_string()))?
+            .unwrap_or_default();
+        let caps =
+            crate::json::to_raw(&caps).map_err(|e| CallError::InvalidParams(e.to_string()))?;
+        members.insert("clientCapabilities".into(), caps);
+        Some(crate::json::to_raw(&members).map_err(|e| CallError::InvalidParams(e.to_string()))?)
     } else {
         params
     };

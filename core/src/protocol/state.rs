@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use std::sync::Arc;
+use std::sync::Weak;
 
 use super::Role;
 use crate::message::RequestId;
@@ -34,8 +34,9 @@ pub(crate) struct Turn {
     /// Set by `session/cancel`.
     pub(crate) cancelled: bool,
     /// Agent side: the prompt request's cancellation signals (fired by
-    /// `session/cancel`: the handler's token and the binding's sink).
-    pub(crate) signals: Option<Arc<InflightState>>,
+    /// `session/cancel`: the handler's token and the binding's sink). Weak:
+    /// the request's finisher holds this state.
+    pub(crate) signals: Option<Weak<InflightState>>,
 }
 
 /// A session open on this connection.

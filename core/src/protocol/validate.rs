@@ -303,8 +303,12 @@ const LOCATIONS: (&str, Want) = (
 /// compares the two on every call).
 fn wanted(method: &str) -> Option<&'static [(&'static str, Want)]> {
     Some(match method {
-        // Small, and rewritten whole when sent (client services).
-        "initialize" => return None,
+        // Members the rules and the bookkeeping read; unknown members (even
+        // numbers no f64 holds) are left alone.
+        "initialize" => &[
+            ("protocolVersion", Want::Value),
+            ("clientCapabilities", Want::Value),
+        ],
         "authenticate" => &[("methodId", Want::Value)],
         "session/new" | "session/load" => &[
             SESSION_ID,

@@ -461,8 +461,8 @@ impl Wake for PumpWaker {
 ///
 /// Lifetime: the descriptor stays open until this handle is dropped, so the
 /// host can stop watching it first (a descriptor number closed under a
-/// poller could be reused by another file). Dropping the handle while the
-/// connection is open closes the connection, since nothing would read it.
+/// poller could be reused by another file). Dropping the handle before it
+/// finished closes the connection, since nothing would read it any more.
 pub struct HostReader {
     fd: OwnedFd,
     future: Mutex<Option<BoxFuture<'static, ()>>>,
@@ -568,8 +568,11 @@ impl HostReader {
 impl Drop for HostReader {
     fn drop(&mut self) {
         // The reader future holds the descriptor's number: drop it first.
-        lock(&self.future).take();
-        if let Some(shared) = self.shared.upgrade()
+        let unfinished = lock(&self.future).take().is_some();
+        // A reader that finished (the peer's end of stream was handled) may
+        // go: the connection still waits for the answers in flight.
+        if unfinished
+            && let Some(shared) = self.shared.upgrade()
             && shared.close_reason().is_none()
         {
             shared.shutdown(CloseReason::Local);

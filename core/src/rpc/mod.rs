@@ -441,6 +441,7 @@ impl Peer {
         params: Option<Box<RawValue>>,
     ) -> Result<(), CallError> {
         let params = params.map(check_params).transpose()?;
+        self.refuse_if_closed()?;
         let reserved = self
             .shared
             .outbox
@@ -448,6 +449,16 @@ impl Peer {
             .await
             .map_err(|_| self.shared.closed_error())?;
         self.push_notification(reserved, method, params.as_deref())
+    }
+
+    /// Refuses to send once the connection is closing: its reason is set
+    /// before pending calls fail, so a host that saw a call fail with the
+    /// close cannot get a later notification queued.
+    fn refuse_if_closed(&self) -> Result<(), CallError> {
+        match self.shared.close_reason() {
+            Some(reason) => Err(ConnectionError::Closed(reason).into()),
+            None => Ok(()),
+        }
     }
 
     /// Encodes a notification into its reserved place in the outgoing queue.
@@ -476,6 +487,7 @@ impl Peer {
         params: Option<Box<RawValue>>,
     ) -> Result<TryNotify, CallError> {
         let params = params.map(check_params).transpose()?;
+        self.refuse_if_closed()?;
         let reserved = match self.shared.outbox.try_reserve() {
             Ok(Some(reserved)) => reserved,
             Ok(None) => return Ok(TryNotify::Full(params)),

@@ -86,8 +86,8 @@ fn start(
             .unwrap_or(false);
     {
         let mut table = lock(&shared.pending);
-        if let Some(reason) = &table.closed {
-            return Err(ConnectionError::Closed(reason.clone()).into());
+        if let Some(reason) = table.closed.clone().or_else(|| shared.close_reason()) {
+            return Err(ConnectionError::Closed(reason).into());
         }
         table.map.insert(
             id,

@@ -211,6 +211,12 @@ impl InflightState {
         lock(&self.hooks).after_send = Some(hook);
     }
 
+    /// Drops the hooks unrun (the connection closed: no answer will be sent).
+    pub(crate) fn clear_hooks(&self) {
+        let hooks = std::mem::take(&mut *lock(&self.hooks));
+        drop(hooks);
+    }
+
     /// Runs the after-send hook, if any.
     pub(crate) fn sent(&self) {
         let hook = lock(&self.hooks).after_send.take();
@@ -433,6 +439,7 @@ impl Shared {
                     .answer
                     .compare_exchange(OPEN, CANCELLED, Ordering::SeqCst, Ordering::SeqCst);
             state.supersede();
+            state.clear_hooks();
         }
         self.fail_pending(&reason);
         self.outbox.close();

@@ -233,21 +233,7 @@ class Request:
     def __repr__(self) -> str:
         return f"<libacp.Request {self.method} id={self.id!r}>"
 
-    # -- called by the native module on an engine thread (GIL held)
-
-    def _native_cancel_requested(self) -> None:
-        self._threadsafe(self._on_cancel)
-
-    def _native_superseded(self) -> None:
-        self._threadsafe(self._on_superseded)
-
-    def _threadsafe(self, fn: Callable[[], None]) -> None:
-        try:
-            self._loop.call_soon_threadsafe(fn)
-        except RuntimeError:  # the loop is closed
-            pass
-
-    # -- on the loop
+    # -- on the loop (the dispatcher calls these from the inbox's signals)
 
     def _on_cancel(self) -> None:
         self._cancelled = True
@@ -260,20 +246,21 @@ class Request:
         if self._task is not None:
             self._task.cancel()
 
-    def _start(self, handler: Any) -> None:
+    def _start(self, handler: Any, done: Callable[[], Any]) -> None:
         # Inline up to the handler's first suspension (most answer at once);
         # a task of its own from there, so requests run concurrently.
-        steps = _Steps(self._run(handler), contextvars.copy_context())
+        steps = _Steps(self._run(handler, done), contextvars.copy_context())
         if not steps.start():
             self._task = self._loop.create_task(_finish(steps))
 
-    async def _run(self, handler: Any) -> None:
+    async def _run(self, handler: Any, done: Callable[[], Any]) -> None:
         # Every answer other than the handler's own result or RequestError
         # is the core's (RpcError's constructors), through the responder.
         responder = self._responder
         fn = getattr(handler, "on_request", None)
         if fn is None:
             responder.respond_method_not_found()
+            done()
             return
         try:
             result = fn(self.method, self.params, self)
@@ -303,7 +290,7 @@ class Request:
             except InvalidParams:  # answered -32603 by the core
                 log.exception("libacp: handler for %s returned a non-JSON result", self.method)
         finally:
-            responder._unbind()  # the responder no longer tells this Request anything
+            done()  # the dispatcher forgets this request (no more signals)
 
 
 class _Steps:
@@ -352,22 +339,56 @@ async def _finish(steps: _Steps) -> None:
     await steps
 
 
+# Whether a loop can watch descriptors (`add_reader`), per loop.
+_WATCHES_FDS: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, bool]" = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _reads_on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether connections made on ``loop`` read their transport on the
+    loop itself (``add_reader``): every selector loop on Unix, uvloop too.
+    ``LIBACP_PYTHON_DRIVE_READS=0`` makes the engine's own thread read
+    instead (a diagnostic switch; the tests run both ways)."""
+    if os.environ.get("LIBACP_PYTHON_DRIVE_READS", "1") == "0":
+        return False
+    watches = _WATCHES_FDS.get(loop)
+    if watches is None:
+        r, w = os.pipe()
+        try:
+            loop.add_reader(r, lambda: None)
+            loop.remove_reader(r)
+            watches = True
+        except (NotImplementedError, AttributeError, OSError, RuntimeError):
+            watches = False
+        finally:
+            os.close(r)
+            os.close(w)
+        _WATCHES_FDS[loop] = watches
+    return watches
+
+
 class _Dispatcher:
     """Hands what the peer sends to the host's handler, on the loop, in the
     order the core dispatched it.
 
-    The native side queues notifications, requests and the outcomes of
-    ordered ``request()`` calls in ``inbox`` (``bindings/python/src/inbox.rs``)
-    and calls ``_wake()`` (on an engine thread, GIL held) when a batch
-    starts. The pump (``_drain``, one task per batch) takes items until the
-    inbox is empty, strictly in order: it runs each notification handler to
+    The core queues deliveries in its inbox (``dispatcher.inbox``, see
+    ``bindings/python/src/inbox.rs``) and calls ``_wake()`` from any thread
+    when a batch starts. On the loop, ``_on_wake`` takes the urgent lane at
+    once (calls that skip the barrier, requests' cancellations) and starts
+    the drain of the ordered lane, which runs each notification handler to
     completion before the next item (inline; awaiting it only if it
     suspends), starts each request's handler (inline up to its first
-    suspension, then in a task of its own), and completes each result's
+    suspension, then in a task of its own) and completes each call's
     future. That keeps the core's ordering barrier on the loop with one
-    wake-up per batch instead of a thread hand-off per message."""
+    wake-up per batch.
 
-    inbox: "_libacp.Inbox"  # set by the native constructors
+    When the loop can watch descriptors, the dispatcher also watches the
+    transport (``add_reader``) and pumps the core's reader on the loop:
+    reading, dispatching and answering then never leave the loop's thread.
+    """
+
+    inbox: "_libacp.NativeInbox"  # set by the native constructors
 
     def __init__(self, handler: Any, loop: asyncio.AbstractEventLoop) -> None:
         self.handler = handler
@@ -376,39 +397,99 @@ class _Dispatcher:
         self.on_notification: Optional[Callable[..., Any]] = getattr(
             handler, "on_notification", None
         )
+        self.drive_reads = _reads_on_loop(loop)
+        self._draining = False
+        self._reader_fd: Optional[int] = None
+        self._watching = False
+        # Requests whose handlers run, by their inbox key (for signals).
+        self._requests: Dict[int, Request] = {}
 
-    # -- on an engine thread (GIL held)
+    # -- on an engine thread, or any thread (GIL held)
 
     def _wake(self) -> None:
         try:
-            self.loop.call_soon_threadsafe(self._start_drain)
+            self.loop.call_soon_threadsafe(self._on_wake)
         except RuntimeError:  # the loop is closed: nobody will take items
-            self.inbox.close()
+            pass
 
     # -- on the loop
 
+    def _start_reading(self) -> None:
+        """Starts watching the transport, if the loop reads it."""
+        self._reader_fd = self.inbox.reader_fd()
+        if self._reader_fd is not None:
+            self._pump()
+
+    def _on_wake(self) -> None:
+        if self.inbox.take_pump_request():
+            self._pump()
+        self._take_urgent()
+        self._start_drain()
+
+    def _pump(self) -> None:
+        state, urgent, ordered = self.inbox.pump()
+        if state == 0:  # reading: wait until the descriptor is readable
+            self._watch(True)
+        elif state == 1:  # more is buffered: again, after other work
+            self._watch(True)
+            self.loop.call_soon(self._pump)
+        elif state == 2:  # waiting for room: woken when there is some
+            self._watch(False)
+        else:  # finished
+            self._watch(False)
+            self._reader_fd = None
+            self.inbox.release_reader()
+        if urgent:
+            self._take_urgent()
+        if ordered:
+            self._start_drain()
+
+    def _watch(self, on: bool) -> None:
+        if on == self._watching or self._reader_fd is None:
+            return
+        if on:
+            self.loop.add_reader(self._reader_fd, self._pump)
+        else:
+            self.loop.remove_reader(self._reader_fd)
+        self._watching = on
+
+    def _take_urgent(self) -> None:
+        for item in self.inbox.take_urgent():
+            if item[0] == 2:
+                _complete(item[1], item[2], item[3])
+            elif item[0] == 3:
+                req = self._requests.get(item[1])
+                if req is not None:
+                    if item[2]:
+                        req._on_cancel()
+                    else:
+                        req._on_superseded()
+
     def _start_drain(self) -> None:
-        self.loop.create_task(self._drain())
+        if self._draining:
+            return  # a drain runs (or waits in a handler): it takes them
+        self._draining = True
+        steps = _Steps(self._drain(), contextvars.copy_context())
+        if not steps.start():
+            self.loop.create_task(_finish(steps))
 
     async def _drain(self) -> None:
-        take = self.inbox.take
-        while True:
-            items = take()
-            if not items:
-                return  # the next push wakes the loop again
-            for item in items:
-                kind = item[0]
-                if kind == 0:
-                    await self._notification(item[1], item[2])
-                elif kind == 1:
-                    self._request(item[1], item[2], item[3])
-                else:
-                    future, ok, value = item[1], item[2], item[3]
-                    if not future.done():  # not cancelled meanwhile
-                        if ok:
-                            future.set_result(value)
-                        else:
-                            future.set_exception(value)
+        take = self.inbox.take_ordered
+        try:
+            while True:
+                items = take()
+                if items is None:
+                    return  # empty: the next push wakes the loop again
+                for item in items:
+                    kind = item[0]
+                    if kind == 0:
+                        await self._notification(item[1], item[2])
+                    elif kind == 1:
+                        self._request(item[1], item[2], item[3])
+                    elif kind == 2:
+                        _complete(item[1], item[2], item[3])
+        finally:
+            self._draining = False
 
     async def _notification(self, method: str, params: Any) -> None:
         """Runs the host's notification handler to completion, in its own
@@ -431,14 +512,14 @@ class _Dispatcher:
 
     def _request(self, method: str, params: Any, responder: "_libacp.RequestResponder") -> None:
         req = Request(method, params, responder, self.loop, self.connection)
-        cancel_requested, superseded = responder._bind(req)
-        if cancel_requested:
-            req._on_cancel()
+        cancelled, superseded = responder.arm()
         if superseded:  # already answered by the core (or closed): no handler
-            req._on_superseded()
-            responder._unbind()
             return
-        req._start(self.handler)
+        key = responder.key
+        self._requests[key] = req
+        if cancelled:
+            req._on_cancel()
+        req._start(self.handler, lambda: self._requests.pop(key, None))
 
     def events(self, hook: Callable[[Event], Any]) -> Callable[[str, str, Dict[str, Any]], None]:
         """The native ``events`` callback: hands each event to ``hook`` on
@@ -466,6 +547,14 @@ class _Dispatcher:
             await result
         except Exception:  # noqa: BLE001
             log.exception("libacp: events hook raised on %s", event.kind)
+
+
+def _complete(future: "asyncio.Future[Any]", ok: bool, value: Any) -> None:
+    if not future.done():  # not cancelled meanwhile
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
 
 
 def _log_frame(direction: str, frame: str) -> None:
@@ -528,6 +617,7 @@ class Connection:
         self._native = native
         self._dispatcher = dispatcher
         dispatcher.connection = weakref.ref(self)
+        dispatcher._start_reading()
 
     # -- making connections
 
@@ -565,6 +655,7 @@ class Connection:
             clear_env=clear_env,
             stderr=stderr,
             shutdown_grace=shutdown_grace,
+            drive_reads=dispatcher.drive_reads,
             **_native_options(options, dispatcher),
         )
         return cls(native, dispatcher)
@@ -576,7 +667,9 @@ class Connection:
         """Agent side: serves on this process's stdin and stdout. Write
         nothing else to stdout afterwards (log to stderr)."""
         dispatcher = _Dispatcher(handler, _running_loop())
-        native = _libacp.serve_stdio(dispatcher, **_native_options(options, dispatcher))
+        native = _libacp.serve_stdio(
+            dispatcher, drive_reads=dispatcher.drive_reads, **_native_options(options, dispatcher)
+        )
         return cls(native, dispatcher)
 
     @classmethod
@@ -590,12 +683,20 @@ class Connection:
         **options: "Unpack[ConnectionOptions]",
     ) -> "Connection":
         """Either role over descriptors it takes ownership of (closes them):
-        a read and a write pipe end, or one connected socket passed as both.
-        Not taken over when the arguments are refused (``ValueError``,
-        ``TypeError``)."""
+        a read end and a write end (pipes, FIFOs, sockets, files), or one
+        connected stream socket passed as both. Pipes and FIFOs are set
+        non-blocking (do not share them); a socket's write side is shut down
+        when the connection closes. Not taken over when the arguments are
+        refused (``ValueError``: a descriptor that is not open, a pipe given
+        twice, a datagram socket; ``TypeError``)."""
         dispatcher = _Dispatcher(handler, _running_loop())
         native = _libacp.from_fds(
-            role, read_fd, write_fd, dispatcher, **_native_options(options, dispatcher)
+            role,
+            read_fd,
+            write_fd,
+            dispatcher,
+            drive_reads=dispatcher.drive_reads,
+            **_native_options(options, dispatcher),
         )
         return cls(native, dispatcher)
 
@@ -615,7 +716,9 @@ class Connection:
         native_options = _native_options(options, dispatcher)
         fd = sock.fileno()
         try:
-            native = _libacp.from_fds(role, fd, fd, dispatcher, **native_options)
+            native = _libacp.from_fds(
+                role, fd, fd, dispatcher, drive_reads=dispatcher.drive_reads, **native_options
+            )
         except (ValueError, TypeError):
             raise  # refused before the native side took the descriptor
         except BaseException:

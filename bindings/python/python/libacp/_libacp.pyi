@@ -25,7 +25,7 @@ __all__ = [
     "_mark_finalizing",
     "NativeConnection",
     "RequestResponder",
-    "Inbox",
+    "NativeInbox",
     "spawn_agent",
     "serve_stdio",
     "from_fds",
@@ -55,25 +55,32 @@ RESOURCE_NOT_FOUND: int
 _ExitPair = Tuple[Optional[int], Optional[int]]
 
 class _Dispatcher(Protocol):
-    """``libacp._Dispatcher``: the constructors set its ``inbox``; the
-    native side calls ``_wake()`` (on an engine thread, GIL held) when a
-    batch is waiting in it."""
+    """``libacp._Dispatcher``: the constructors set its ``inbox``; the core
+    calls ``_wake()`` (from any thread, GIL held) when a batch is waiting
+    in it or its reader wants a pump."""
 
-    inbox: Inbox
+    inbox: NativeInbox
     def _wake(self) -> None: ...
 
-# What Inbox.take() returns, in dispatch order: (0, method, params) for a
-# notification, (1, method, params, responder) for a request, (2, future,
-# ok, value) for the outcome of an ordered request() (value: the result, or
-# the exception when not ok).
+# What NativeInbox.take_urgent() and take_ordered() return, in dispatch
+# order: (0, method, params) for a notification, (1, method, params,
+# responder) for a request, (2, future, ok, value) for a call's outcome
+# (value: the result, or the exception when not ok), (3, key, cancelled) for
+# a request's signal (cancelled False: superseded), (4, reason) for the
+# close (last).
 _Item = Tuple[Any, ...]
 
 @final
-class Inbox:
-    """The connection's ordered inbox (``bindings/python/src/inbox.rs``)."""
+class NativeInbox:
+    """The core's inbox and host reader, as the dispatcher takes them
+    (``bindings/python/src/inbox.rs``)."""
 
-    def take(self) -> List[_Item]: ...
-    def close(self) -> None: ...
+    def take_urgent(self) -> List[_Item]: ...
+    def take_ordered(self, max: int = 64) -> Optional[List[_Item]]: ...
+    def reader_fd(self) -> Optional[int]: ...
+    def take_pump_request(self) -> bool: ...
+    def pump(self) -> Tuple[int, bool, bool]: ...
+    def release_reader(self) -> None: ...
     def __len__(self) -> int: ...
 
 @final
@@ -92,8 +99,9 @@ class RequestResponder:
     def id(self) -> Union[int, str, float, None]: ...
     @property
     def method(self) -> str: ...
-    def _bind(self, request: Any) -> Tuple[bool, bool]: ...
-    def _unbind(self) -> None: ...
+    @property
+    def key(self) -> int: ...
+    def arm(self) -> Tuple[bool, bool]: ...
 
 @final
 class NativeConnection:
@@ -143,11 +151,20 @@ def spawn_agent(
     clear_env: Optional[bool] = None,
     stderr: Optional[Callable[[str], object]] = None,
     shutdown_grace: Union[float, Tuple[float, float], None] = None,
+    drive_reads: bool = True,
     **options: Any,
 ) -> NativeConnection: ...
-def serve_stdio(dispatcher: _Dispatcher, **options: Any) -> NativeConnection: ...
+def serve_stdio(
+    dispatcher: _Dispatcher, *, drive_reads: bool = True, **options: Any
+) -> NativeConnection: ...
 def from_fds(
-    role: str, read_fd: int, write_fd: int, dispatcher: _Dispatcher, **options: Any
+    role: str,
+    read_fd: int,
+    write_fd: int,
+    dispatcher: _Dispatcher,
+    *,
+    drive_reads: bool = True,
+    **options: Any,
 ) -> NativeConnection: ...
 def method_not_found(method: str) -> Tuple[int, str, Any]: ...
 def _mark_finalizing() -> None: ...
