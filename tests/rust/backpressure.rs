@@ -11,7 +11,9 @@ use libacp_tests::{connect_raw_with_capacity, within};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
-const TOTAL: usize = 1_000_000;
+/// Far more than can be buffered anywhere (the bound below is about 3000
+/// lines), and sized for a debug build on a busy machine.
+const TOTAL: usize = 100_000;
 const PIPE: usize = 64 * 1024;
 
 /// Waits until `counter` stops moving for a while; returns its value.
@@ -31,7 +33,7 @@ async fn settle(counter: &AtomicUsize) -> usize {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_slow_handler_bounds_what_is_buffered_while_a_million_notifications_arrive() {
+async fn a_slow_handler_bounds_what_is_buffered_while_a_hundred_thousand_notifications_arrive() {
     let (gate_tx, gate_rx) = tokio::sync::watch::channel(false);
     let handled = Arc::new(AtomicUsize::new(0));
     let last = Arc::new(AtomicU64::new(0));
@@ -97,7 +99,7 @@ async fn a_slow_handler_bounds_what_is_buffered_while_a_million_notifications_ar
         stalled_at <= bound,
         "peer got {stalled_at} notifications out while the handler was stuck (bound {bound})"
     );
-    assert!(stalled_at < TOTAL / 100);
+    assert!(stalled_at < TOTAL / 10);
     gate_tx.send_replace(true);
     let _writer = within("flood finishes", flood).await.expect("flood");
     within("all handled", async {

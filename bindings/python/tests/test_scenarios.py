@@ -29,8 +29,13 @@ def test_there_are_scenarios():
     assert FILES, f"no scenarios in {SCENARIOS}"
 
 
+@pytest.mark.parametrize("reads", ["loop", "engine"])
 @pytest.mark.parametrize("name", FILES)
-async def test_scenario(name):
+async def test_scenario(name, reads, monkeypatch):
+    # "loop": the event loop reads the transport itself (add_reader, the
+    # default); "engine": libacp's own thread reads it (loops that cannot
+    # watch descriptors). Both must behave alike.
+    monkeypatch.setenv("LIBACP_PYTHON_DRIVE_READS", "1" if reads == "loop" else "0")
     sc = parse_scenario((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
     # The runner bounds every step (5 s) and the scenario (60 s); this is a
     # last safety net so that nothing can hang the suite.

@@ -60,8 +60,14 @@ const DIRECT_WRITE: usize = 256 * 1024;
 enum OutFrame {
     /// A message, framed when written.
     Message { bytes: Vec<u8>, permit: bool },
-    /// What a direct write left over: already framed and traced.
-    Rest { bytes: Vec<u8>, permit: bool },
+    /// A framed message a direct write began (already traced): its prefix,
+    /// body and suffix, of which the first `written` bytes are out. The
+    /// body is the message's own buffer, not a copy.
+    Rest {
+        parts: [Vec<u8>; 3],
+        written: usize,
+        permit: bool,
+    },
 }
 
 impl OutFrame {
@@ -70,6 +76,20 @@ impl OutFrame {
             Self::Message { permit, .. } | Self::Rest { permit, .. } => *permit,
         }
     }
+}
+
+/// The parts of `parts` not yet written, given `written` bytes are out.
+fn unwritten(parts: &[Vec<u8>; 3], written: usize) -> impl Iterator<Item = &[u8]> {
+    let mut skip = written;
+    parts.iter().filter_map(move |part| {
+        if skip >= part.len() {
+            skip -= part.len();
+            return None;
+        }
+        let rest = &part[skip..];
+        skip = 0;
+        Some(rest)
+    })
 }
 
 #[derive(Default)]
@@ -218,37 +238,30 @@ impl Outbox {
         let mut suffix = Vec::new();
         encode_suffix(self.framing, &mut suffix);
         let total = prefix.len() + bytes.len() + suffix.len();
-        let slices = [
-            IoSlice::new(&prefix),
-            IoSlice::new(&bytes),
-            IoSlice::new(&suffix),
-        ];
         // An error (EPIPE, ...) is left to the writer task, which writes
         // the frame again, fails the same way and closes the connection.
-        let written = fd::write_now(fd, mode, &slices).unwrap_or(0);
-        let rest = (written < total).then(|| {
-            let mut all = Vec::with_capacity(total - written);
-            let mut skip = written;
-            for part in [&prefix[..], &bytes[..], &suffix[..]] {
-                if skip >= part.len() {
-                    skip -= part.len();
-                    continue;
-                }
-                all.extend_from_slice(&part[skip..]);
-                skip = 0;
-            }
-            all
-        });
+        let written = fd::write_now(
+            fd,
+            mode,
+            &[
+                IoSlice::new(&prefix),
+                IoSlice::new(&bytes),
+                IoSlice::new(&suffix),
+            ],
+        )
+        .unwrap_or(0);
+        let rest = (written < total).then(|| [prefix, bytes, suffix]);
         release.armed = false;
         let mut q = lock(&self.queue);
         q.direct_busy = false;
-        if let Some(rest) = rest {
+        if let Some(parts) = rest {
             let permit = reserved.is_some();
             if let Some(r) = reserved {
                 r.0.forget();
             }
             q.frames.push_front(OutFrame::Rest {
-                bytes: rest,
+                parts,
+                written,
                 permit,
             });
         }
@@ -389,7 +402,17 @@ pub(crate) async fn run_writer(shared: Arc<Shared>, mut writer: WriteHalf) {
             // a large one is written from its own bytes, not copied again.
             for frame in batch.drain(..) {
                 match frame {
-                    OutFrame::Rest { bytes, .. } => buf.extend_from_slice(&bytes),
+                    OutFrame::Rest { parts, written, .. } => {
+                        for part in unwritten(&parts, written) {
+                            if part.len() < DIRECT_WRITE {
+                                buf.extend_from_slice(part);
+                            } else {
+                                writer.write_all(&buf).await?;
+                                buf.clear();
+                                writer.write_all(part).await?;
+                            }
+                        }
+                    }
                     OutFrame::Message { bytes, .. } if bytes.len() < DIRECT_WRITE => {
                         encode_into(outbox.framing, &bytes, &mut buf);
                     }

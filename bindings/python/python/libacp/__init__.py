@@ -729,16 +729,19 @@ class Connection:
 
     # -- sending
 
-    async def request(
+    def request(
         self, method: str, params: Any = None, *, timeout: Optional[float] = None
-    ) -> Any:
-        """Sends a request and returns the peer's result (a JSON value).
-        Cancelling the awaiting task abandons the call and sends
-        ``$/cancel_request``. Raises :class:`RequestError` (the peer's
-        error), :class:`RefusedError`/:class:`CapabilityError` (refused
-        locally, nothing sent), :class:`InvalidParams`,
-        :class:`ConnectionClosed`, :class:`RequestTimeout`."""
-        return await self._native.request(method, params, timeout, not _IN_NOTIFICATION.get())
+    ) -> "asyncio.Future[Any]":
+        """Sends a request now (requests and notifications leave in the order
+        they are made) and returns a future of the peer's result (a JSON
+        value): ``result = await conn.request(...)``. Cancelling the future
+        (or the task awaiting it) abandons the call and sends
+        ``$/cancel_request``. Refused calls raise here, at once:
+        :class:`RefusedError`/:class:`CapabilityError` (nothing sent),
+        :class:`InvalidParams`, :class:`ConnectionClosed`. The future fails
+        with :class:`RequestError` (the peer's error),
+        :class:`ConnectionClosed` or :class:`RequestTimeout`."""
+        return self._native.request(method, params, timeout, not _IN_NOTIFICATION.get())
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Sends a notification (waits only while the outgoing queue is full)."""

@@ -7,6 +7,7 @@ Awaitables are asyncio futures made on the running loop; cancelling one
 abandons the native work (for a request: ``$/cancel_request``).
 """
 
+import asyncio
 from typing import (
     Any,
     Awaitable,
@@ -113,7 +114,7 @@ class NativeConnection:
         params: Any = None,
         timeout: Optional[float] = None,
         ordered: bool = True,
-    ) -> Awaitable[Any]: ...
+    ) -> "asyncio.Future[Any]": ...
     def notify(self, method: str, params: Any = None) -> Optional[Awaitable[None]]: ...
     def cancel_session(self, session_id: str) -> Awaitable[None]: ...
     def close(self) -> Awaitable[None]: ...
