@@ -157,8 +157,10 @@ typedef struct {
 // `acp_event_free`).
 typedef void (*acp_event_callback)(void *user_data, acp_event *event);
 
-// Sees every frame (`frame`, `len` borrowed for the call). Runs on
-// libacp's I/O threads, possibly concurrently with events: it must be
+// Sees every frame (`frame`, `len` borrowed for the call). Runs on the
+// thread that reads or writes the frame: libacp's I/O threads, or the
+// thread whose `acp_*` call wrote an answer or a request directly (when
+// the writer was idle), possibly concurrently with events: it must be
 // thread-safe, quick, and must not call blocking `acp_*` functions.
 typedef void (*acp_trace_callback)(void *user_data,
                                    acp_direction direction,

@@ -34,8 +34,10 @@ pub enum acp_direction {
 pub type acp_event_callback =
     Option<unsafe extern "C" fn(user_data: *mut c_void, event: *mut acp_event)>;
 
-/// Sees every frame (`frame`, `len` borrowed for the call). Runs on
-/// libacp's I/O threads, possibly concurrently with events: it must be
+/// Sees every frame (`frame`, `len` borrowed for the call). Runs on the
+/// thread that reads or writes the frame: libacp's I/O threads, or the
+/// thread whose `acp_*` call wrote an answer or a request directly (when
+/// the writer was idle), possibly concurrently with events: it must be
 /// thread-safe, quick, and must not call blocking `acp_*` functions.
 pub type acp_trace_callback = Option<
     unsafe extern "C" fn(

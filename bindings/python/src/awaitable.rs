@@ -123,7 +123,8 @@ where
 /// Sends a request whose outcome the dispatcher delivers from the inbox
 /// (`(2, future, ok, value)`): returns that asyncio future. Cancelling the
 /// future (the awaiting task was cancelled) abandons the call: the peer is
-/// sent `$/cancel_request`. A refused call raises at once.
+/// sent `$/cancel_request`. A refused call (nothing sent) is a future that
+/// has already failed.
 pub(crate) fn call_future<'py>(
     py: Python<'py>,
     peer: &AcpPeer,
@@ -137,13 +138,20 @@ pub(crate) fn call_future<'py>(
     let tag = future.clone().unbind();
     let sink = Arc::clone(inbox);
     let urgent = options.skip_barrier;
-    let handle = py
-        .detach(|| {
-            peer.call(method, params, options, move |outcome| {
-                sink.push_result(tag, outcome, urgent);
-            })
+    let called = py.detach(|| {
+        peer.call(method, params, options, move |outcome| {
+            sink.push_result(tag, outcome, urgent);
         })
-        .map_err(|e| call_error(py, &e))?;
+    });
+    let handle = match called {
+        Ok(handle) => handle,
+        // Refused (nothing sent): the future fails at once, so awaiting it
+        // and wrapping it in a task behave alike.
+        Err(e) => {
+            future.call_method1("set_exception", (call_error(py, &e).into_value(py),))?;
+            return Ok(future);
+        }
+    };
     let on_done = pyo3::types::PyCFunction::new_closure(
         py,
         None,
@@ -156,5 +164,13 @@ pub(crate) fn call_future<'py>(
         },
     )?;
     future.call_method1("add_done_callback", (on_done,))?;
+    Ok(future)
+}
+
+/// A future on the running loop that has already failed with `error`.
+pub(crate) fn failed_future(py: Python<'_>, error: PyErr) -> PyResult<Bound<'_, PyAny>> {
+    let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
+    let future = event_loop.call_method0("create_future")?;
+    future.call_method1("set_exception", (error.into_value(py),))?;
     Ok(future)
 }

@@ -17,7 +17,7 @@ use serde_json::value::RawValue;
 use libacp_core::host::HostConnection;
 use libacp_core::{AcpPeer, CallOptions, CallTimeout, ExitInfo, TryNotify};
 
-use crate::awaitable::{awaitable, call_future};
+use crate::awaitable::{awaitable, call_future, failed_future};
 use crate::convert::{to_py, to_raw, type_name};
 use crate::errors::{call_error, invalid_params};
 use crate::handler::lock;
@@ -90,11 +90,18 @@ impl NativeConnection {
         timeout: Option<&Bound<'py, PyAny>>,
         ordered: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let params = params_of(params)?;
-        let timeout = timeout
-            .filter(|t| !t.is_none())
-            .map(|t| opt_seconds("timeout", t, false))
-            .transpose()?;
+        let prepared = params_of(params).and_then(|params| {
+            let timeout = timeout
+                .filter(|t| !t.is_none())
+                .map(|t| opt_seconds("timeout", t, false))
+                .transpose()?;
+            Ok((params, timeout))
+        });
+        let (params, timeout) = match prepared {
+            Ok(prepared) => prepared,
+            // Like a refusal: a future that has already failed.
+            Err(e) => return failed_future(py, e),
+        };
         let options = CallOptions {
             timeout: timeout.map_or(CallTimeout::Default, CallTimeout::After),
             skip_barrier: !ordered,

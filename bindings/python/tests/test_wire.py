@@ -11,9 +11,8 @@ import logging
 import os
 import socket
 
-import pytest
-
 import libacp
+import pytest
 
 TIMEOUT = 20
 

@@ -78,7 +78,9 @@ pub enum Direction {
 /// answer or a request directly); keep it quick. A panic in it is ignored.
 pub type TraceHook = Arc<dyn Fn(Direction, &[u8]) + Send + Sync>;
 
-/// Receives [`Event`]s. Called on the connection's tasks: keep it quick.
+/// Receives [`Event`]s. Called on the thread that handles the frame (the
+/// connection's tasks, or a host's loop pumping a [`HostReader`]): keep it
+/// quick. A panic in it is ignored.
 pub type EventHook = Arc<dyn Fn(&Event) + Send + Sync>;
 
 /// Things the engine handled on its own that a host may want to log. None of

@@ -250,7 +250,7 @@ impl Outbox {
             ],
         )
         .unwrap_or(0);
-        let rest = (written < total).then(|| [prefix, bytes, suffix]);
+        let rest = (written < total).then_some([prefix, bytes, suffix]);
         release.armed = false;
         let mut q = lock(&self.queue);
         q.direct_busy = false;

@@ -83,7 +83,7 @@ pub(crate) type Finisher =
     Box<dyn FnOnce(Result<Box<RawValue>, RpcError>) -> Result<Box<RawValue>, RpcError> + Send>;
 
 /// A change in an incoming request's cancellation state, as told to the
-/// sink armed on it (see [`super::Responder::arm`]).
+/// sink armed on it (see [`crate::host::HostRequest::arm`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Signal {
     /// The peer wants the request to wind down (`$/cancel_request`,

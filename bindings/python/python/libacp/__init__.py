@@ -736,11 +736,11 @@ class Connection:
         they are made) and returns a future of the peer's result (a JSON
         value): ``result = await conn.request(...)``. Cancelling the future
         (or the task awaiting it) abandons the call and sends
-        ``$/cancel_request``. Refused calls raise here, at once:
-        :class:`RefusedError`/:class:`CapabilityError` (nothing sent),
-        :class:`InvalidParams`, :class:`ConnectionClosed`. The future fails
-        with :class:`RequestError` (the peer's error),
-        :class:`ConnectionClosed` or :class:`RequestTimeout`."""
+        ``$/cancel_request``. The future fails with
+        :class:`RefusedError`/:class:`CapabilityError` (refused locally,
+        nothing sent: failed already when returned), :class:`InvalidParams`,
+        :class:`RequestError` (the peer's error), :class:`ConnectionClosed`
+        or :class:`RequestTimeout`."""
         return self._native.request(method, params, timeout, not _IN_NOTIFICATION.get())
 
     async def notify(self, method: str, params: Any = None) -> None:
