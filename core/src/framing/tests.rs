@@ -280,6 +280,51 @@ fn the_buffer_of_an_oversized_frame_is_released_afterwards() {
     }
 }
 
+#[test]
+fn the_buffer_of_a_frame_over_the_limit_is_released_after_it_was_skipped() {
+    for framing in [Framing::Ndjson, Framing::ContentLength] {
+        // A 3 MiB frame against a 2 MiB limit, read 64 KiB at a time: the
+        // NDJSON decoder buffers up to the limit before it knows the line is
+        // too long; that allocation must not stay for the connection.
+        let mut decoder = FrameDecoder::new(framing, 2 * 1024 * 1024);
+        let body = format!(
+            "{{\"id\":1,\"method\":\"m\",\"t\":\"{}\"}}",
+            "a".repeat(3 * 1024 * 1024)
+        );
+        let mut data = Vec::new();
+        encode_into(framing, body.as_bytes(), &mut data);
+        encode_into(framing, b"{}", &mut data);
+        let mut frames = Vec::new();
+        let mut chunks = data.chunks(64 * 1024);
+        loop {
+            match decoder.next_frame() {
+                Decoded::Frame(f) => frames.push(f),
+                Decoded::End => break,
+                Decoded::NeedBytes => match chunks.next() {
+                    Some(c) => decoder.read_buffer().extend_from_slice(c),
+                    None => decoder.end_of_stream(),
+                },
+            }
+        }
+        assert!(
+            matches!(
+                frames[0],
+                Frame::Oversized {
+                    is_request: true,
+                    ..
+                }
+            ),
+            "{framing:?}"
+        );
+        assert_eq!(frames[1], msg("{}"));
+        assert!(
+            decoder.buf.capacity() <= 2 * READ_CHUNK,
+            "{framing:?}: kept {} bytes",
+            decoder.buf.capacity()
+        );
+    }
+}
+
 /// A deterministic xorshift generator for the randomized tests below.
 struct Rng(u64);
 
