@@ -133,8 +133,7 @@ pub(crate) fn call_future<'py>(
     params: Option<Box<RawValue>>,
     options: CallOptions,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
-    let future = event_loop.call_method0("create_future")?;
+    let future = running_loop(py)?.call_method0("create_future")?;
     let tag = future.clone().unbind();
     let sink = Arc::clone(inbox);
     let urgent = options.skip_barrier;
@@ -167,10 +166,22 @@ pub(crate) fn call_future<'py>(
     Ok(future)
 }
 
+/// `asyncio.get_running_loop`, looked up once.
+static GET_RUNNING_LOOP: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+
+/// The running asyncio loop (raises outside one).
+fn running_loop(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    GET_RUNNING_LOOP
+        .get_or_try_init(py, || {
+            Ok::<_, PyErr>(py.import("asyncio")?.getattr("get_running_loop")?.unbind())
+        })?
+        .bind(py)
+        .call0()
+}
+
 /// A future on the running loop that has already failed with `error`.
 pub(crate) fn failed_future(py: Python<'_>, error: PyErr) -> PyResult<Bound<'_, PyAny>> {
-    let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
-    let future = event_loop.call_method0("create_future")?;
+    let future = running_loop(py)?.call_method0("create_future")?;
     future.call_method1("set_exception", (error.into_value(py),))?;
     Ok(future)
 }

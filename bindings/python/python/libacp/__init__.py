@@ -20,10 +20,12 @@ import inspect
 import logging
 import os
 import socket
+import types
 import weakref
 from typing import (
     TYPE_CHECKING,
     Any,
+    Awaitable,
     Callable,
     Coroutine,
     Dict,
@@ -264,7 +266,9 @@ class Request:
             return
         try:
             result = fn(self.method, self.params, self)
-            if inspect.isawaitable(result):
+            if type(result) is types.CoroutineType or (
+                result is not None and inspect.isawaitable(result)
+            ):
                 result = await result
         except MethodNotFound:
             responder.respond_method_not_found()
@@ -337,6 +341,23 @@ class _Steps:
 
 async def _finish(steps: _Steps) -> None:
     await steps
+
+
+class _Logged:
+    """A suspended notification handler: awaiting it finishes the handler
+    and logs what it raises (a notification has no one to answer)."""
+
+    __slots__ = ("awaitable", "method")
+
+    def __init__(self, awaitable: Awaitable[Any], method: str) -> None:
+        self.awaitable = awaitable
+        self.method = method
+
+    def __await__(self) -> Generator[Any, Any, None]:
+        try:
+            yield from self.awaitable.__await__()
+        except Exception:  # noqa: BLE001
+            log.exception("libacp: notification handler for %s raised", self.method)
 
 
 # Whether a loop can watch descriptors (`add_reader`), per loop.
@@ -466,49 +487,88 @@ class _Dispatcher:
                         req._on_superseded()
 
     def _start_drain(self) -> None:
+        """Drains the ordered lane now, on the loop: synchronously while
+        every handler finishes without suspending (the common case costs no
+        task and no coroutine); from the first notification handler that
+        suspends, the rest continues in a task that awaits it first."""
         if self._draining:
             return  # a drain runs (or waits in a handler): it takes them
         self._draining = True
-        steps = _Steps(self._drain(), contextvars.copy_context())
-        if not steps.start():
-            self.loop.create_task(_finish(steps))
+        try:
+            rest = self._drain_now()
+        except BaseException:
+            self._draining = False
+            raise
+        if rest is None:
+            self._draining = False
+        else:
+            self.loop.create_task(self._drain_after(*rest))
 
-    async def _drain(self) -> None:
+    def _drain_now(self) -> "Optional[Tuple[_Logged, List[Any]]]":
+        """Handles ordered items until the lane is empty (None) or a
+        notification handler suspends: then returns what it waits on and the
+        items of the batch still to handle."""
         take = self.inbox.take_ordered
+        while True:
+            items = take()
+            if items is None:
+                return None  # empty: the next push wakes the loop again
+            for i, item in enumerate(items):
+                kind = item[0]
+                if kind == 0:
+                    waiting = self._notification(item[1], item[2])
+                    if waiting is not None:
+                        return waiting, items[i + 1 :]
+                elif kind == 1:
+                    self._request(item[1], item[2], item[3])
+                elif kind == 2:
+                    _complete(item[1], item[2], item[3])
+
+    async def _drain_after(self, waiting: "_Logged", items: List[Any]) -> None:
+        """The drain, continued after a notification handler suspended."""
         try:
             while True:
-                items = take()
-                if items is None:
-                    return  # empty: the next push wakes the loop again
-                for item in items:
+                await waiting
+                for i, item in enumerate(items):
                     kind = item[0]
                     if kind == 0:
-                        await self._notification(item[1], item[2])
+                        suspended = self._notification(item[1], item[2])
+                        if suspended is not None:
+                            waiting, items = suspended, items[i + 1 :]
+                            break
                     elif kind == 1:
                         self._request(item[1], item[2], item[3])
                     elif kind == 2:
                         _complete(item[1], item[2], item[3])
+                else:
+                    rest = self._drain_now()
+                    if rest is None:
+                        return
+                    waiting, items = rest
         finally:
             self._draining = False
 
-    async def _notification(self, method: str, params: Any) -> None:
-        """Runs the host's notification handler to completion, in its own
-        context (where requests it makes skip the ordered inbox)."""
+    def _notification(self, method: str, params: Any) -> "Optional[_Logged]":
+        """Runs the host's notification handler in its own context (where
+        requests it makes skip the ordered inbox), up to its first
+        suspension; returns what it still waits on, or None when done."""
         fn = self.on_notification
         if fn is None:
-            return
+            return None
         ctx = contextvars.copy_context()
         ctx.run(_IN_NOTIFICATION.set, True)
         try:
             result = ctx.run(fn, method, params)
-            if inspect.iscoroutine(result):
+            if result is None:
+                return None
+            if type(result) is types.CoroutineType:
                 steps = _Steps(result, ctx)
-                if not steps.start():
-                    await steps
-            elif inspect.isawaitable(result):
-                await result
+                return None if steps.start() else _Logged(steps, method)
+            if inspect.isawaitable(result):
+                return _Logged(result, method)
         except Exception:  # noqa: BLE001 - a notification has no one to answer
             log.exception("libacp: notification handler for %s raised", method)
+        return None
 
     def _request(self, method: str, params: Any, responder: "_libacp.RequestResponder") -> None:
         req = Request(method, params, responder, self.loop, self.connection)
