@@ -104,7 +104,7 @@ struct Queue {
     /// Where direct writes go: a duplicate of the writer's registered
     /// descriptor, closed (under this lock, with no direct write in
     /// progress) before the writer task ends.
-    direct: Option<(OwnedFd, Mode)>,
+    direct: Option<(OwnedFd, Mode, bool)>,
 }
 
 /// How a frame may be sent.
@@ -200,7 +200,7 @@ impl Outbox {
             let direct = match (kind, &q.direct) {
                 (Kind::Notification, _) | (_, None) => None,
                 _ if q.writer_busy || q.direct_busy || !q.frames.is_empty() => None,
-                (_, Some((fd, mode))) => Some((fd.as_raw_fd(), *mode)),
+                (_, Some((fd, mode, guard))) => Some((fd.as_raw_fd(), *mode, *guard)),
             };
             if direct.is_some() {
                 q.direct_busy = true;
@@ -218,15 +218,22 @@ impl Outbox {
             }
             direct
         };
-        if let Some((fd, mode)) = direct {
-            self.write_direct(fd, mode, bytes, reserved);
+        if let Some((fd, mode, guard)) = direct {
+            self.write_direct(fd, mode, guard, bytes, reserved);
         }
         Ok(())
     }
 
     /// Writes one frame from the calling thread (the caller claimed
     /// `direct_busy`, which keeps `fd` open); queues what does not fit, first.
-    fn write_direct(&self, fd: RawFd, mode: Mode, bytes: Vec<u8>, reserved: Option<Reserved>) {
+    fn write_direct(
+        &self,
+        fd: RawFd,
+        mode: Mode,
+        guard: bool,
+        bytes: Vec<u8>,
+        reserved: Option<Reserved>,
+    ) {
         // `direct_busy` is given back even if the trace hook panics.
         let mut release = ReleaseBusy {
             outbox: self,
@@ -243,6 +250,7 @@ impl Outbox {
         let written = fd::write_now(
             fd,
             mode,
+            guard,
             &[
                 IoSlice::new(&prefix),
                 IoSlice::new(&bytes),
@@ -285,12 +293,12 @@ impl Outbox {
 
     /// Publishes the writer's descriptor for direct writes (a duplicate of
     /// it, so it stays valid whatever happens to the writer).
-    fn publish_direct(&self, raw: RawFd, mode: Mode) {
+    fn publish_direct(&self, raw: RawFd, mode: Mode, guard: bool) {
         // SAFETY: `raw` is the writer's open descriptor, borrowed for the
         // duplication only.
         let dup = unsafe { BorrowedFd::borrow_raw(raw) }.try_clone_to_owned();
         if let Ok(dup) = dup {
-            lock(&self.queue).direct = Some((dup, mode));
+            lock(&self.queue).direct = Some((dup, mode, guard));
         }
     }
 
@@ -371,8 +379,8 @@ pub(crate) async fn run_writer(shared: Arc<Shared>, mut writer: WriteHalf) {
     let outbox = &shared.outbox;
     if let WriteHalf::Fd(w) = &mut writer {
         w.register();
-        if let Some((raw, mode)) = w.direct() {
-            outbox.publish_direct(raw, mode);
+        if let Some((raw, mode, guard)) = w.direct() {
+            outbox.publish_direct(raw, mode, guard);
         }
     }
     let mut batch: Vec<OutFrame> = Vec::new();

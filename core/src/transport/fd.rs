@@ -20,7 +20,10 @@
 //! pipe writes block SIGPIPE on the calling thread for the duration of the
 //! write (and consume the one it raised), so a host whose SIGPIPE kills the
 //! process (C and C++ programs by default) sees `EPIPE` instead, whichever
-//! thread writes.
+//! thread writes. Processes that ignore SIGPIPE (Rust, Python, Node and the
+//! JVM do at startup) skip that guard (two syscalls a write): its need is
+//! read when the connection's writer starts, so a host must not restore
+//! SIGPIPE's default action while connections are open.
 
 use std::io::{self, IoSlice};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -143,7 +146,12 @@ pub(crate) fn read_now(
 /// Writes what fits now from `bufs` (in order): the count written, or
 /// `WouldBlock` when nothing fits. Never raises SIGPIPE (see the module
 /// docs). Interrupted calls are retried.
-pub(crate) fn write_now(fd: RawFd, mode: Mode, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+pub(crate) fn write_now(
+    fd: RawFd,
+    mode: Mode,
+    guard: bool,
+    bufs: &[IoSlice<'_>],
+) -> io::Result<usize> {
     let count = libc::c_int::try_from(bufs.len().min(64)).unwrap_or(64);
     loop {
         let n = match mode {
@@ -159,11 +167,13 @@ pub(crate) fn write_now(fd: RawFd, mode: Mode, bufs: &[IoSlice<'_>]) -> io::Resu
                 }
             }
             Mode::Pipe => {
-                let guard = SigpipeGuard::new();
+                let guard = guard.then(SigpipeGuard::new);
                 // SAFETY: as above, for writev.
                 let n = unsafe { libc::writev(fd, bufs.as_ptr().cast::<libc::iovec>(), count) };
                 let error = (n < 0).then(io::Error::last_os_error);
-                guard.finish(error.as_ref());
+                if let Some(guard) = guard {
+                    guard.finish(error.as_ref());
+                }
                 if let Some(e) = error {
                     if e.kind() == io::ErrorKind::Interrupted {
                         continue;
@@ -181,6 +191,19 @@ pub(crate) fn write_now(fd: RawFd, mode: Mode, bufs: &[IoSlice<'_>]) -> io::Resu
             return Err(e);
         }
     }
+}
+
+/// Whether pipe writes need the SIGPIPE guard: SIGPIPE is not ignored.
+pub(crate) fn sigpipe_guard_needed() -> bool {
+    let mut old = std::mem::MaybeUninit::<libc::sigaction>::uninit();
+    // SAFETY: sigaction with a NULL new action only reads the current one
+    // into `old`.
+    if unsafe { libc::sigaction(libc::SIGPIPE, std::ptr::null(), old.as_mut_ptr()) } != 0 {
+        return true;
+    }
+    // SAFETY: initialized by the successful call.
+    let old = unsafe { old.assume_init() };
+    old.sa_sigaction != libc::SIG_IGN
 }
 
 /// Blocks SIGPIPE on the calling thread around one pipe write, and consumes
@@ -390,6 +413,8 @@ pub(crate) struct FdWriter {
     /// sees end of stream even while another descriptor of the socket is
     /// open. Off for stdio, whose socket is shared with the parent.
     shutdown_on_close: bool,
+    /// Pipe writes block SIGPIPE around the write (read at registration).
+    guard: bool,
 }
 
 impl std::fmt::Debug for FdWriter {
@@ -407,6 +432,7 @@ impl FdWriter {
             mode,
             state: WriteState::Open(fd),
             shutdown_on_close,
+            guard: true,
         }
     }
 
@@ -414,6 +440,7 @@ impl FdWriter {
     /// does this first). Afterwards [`FdWriter::direct`] says whether it
     /// can be written directly.
     pub(crate) fn register(&mut self) {
+        self.guard = sigpipe_guard_needed();
         let fd = match std::mem::replace(&mut self.state, WriteState::Switching) {
             WriteState::Open(fd) => fd,
             other => {
@@ -427,11 +454,11 @@ impl FdWriter {
         };
     }
 
-    /// The descriptor and how to write it directly with [`write_now`], while
-    /// this writer is registered (and alive).
-    pub(crate) fn direct(&self) -> Option<(RawFd, Mode)> {
+    /// The descriptor and how to write it directly with [`write_now`]
+    /// (mode, SIGPIPE guard), while this writer is registered (and alive).
+    pub(crate) fn direct(&self) -> Option<(RawFd, Mode, bool)> {
         match &self.state {
-            WriteState::Registered(afd) => Some((afd.get_ref().as_raw_fd(), self.mode)),
+            WriteState::Registered(afd) => Some((afd.get_ref().as_raw_fd(), self.mode, self.guard)),
             _ => None,
         }
     }
@@ -458,9 +485,9 @@ impl AsyncWrite for FdWriter {
                 WriteState::Blocking(b) => return Pin::new(b).poll_write_vectored(cx, bufs),
                 WriteState::Registered(afd) => {
                     let mut guard = ready!(afd.poll_write_ready(cx))?;
-                    let mode = this.mode;
+                    let (mode, sigpipe) = (this.mode, this.guard);
                     let total: usize = bufs.iter().map(|b| b.len()).sum();
-                    match guard.try_io(|fd| write_now(fd.as_raw_fd(), mode, bufs)) {
+                    match guard.try_io(|fd| write_now(fd.as_raw_fd(), mode, sigpipe, bufs)) {
                         Ok(Ok(n)) => {
                             if n > 0 && n < total {
                                 guard.clear_ready();
