@@ -7,7 +7,7 @@
 //! * [`status`] and [`error`]: `acp_status` and the `acp_error` object;
 //! * [`options`]: `acp_options`, the connection settings;
 //! * [`connection`]: `acp_connection`, creating, calling, closing;
-//! * [`events`]: `acp_event`, the event queue, poll and callback modes;
+//! * [`events`]: `acp_event`, one delivery of the core's inbox;
 //! * [`request`]: `acp_request`, answering the peer;
 //! * [`call`]: `acp_call`, cancelling an outgoing call;
 //! * [`string`]: `acp_string`, text handed out by libacp.
