@@ -173,3 +173,33 @@ async fn a_fifo_to_read_and_a_regular_file_to_write_carry_a_connection() {
 }
 
 use std::os::unix::fs::OpenOptionsExt;
+
+#[tokio::test]
+async fn a_socket_reset_by_the_peer_closes_as_the_peer_closing() {
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().expect("pair");
+    let raw = ours.into_raw_fd();
+    // SAFETY: an open descriptor we give up.
+    let transport = unsafe { Transport::from_raw_fds(raw, raw) }.expect("one socket");
+    let conn = Connection::start(transport, echo(), ConnectionOptions::default());
+    // The peer asks, never reads the answer and closes: its unread answer
+    // makes the kernel reset the connection (ECONNRESET on our side).
+    (&theirs)
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"_e\",\"params\":{}}\n")
+        .expect("write");
+    let mut waited = 0;
+    while {
+        let mut n: libc::c_int = 0;
+        // SAFETY: FIONREAD writes the byte count into `n`.
+        unsafe { libc::ioctl(theirs.as_raw_fd(), libc::FIONREAD, &mut n) };
+        n == 0
+    } {
+        waited += 1;
+        assert!(waited < 12_000, "the answer never arrived");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    drop(theirs);
+    assert_eq!(
+        within("closed", conn.closed()).await,
+        CloseReason::PeerClosed
+    );
+}

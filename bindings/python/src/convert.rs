@@ -252,15 +252,3 @@ pub(crate) fn id_to_py<'py>(py: Python<'py>, id: &RequestId) -> PyResult<Bound<'
         RequestId::Other(text) => py.import("json")?.call_method1("loads", (text.as_str(),)),
     }
 }
-
-/// A request id as JSON (for event details).
-pub(crate) fn id_to_json(id: &RequestId) -> Value {
-    match id {
-        RequestId::Null => Value::Null,
-        RequestId::Number(n) => Value::from(*n),
-        RequestId::Str(s) => Value::String(s.clone()),
-        RequestId::Other(text) => {
-            serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone()))
-        }
-    }
-}

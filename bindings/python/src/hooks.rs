@@ -14,10 +14,10 @@ use pyo3::prelude::*;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use libacp_core::{Direction, Event, EventHook, RequestId, RpcError};
+use libacp_core::{Direction, Event, EventHook};
 
 use crate::awaitable::runtime;
-use crate::convert::{id_to_json, to_py};
+use crate::convert::to_py;
 use crate::errors::report;
 use crate::interpreter::attach_alive;
 
@@ -41,75 +41,11 @@ pub(crate) fn trace_hook(trace: Py<PyAny>) -> libacp_core::TraceHook {
     })
 }
 
-/// One engine event as `(kind, message, details)`.
+/// One engine event as `(kind, message, details)` (the core's wording).
 type EventParts = (&'static str, String, Value);
 
-fn rpc_error_json(e: &RpcError) -> Value {
-    serde_json::json!({ "code": e.code, "message": e.message, "data": e.data })
-}
-
 fn event_parts(event: &Event) -> EventParts {
-    use serde_json::json;
-    let id_of = |id: Option<&RequestId>| id.map_or(Value::Null, id_to_json);
-    match event {
-        Event::OversizedFrame { size, id, answered } => (
-            "oversized_frame",
-            format!("skipped a frame of {size} bytes (over max_frame_size)"),
-            json!({ "size": size, "id": id_of(id.as_ref()), "answered": answered }),
-        ),
-        Event::InvalidFrame { error, answered } => (
-            "invalid_frame",
-            format!("invalid frame: {error}"),
-            json!({ "error": rpc_error_json(error), "answered": answered }),
-        ),
-        Event::BadHeader(detail) => (
-            "bad_header",
-            format!("bad Content-Length header: {detail}"),
-            json!({ "detail": detail }),
-        ),
-        Event::UnmatchedResponse { id, result } => {
-            let id = id_of(id.as_ref());
-            let details = match result {
-                Ok(raw) => json!({
-                    "id": id,
-                    "result": serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null),
-                }),
-                Err(e) => json!({ "id": id, "error": rpc_error_json(e) }),
-            };
-            (
-                "unmatched_response",
-                format!("a response for no pending request (id {id})"),
-                details,
-            )
-        }
-        Event::DuplicateRequestId { id } => (
-            "duplicate_request_id",
-            format!("the peer reused the id {id} of a request in flight (answered -32600)"),
-            json!({ "id": id_to_json(id) }),
-        ),
-        Event::CancelForUnknownRequest { id } => (
-            "cancel_for_unknown_request",
-            format!("$/cancel_request for {id}, which is not in flight (ignored)"),
-            json!({ "id": id_to_json(id) }),
-        ),
-        Event::InvalidCancel { params } => (
-            "invalid_cancel",
-            "$/cancel_request whose params name no request (ignored)".to_owned(),
-            json!({ "params": params }),
-        ),
-        Event::Ignored(reason) => ("ignored", reason.clone(), json!({})),
-        Event::HandlerPanicked { message } => (
-            "handler_panicked",
-            format!("a handler panicked: {message}"),
-            json!({ "panic": message }),
-        ),
-        Event::Closed(reason) => (
-            "closed",
-            format!("the connection closed: {reason}"),
-            json!({ "reason": reason.to_string() }),
-        ),
-        other => ("other", format!("{other:?}"), json!({})),
-    }
+    event.describe()
 }
 
 /// Engine events to `callback(kind, message, details)`. The core's hook

@@ -108,6 +108,11 @@ pub(crate) async fn run_reader(shared: Arc<Shared>, mut frames: impl Frames, dis
                 None
             }
             Ok(None) => Some(Inbound::End(CloseReason::PeerClosed)),
+            // A socket whose peer closed with our data unread in its buffer
+            // reports a reset: the peer is gone all the same.
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
+                Some(Inbound::End(CloseReason::PeerClosed))
+            }
             Err(e) => Some(Inbound::End(CloseReason::Io(
                 format!("read failed: {e}").into(),
             ))),

@@ -143,6 +143,87 @@ pub enum Event {
     Closed(CloseReason),
 }
 
+fn rpc_error_json(e: &RpcError) -> serde_json::Value {
+    serde_json::json!({ "code": e.code, "message": e.message, "data": e.data })
+}
+
+impl Event {
+    /// The event as every binding reports it: a stable snake-case kind
+    /// (`"oversized_frame"`, `"invalid_frame"`, `"bad_header"`,
+    /// `"unmatched_response"`, `"duplicate_request_id"`,
+    /// `"cancel_for_unknown_request"`, `"invalid_cancel"`, `"ignored"`,
+    /// `"handler_panicked"`, `"closed"`, or `"other"`), a readable sentence,
+    /// and the details as JSON.
+    pub fn describe(&self) -> (&'static str, String, serde_json::Value) {
+        let event = self;
+        use serde_json::json;
+        let id_of = |id: Option<&RequestId>| id.map_or(serde_json::Value::Null, id_json);
+        match event {
+            Event::OversizedFrame { size, id, answered } => (
+                "oversized_frame",
+                format!("skipped a frame of {size} bytes (over max_frame_size)"),
+                json!({ "size": size, "id": id_of(id.as_ref()), "answered": answered }),
+            ),
+            Event::InvalidFrame { error, answered } => (
+                "invalid_frame",
+                format!("invalid frame: {error}"),
+                json!({ "error": rpc_error_json(error), "answered": answered }),
+            ),
+            Event::BadHeader(detail) => (
+                "bad_header",
+                format!("bad Content-Length header: {detail}"),
+                json!({ "detail": detail }),
+            ),
+            Event::UnmatchedResponse { id, result } => {
+                let id = id_of(id.as_ref());
+                let details = match result {
+                    Ok(raw) => json!({
+                        "id": id,
+                        "result": serde_json::from_str::<serde_json::Value>(raw.get()).unwrap_or(serde_json::Value::Null),
+                    }),
+                    Err(e) => json!({ "id": id, "error": rpc_error_json(e) }),
+                };
+                (
+                    "unmatched_response",
+                    format!("a response for no pending request (id {id})"),
+                    details,
+                )
+            }
+            Event::DuplicateRequestId { id } => (
+                "duplicate_request_id",
+                format!("the peer reused the id {id} of a request in flight (answered -32600)"),
+                json!({ "id": id_json(id) }),
+            ),
+            Event::CancelForUnknownRequest { id } => (
+                "cancel_for_unknown_request",
+                format!("$/cancel_request for {id}, which is not in flight (ignored)"),
+                json!({ "id": id_json(id) }),
+            ),
+            Event::InvalidCancel { params } => (
+                "invalid_cancel",
+                "$/cancel_request whose params name no request (ignored)".to_owned(),
+                json!({ "params": params }),
+            ),
+            Event::Ignored(reason) => ("ignored", reason.clone(), json!({})),
+            Event::HandlerPanicked { message } => (
+                "handler_panicked",
+                format!("a handler panicked: {message}"),
+                json!({ "panic": message }),
+            ),
+            Event::Closed(reason) => (
+                "closed",
+                format!("the connection closed: {reason}"),
+                json!({ "reason": reason.to_string() }),
+            ),
+        }
+    }
+}
+
+/// A request id as JSON (exact numbers kept when they parse).
+fn id_json(id: &RequestId) -> serde_json::Value {
+    serde_json::to_value(id).unwrap_or(serde_json::Value::Null)
+}
+
 /// Connection settings. `Default` gives NDJSON, 64 MiB frames, 1024-frame
 /// queues and no timeout.
 #[derive(Clone)]

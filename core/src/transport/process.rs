@@ -197,6 +197,16 @@ impl ProcessStatus {
         self.pid
     }
 
+    /// Sends SIGKILL to the agent's process group now, skipping the
+    /// shutdown ladder: for a host process that is exiting and cannot wait
+    /// (a Node `process.on("exit")` hook). Does nothing once the agent has
+    /// exited and its group is gone.
+    pub fn kill_now(&self) {
+        if group_exists(self.pid) {
+            kill_group(self.pid, libc::SIGKILL);
+        }
+    }
+
     /// The exit status, if it has exited.
     pub fn try_exit(&self) -> Option<ExitInfo> {
         *self.status.borrow()
