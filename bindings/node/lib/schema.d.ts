@@ -1,0 +1,3922 @@
+/**
+ * JSON RPC Request Id
+ *
+ * An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \[1\] and Numbers SHOULD NOT contain fractional parts \[2\]
+ *
+ * The Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.
+ *
+ * \[1\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.
+ *
+ * \[2\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
+ */
+export type RequestId = null | number | string;
+/**
+ * A unique identifier for a conversation session between a client and agent.
+ *
+ * Sessions maintain their own context, conversation history, and state,
+ * allowing multiple independent interactions with the same agent.
+ *
+ * See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/session-setup#session-id)
+ */
+export type SessionId = string;
+/**
+ * Unique identifier for a tool call within a session.
+ */
+export type ToolCallId = string;
+/**
+ * Categories of tools that can be invoked.
+ *
+ * Tool kinds help clients choose appropriate icons and optimize how they
+ * display tool execution progress.
+ *
+ * See protocol docs: [Creating](https://agentclientprotocol.com/protocol/tool-calls#creating)
+ */
+export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
+/**
+ * Execution status of a tool call.
+ *
+ * Tool calls progress through different statuses during their lifecycle.
+ *
+ * See protocol docs: [Status](https://agentclientprotocol.com/protocol/tool-calls#status)
+ */
+export type ToolCallStatus = "pending" | "in_progress" | "completed" | "failed";
+/**
+ * Content produced by a tool call.
+ *
+ * Tool calls can produce different types of content including
+ * standard content blocks (text, images) or file diffs.
+ *
+ * See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
+ */
+export type ToolCallContent = (Content & {
+    type: "content";
+    [k: string]: unknown;
+}) | (Diff & {
+    type: "diff";
+    [k: string]: unknown;
+}) | (Terminal & {
+    type: "terminal";
+    [k: string]: unknown;
+});
+/**
+ * Content blocks represent displayable information in the Agent Client Protocol.
+ *
+ * They provide a structured way to handle various types of user-facing content—whether
+ * it's text from language models, images for analysis, or embedded resources for context.
+ *
+ * Content blocks appear in:
+ * - User prompts sent via `session/prompt`
+ * - Language model output streamed through `session/update` notifications
+ * - Progress updates and results from tool calls
+ *
+ * This structure is compatible with the Model Context Protocol (MCP), enabling
+ * agents to seamlessly forward content from MCP tool outputs without transformation.
+ *
+ * See protocol docs: [Content](https://agentclientprotocol.com/protocol/content)
+ */
+export type ContentBlock = (TextContent & {
+    type: "text";
+    [k: string]: unknown;
+}) | (ImageContent & {
+    type: "image";
+    [k: string]: unknown;
+}) | (AudioContent & {
+    type: "audio";
+    [k: string]: unknown;
+}) | (ResourceLink & {
+    type: "resource_link";
+    [k: string]: unknown;
+}) | (EmbeddedResource & {
+    type: "resource";
+    [k: string]: unknown;
+});
+/**
+ * The sender or recipient of messages and data in a conversation.
+ */
+export type Role = "assistant" | "user";
+/**
+ * Resource content that can be embedded in a message.
+ */
+export type EmbeddedResourceResource = TextResourceContents | BlobResourceContents;
+/**
+ * Typed identifier used for terminal values on the wire.
+ */
+export type TerminalId = string;
+/**
+ * Unique identifier for a permission option.
+ */
+export type PermissionOptionId = string;
+/**
+ * The type of permission option being presented to the user.
+ *
+ * Helps clients choose appropriate icons and UI treatment.
+ */
+export type PermissionOptionKind = "allow_once" | "allow_always" | "reject_once" | "reject_always";
+/**
+ * Request from the agent to elicit structured user input.
+ *
+ * The agent sends this to the client to request information from the user,
+ * either via a form or by directing them to a URL.
+ * Elicitations are tied to a session (optionally a tool call) or a request.
+ */
+export type CreateElicitationRequest = CreateElicitationRequest1 & {
+    /**
+     * A human-readable message describing what input is needed.
+     */
+    message: string;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no metadata.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+};
+export type CreateElicitationRequest1 = (ElicitationFormMode & {
+    mode: "form";
+    [k: string]: unknown;
+}) | (ElicitationUrlMode & {
+    mode: "url";
+    [k: string]: unknown;
+}) | ((ElicitationSessionScope | ElicitationRequestScope) & {
+    /**
+     * Custom or future elicitation mode.
+     *
+     * Values beginning with `_` are reserved for implementation-specific
+     * extensions. Unknown values that do not begin with `_` are reserved for
+     * future ACP variants.
+     */
+    mode: string;
+    [k: string]: unknown;
+});
+/**
+ * Form-based elicitation mode where the client renders a form from the provided schema.
+ */
+export type ElicitationFormMode = ElicitationFormMode1 & {
+    /**
+     * A JSON Schema describing the form fields to present to the user.
+     */
+    requestedSchema: ElicitationSchema;
+    [k: string]: unknown;
+};
+export type ElicitationFormMode1 = ElicitationSessionScope | ElicitationRequestScope;
+/**
+ * Type discriminator for elicitation schemas.
+ */
+export type ElicitationSchemaType = "object";
+/**
+ * Property schema for elicitation form fields.
+ *
+ * Each variant corresponds to a JSON Schema `"type"` value.
+ * Single-select enums use the `String` variant with `enum` or `oneOf` set.
+ * Multi-select enums use the `Array` variant.
+ */
+export type ElicitationPropertySchema = (StringPropertySchema & {
+    type: "string";
+    [k: string]: unknown;
+}) | (NumberPropertySchema & {
+    type: "number";
+    [k: string]: unknown;
+}) | (IntegerPropertySchema & {
+    type: "integer";
+    [k: string]: unknown;
+}) | (BooleanPropertySchema & {
+    type: "boolean";
+    [k: string]: unknown;
+}) | (MultiSelectPropertySchema & {
+    type: "array";
+    [k: string]: unknown;
+}) | {
+    /**
+     * Custom or future elicitation property schema type.
+     *
+     * Values beginning with `_` are reserved for implementation-specific
+     * extensions. Unknown values that do not begin with `_` are reserved for
+     * future ACP variants.
+     */
+    type: string;
+    [k: string]: unknown;
+};
+/**
+ * String format types for string properties in elicitation schemas.
+ */
+export type StringFormat = "email" | "uri" | "date" | "date-time";
+/**
+ * Items for a multi-select (array) property schema.
+ */
+export type MultiSelectItems = (StringMultiSelectItems & {
+    type: "string";
+    [k: string]: unknown;
+}) | {
+    /**
+     * Custom or future multi-select item type.
+     *
+     * Values beginning with `_` are reserved for implementation-specific
+     * extensions. Unknown values that do not begin with `_` are reserved for
+     * future ACP variants.
+     */
+    type: string;
+    [k: string]: unknown;
+} | TitledMultiSelectItems;
+/**
+ * URL-based elicitation mode where the client directs the user to a URL.
+ */
+export type ElicitationUrlMode = ElicitationUrlMode1 & {
+    /**
+     * The unique identifier for this elicitation.
+     */
+    elicitationId: ElicitationId;
+    /**
+     * The URL to direct the user to.
+     */
+    url: string;
+    [k: string]: unknown;
+};
+export type ElicitationUrlMode1 = ElicitationSessionScope | ElicitationRequestScope;
+/**
+ * Unique identifier for an elicitation.
+ */
+export type ElicitationId = string;
+/**
+ * A JSON-RPC response object.
+ */
+export type AgentResponse = {
+    /**
+     * The id of the request this response answers.
+     */
+    id: RequestId;
+    /**
+     * Method-specific response data.
+     */
+    result: InitializeResponse | AuthenticateResponse | LogoutResponse | NewSessionResponse | LoadSessionResponse | ListSessionsResponse | DeleteSessionResponse | ResumeSessionResponse | CloseSessionResponse | SetSessionModeResponse | SetSessionConfigOptionResponse | PromptResponse | ExtResponse;
+    [k: string]: unknown;
+} | {
+    /**
+     * The id of the request this response answers.
+     */
+    id: RequestId;
+    /**
+     * Method-specific error data.
+     */
+    error: Error;
+    [k: string]: unknown;
+};
+/**
+ * Protocol version identifier.
+ *
+ * This version is only bumped for breaking changes.
+ * Non-breaking changes should be introduced via capabilities.
+ */
+export type ProtocolVersion = number;
+/**
+ * Describes an available authentication method.
+ *
+ * The `type` field acts as the discriminator in the serialized JSON form.
+ * When no `type` is present, the method is treated as `agent`.
+ */
+export type AuthMethod = (AuthMethodTerminal & {
+    type: "terminal";
+    [k: string]: unknown;
+}) | AuthMethodAgent;
+/**
+ * Typed identifier used for auth method values on the wire.
+ */
+export type AuthMethodId = string;
+/**
+ * Unique identifier for a Session Mode.
+ */
+export type SessionModeId = string;
+/**
+ * A session configuration option selector and its current state.
+ */
+export type SessionConfigOption = {
+    /**
+     * Unique identifier for the configuration option.
+     */
+    id: SessionConfigId;
+    /**
+     * Human-readable label for the option.
+     */
+    name: string;
+    /**
+     * Optional description for the Client to display to the user.
+     */
+    description?: string | null;
+    /**
+     * Optional semantic category for this option (UX only).
+     */
+    category?: SessionConfigOptionCategory | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+} & SessionConfigOption1;
+/**
+ * Unique identifier for a session configuration option.
+ */
+export type SessionConfigId = string;
+/**
+ * Semantic category for a session configuration option.
+ *
+ * This is intended to help Clients distinguish broadly common selectors (e.g. model selector vs
+ * session mode selector vs thought/reasoning level) for UX purposes (keyboard shortcuts, icons,
+ * placement). It MUST NOT be required for correctness. Clients MUST handle missing or unknown
+ * categories gracefully.
+ *
+ * Category names beginning with `_` are free for custom use, like other ACP extension methods.
+ * Category names that do not begin with `_` are reserved for the ACP spec.
+ */
+export type SessionConfigOptionCategory = "mode" | "model" | "model_config" | "thought_level" | string;
+export type SessionConfigOption1 = (SessionConfigSelect & {
+    type: "select";
+    [k: string]: unknown;
+}) | (SessionConfigBoolean & {
+    type: "boolean";
+    [k: string]: unknown;
+});
+/**
+ * Unique identifier for a session configuration option value.
+ */
+export type SessionConfigValueId = string;
+/**
+ * Possible values for a session configuration option.
+ */
+export type SessionConfigSelectOptions = SessionConfigSelectOption[] | SessionConfigSelectGroup[];
+/**
+ * Unique identifier for a session configuration option value group.
+ */
+export type SessionConfigGroupId = string;
+/**
+ * Reasons why an agent stops processing a prompt turn.
+ *
+ * See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/prompt-turn#stop-reasons)
+ */
+export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
+/**
+ * Predefined error codes for common JSON-RPC and ACP-specific errors.
+ *
+ * These codes follow the JSON-RPC 2.0 specification for standard errors
+ * and use the reserved range (-32000 to -32099) for protocol-specific errors.
+ */
+export type ErrorCode = -32700 | -32600 | -32601 | -32602 | -32603 | -32800 | -32000 | -32002 | number;
+/**
+ * Different types of updates that can be sent during session processing.
+ *
+ * These updates provide real-time feedback about the agent's progress.
+ *
+ * See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
+ */
+export type SessionUpdate = (ContentChunk & {
+    sessionUpdate: "user_message_chunk";
+    [k: string]: unknown;
+}) | (ContentChunk & {
+    sessionUpdate: "agent_message_chunk";
+    [k: string]: unknown;
+}) | (ContentChunk & {
+    sessionUpdate: "agent_thought_chunk";
+    [k: string]: unknown;
+}) | (ToolCall & {
+    sessionUpdate: "tool_call";
+    [k: string]: unknown;
+}) | (ToolCallUpdate & {
+    sessionUpdate: "tool_call_update";
+    [k: string]: unknown;
+}) | (Plan & {
+    sessionUpdate: "plan";
+    [k: string]: unknown;
+}) | (AvailableCommandsUpdate & {
+    sessionUpdate: "available_commands_update";
+    [k: string]: unknown;
+}) | (CurrentModeUpdate & {
+    sessionUpdate: "current_mode_update";
+    [k: string]: unknown;
+}) | (ConfigOptionUpdate & {
+    sessionUpdate: "config_option_update";
+    [k: string]: unknown;
+}) | (SessionInfoUpdate & {
+    sessionUpdate: "session_info_update";
+    [k: string]: unknown;
+}) | (UsageUpdate & {
+    sessionUpdate: "usage_update";
+    [k: string]: unknown;
+});
+/**
+ * Unique identifier for a message within a session.
+ */
+export type MessageId = string;
+/**
+ * Priority levels for plan entries.
+ *
+ * Used to indicate the relative importance or urgency of different
+ * tasks in the execution plan.
+ * See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+ */
+export type PlanEntryPriority = "high" | "medium" | "low";
+/**
+ * Status of a plan entry in the execution flow.
+ *
+ * Tracks the lifecycle of each task from planning through completion.
+ * See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+ */
+export type PlanEntryStatus = "pending" | "in_progress" | "completed";
+/**
+ * The input specification for a command.
+ */
+export type AvailableCommandInput = UnstructuredCommandInput;
+/**
+ * Configuration for connecting to an MCP (Model Context Protocol) server.
+ *
+ * MCP servers provide tools and context that the agent can use when
+ * processing prompts.
+ *
+ * See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/session-setup#mcp-servers)
+ */
+export type McpServer = (McpServerHttp & {
+    type: "http";
+    [k: string]: unknown;
+}) | (McpServerSse & {
+    type: "sse";
+    [k: string]: unknown;
+}) | McpServerStdio;
+/**
+ * Request parameters for setting a session configuration option.
+ */
+export type SetSessionConfigOptionRequest = SetSessionConfigOptionRequest1 & {
+    /**
+     * The ID of the session to set the configuration option for.
+     */
+    sessionId: SessionId;
+    /**
+     * The ID of the configuration option to set.
+     */
+    configId: SessionConfigId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+};
+export type SetSessionConfigOptionRequest1 = {
+    /**
+     * The boolean value.
+     */
+    value: boolean;
+    type: "boolean";
+    [k: string]: unknown;
+} | {
+    /**
+     * The value ID.
+     */
+    value: SessionConfigValueId;
+    [k: string]: unknown;
+};
+/**
+ * A JSON-RPC response object.
+ */
+export type ClientResponse = {
+    /**
+     * The id of the request this response answers.
+     */
+    id: RequestId;
+    /**
+     * Method-specific response data.
+     */
+    result: WriteTextFileResponse | ReadTextFileResponse | RequestPermissionResponse | CreateTerminalResponse | TerminalOutputResponse | ReleaseTerminalResponse | WaitForTerminalExitResponse | KillTerminalResponse | CreateElicitationResponse | ExtResponse;
+    [k: string]: unknown;
+} | {
+    /**
+     * The id of the request this response answers.
+     */
+    id: RequestId;
+    /**
+     * Method-specific error data.
+     */
+    error: Error;
+    [k: string]: unknown;
+};
+/**
+ * The outcome of a permission request.
+ */
+export type RequestPermissionOutcome = {
+    outcome: "cancelled";
+    [k: string]: unknown;
+} | (SelectedPermissionOutcome & {
+    outcome: "selected";
+    [k: string]: unknown;
+});
+/**
+ * Response from the client to an elicitation request.
+ */
+export type CreateElicitationResponse = CreateElicitationResponse1 & {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no metadata.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+};
+export type CreateElicitationResponse1 = (ElicitationAcceptAction & {
+    action: "accept";
+    [k: string]: unknown;
+}) | {
+    action: "decline";
+    [k: string]: unknown;
+} | {
+    action: "cancel";
+    [k: string]: unknown;
+} | {
+    /**
+     * Custom or future elicitation action.
+     *
+     * Values beginning with `_` are reserved for implementation-specific
+     * extensions. Unknown values that do not begin with `_` are reserved for
+     * future ACP variants.
+     */
+    action: string;
+    [k: string]: unknown;
+};
+/**
+ * Allowed wire representations for [`ElicitationContentValue`].
+ */
+export type ElicitationContentValue = string | number | boolean | string[];
+/**
+ * A JSON-RPC request object.
+ */
+export interface AgentRequest {
+    /**
+     * The request id used to correlate the matching response.
+     */
+    id: RequestId;
+    /**
+     * The method name to invoke.
+     */
+    method: string;
+    /**
+     * Method-specific request parameters.
+     */
+    params?: (WriteTextFileRequest | ReadTextFileRequest | RequestPermissionRequest | CreateTerminalRequest | TerminalOutputRequest | ReleaseTerminalRequest | WaitForTerminalExitRequest | KillTerminalRequest | CreateElicitationRequest | ExtRequest) | null;
+    [k: string]: unknown;
+}
+/**
+ * Request to write content to a text file.
+ *
+ * Only available if the client supports the `fs.writeTextFile` capability.
+ */
+export interface WriteTextFileRequest {
+    /**
+     * The session ID for this request.
+     */
+    sessionId: SessionId;
+    /**
+     * Absolute path to the file to write.
+     */
+    path: string;
+    /**
+     * The text content to write to the file.
+     */
+    content: string;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request to read content from a text file.
+ *
+ * Only available if the client supports the `fs.readTextFile` capability.
+ */
+export interface ReadTextFileRequest {
+    /**
+     * The session ID for this request.
+     */
+    sessionId: SessionId;
+    /**
+     * Absolute path to the file to read.
+     */
+    path: string;
+    /**
+     * Line number to start reading from (1-based).
+     */
+    line?: number | null;
+    /**
+     * Maximum number of lines to read.
+     */
+    limit?: number | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request for user permission to execute a tool call.
+ *
+ * Sent when the agent needs authorization before performing a sensitive operation.
+ *
+ * See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/tool-calls#requesting-permission)
+ */
+export interface RequestPermissionRequest {
+    /**
+     * The session ID for this request.
+     */
+    sessionId: SessionId;
+    /**
+     * Details about the tool call requiring permission.
+     */
+    toolCall: ToolCallUpdate;
+    /**
+     * Available permission options for the user to choose from.
+     */
+    options: PermissionOption[];
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * An update to an existing tool call.
+ *
+ * Used to report progress and results as tools execute. All fields except
+ * the tool call ID are optional - only changed fields need to be included.
+ *
+ * See protocol docs: [Updating](https://agentclientprotocol.com/protocol/tool-calls#updating)
+ */
+export interface ToolCallUpdate {
+    /**
+     * The ID of the tool call being updated.
+     */
+    toolCallId: ToolCallId;
+    /**
+     * Update the tool kind.
+     */
+    kind?: ToolKind | null;
+    /**
+     * Update the execution status.
+     */
+    status?: ToolCallStatus | null;
+    /**
+     * Replace the content collection.
+     */
+    content?: ToolCallContent[] | null;
+    /**
+     * Replace the locations collection.
+     */
+    locations?: ToolCallLocation[] | null;
+    /**
+     * Update the raw input.
+     */
+    rawInput?: {
+        [k: string]: unknown;
+    };
+    /**
+     * Update the raw output.
+     */
+    rawOutput?: {
+        [k: string]: unknown;
+    };
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Standard content block (text, images, resources).
+ */
+export interface Content {
+    /**
+     * The actual content block.
+     */
+    content: ContentBlock;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Text provided to or from an LLM.
+ */
+export interface TextContent {
+    /**
+     * Optional annotations that help clients decide how to display or route this content.
+     */
+    annotations?: Annotations | null;
+    /**
+     * Text payload carried by this content block.
+     */
+    text: string;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
+ */
+export interface Annotations {
+    /**
+     * Intended recipients for this content, such as the user or assistant.
+     */
+    audience?: Role[] | null;
+    /**
+     * Timestamp indicating when the underlying resource was last modified.
+     */
+    lastModified?: string | null;
+    /**
+     * Relative importance of this content when clients choose what to surface.
+     */
+    priority?: number | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * An image provided to or from an LLM.
+ */
+export interface ImageContent {
+    /**
+     * Optional annotations that help clients decide how to display or route this content.
+     */
+    annotations?: Annotations | null;
+    /**
+     * Base64-encoded media payload.
+     */
+    data: string;
+    /**
+     * MIME type describing the encoded media payload.
+     */
+    mimeType: string;
+    /**
+     * URI associated with this resource or media payload.
+     */
+    uri?: string | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Audio provided to or from an LLM.
+ */
+export interface AudioContent {
+    /**
+     * Optional annotations that help clients decide how to display or route this content.
+     */
+    annotations?: Annotations | null;
+    /**
+     * Base64-encoded media payload.
+     */
+    data: string;
+    /**
+     * MIME type describing the encoded media payload.
+     */
+    mimeType: string;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * A resource that the server is capable of reading, included in a prompt or tool call result.
+ */
+export interface ResourceLink {
+    /**
+     * Optional annotations that help clients decide how to display or route this content.
+     */
+    annotations?: Annotations | null;
+    /**
+     * Optional human-readable details shown with this protocol object.
+     */
+    description?: string | null;
+    /**
+     * MIME type describing the encoded media payload.
+     */
+    mimeType?: string | null;
+    /**
+     * Human-readable name shown for this protocol object.
+     */
+    name: string;
+    /**
+     * Optional size of the linked resource in bytes, if known.
+     */
+    size?: number | null;
+    /**
+     * URI associated with this resource or media payload.
+     */
+    uri: string;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * The contents of a resource, embedded into a prompt or tool call result.
+ */
+export interface EmbeddedResource {
+    /**
+     * Optional annotations that help clients decide how to display or route this content.
+     */
+    annotations?: Annotations | null;
+    /**
+     * Embedded resource payload, either text or binary data.
+     */
+    resource: EmbeddedResourceResource;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Text-based resource contents.
+ */
+export interface TextResourceContents {
+    /**
+     * MIME type describing the encoded media payload.
+     */
+    mimeType?: string | null;
+    /**
+     * Text payload carried by this content block.
+     */
+    text: string;
+    /**
+     * URI associated with this resource or media payload.
+     */
+    uri: string;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Binary resource contents.
+ */
+export interface BlobResourceContents {
+    /**
+     * Base64-encoded bytes for a binary resource payload.
+     */
+    blob: string;
+    /**
+     * MIME type describing the encoded media payload.
+     */
+    mimeType?: string | null;
+    /**
+     * URI associated with this resource or media payload.
+     */
+    uri: string;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * A diff representing file modifications.
+ *
+ * Shows changes to files in a format suitable for display in the client UI.
+ *
+ * See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
+ */
+export interface Diff {
+    /**
+     * The absolute file path being modified.
+     */
+    path: string;
+    /**
+     * The original content (None for new files).
+     */
+    oldText?: string | null;
+    /**
+     * The new content after modification.
+     */
+    newText: string;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Embed a terminal created with `terminal/create` by its id.
+ *
+ * The terminal must be added before calling `terminal/release`.
+ *
+ * See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/terminals)
+ */
+export interface Terminal {
+    /**
+     * Identifier of the terminal instance to embed in the content stream.
+     */
+    terminalId: TerminalId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * A file location being accessed or modified by a tool.
+ *
+ * Enables clients to implement "follow-along" features that track
+ * which files the agent is working with in real-time.
+ *
+ * See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/tool-calls#following-the-agent)
+ */
+export interface ToolCallLocation {
+    /**
+     * The absolute file path being accessed or modified.
+     */
+    path: string;
+    /**
+     * Optional line number within the file.
+     */
+    line?: number | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * An option presented to the user when requesting permission.
+ */
+export interface PermissionOption {
+    /**
+     * Unique identifier for this permission option.
+     */
+    optionId: PermissionOptionId;
+    /**
+     * Human-readable label to display to the user.
+     */
+    name: string;
+    /**
+     * Hint about the nature of this permission option.
+     */
+    kind: PermissionOptionKind;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request to create a new terminal and execute a command.
+ */
+export interface CreateTerminalRequest {
+    /**
+     * The session ID for this request.
+     */
+    sessionId: SessionId;
+    /**
+     * The command to execute.
+     */
+    command: string;
+    /**
+     * Array of command arguments.
+     */
+    args?: string[];
+    /**
+     * Environment variables for the command.
+     */
+    env?: EnvVariable[];
+    /**
+     * Working directory for the command. Must be an absolute path.
+     */
+    cwd?: string | null;
+    /**
+     * Maximum number of output bytes to retain.
+     *
+     * When the limit is exceeded, the Client truncates from the beginning of the output
+     * to stay within the limit.
+     *
+     * The Client MUST ensure truncation happens at a character boundary to maintain valid
+     * string output, even if this means the retained output is slightly less than the
+     * specified limit.
+     */
+    outputByteLimit?: number | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * An environment variable to set when launching an MCP server.
+ */
+export interface EnvVariable {
+    /**
+     * The name of the environment variable.
+     */
+    name: string;
+    /**
+     * The value to set for the environment variable.
+     */
+    value: string;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request to get the current output and status of a terminal.
+ */
+export interface TerminalOutputRequest {
+    /**
+     * The session ID for this request.
+     */
+    sessionId: SessionId;
+    /**
+     * The ID of the terminal to get output from.
+     */
+    terminalId: TerminalId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request to release a terminal and free its resources.
+ */
+export interface ReleaseTerminalRequest {
+    /**
+     * The session ID for this request.
+     */
+    sessionId: SessionId;
+    /**
+     * The ID of the terminal to release.
+     */
+    terminalId: TerminalId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request to wait for a terminal command to exit.
+ */
+export interface WaitForTerminalExitRequest {
+    /**
+     * The session ID for this request.
+     */
+    sessionId: SessionId;
+    /**
+     * The ID of the terminal to wait for.
+     */
+    terminalId: TerminalId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request to kill a terminal without releasing it.
+ */
+export interface KillTerminalRequest {
+    /**
+     * The session ID for this request.
+     */
+    sessionId: SessionId;
+    /**
+     * The ID of the terminal to kill.
+     */
+    terminalId: TerminalId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Session-scoped elicitation, optionally tied to a specific tool call.
+ *
+ * When `tool_call_id` is set, the elicitation is tied to a specific tool call.
+ * This is useful when an agent receives an elicitation from an MCP server
+ * during a tool call and needs to redirect it to the user.
+ */
+export interface ElicitationSessionScope {
+    /**
+     * The session this elicitation is tied to.
+     */
+    sessionId: SessionId;
+    /**
+     * Optional tool call within the session.
+     *
+     * Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
+     * session without a specific tool call.
+     */
+    toolCallId?: ToolCallId | null;
+    [k: string]: unknown;
+}
+/**
+ * Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
+ * (e.g., during auth/configuration phases before any session is started).
+ */
+export interface ElicitationRequestScope {
+    /**
+     * The request this elicitation is tied to.
+     */
+    requestId: RequestId;
+    [k: string]: unknown;
+}
+/**
+ * Type-safe elicitation schema for requesting structured user input.
+ *
+ * This represents a JSON Schema object with primitive-typed properties,
+ * as required by the elicitation specification.
+ */
+export interface ElicitationSchema {
+    /**
+     * Type discriminator. Always `"object"`.
+     */
+    type?: ElicitationSchemaType & string;
+    /**
+     * Property definitions (must be primitive types).
+     */
+    properties?: {
+        [k: string]: ElicitationPropertySchema;
+    };
+    /**
+     * List of required property names.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no property names are required.
+     */
+    required?: string[] | null;
+    /**
+     * Optional description of what this schema represents.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no schema description is provided.
+     */
+    description?: string | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no metadata.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Schema for string properties in an elicitation form.
+ *
+ * When `enum` or `oneOf` is set, this represents a single-select enum
+ * with `"type": "string"`.
+ */
+export interface StringPropertySchema {
+    /**
+     * Human-readable description.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no description is provided.
+     */
+    description?: string | null;
+    /**
+     * Minimum string length.
+     *
+     * Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
+     */
+    minLength?: number | null;
+    /**
+     * Maximum string length.
+     *
+     * Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
+     */
+    maxLength?: number | null;
+    /**
+     * Pattern the string must match.
+     *
+     * Optional. Omitted and `null` are equivalent and mean there is no pattern constraint.
+     */
+    pattern?: string | null;
+    /**
+     * String format.
+     *
+     * Optional. Omitted and `null` are equivalent and mean there is no format constraint.
+     */
+    format?: StringFormat | null;
+    /**
+     * Default value.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no default value is provided.
+     */
+    default?: string | null;
+    /**
+     * Enum values for untitled single-select enums.
+     * Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
+     * declared by `enum`.
+     */
+    enum?: string[] | null;
+    /**
+     * Titled enum options for titled single-select enums.
+     * Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
+     * declared by `oneOf`.
+     */
+    oneOf?: EnumOption[] | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no metadata.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * A titled enum option with a const value, human-readable title, and optional description.
+ */
+export interface EnumOption {
+    /**
+     * The constant value for this option.
+     */
+    const: string;
+    /**
+     * Human-readable description.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no description is provided.
+     */
+    description?: string | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no metadata.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Schema for number (floating-point) properties in an elicitation form.
+ */
+export interface NumberPropertySchema {
+    /**
+     * Human-readable description.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no description is provided.
+     */
+    description?: string | null;
+    /**
+     * Minimum value (inclusive).
+     *
+     * Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
+     */
+    minimum?: number | null;
+    /**
+     * Maximum value (inclusive).
+     *
+     * Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
+     */
+    maximum?: number | null;
+    /**
+     * Default value.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no default value is provided.
+     */
+    default?: number | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no metadata.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Schema for integer properties in an elicitation form.
+ */
+export interface IntegerPropertySchema {
+    /**
+     * Human-readable description.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no description is provided.
+     */
+    description?: string | null;
+    /**
+     * Minimum value (inclusive).
+     *
+     * Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
+     */
+    minimum?: number | null;
+    /**
+     * Maximum value (inclusive).
+     *
+     * Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
+     */
+    maximum?: number | null;
+    /**
+     * Default value.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no default value is provided.
+     */
+    default?: number | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no metadata.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Schema for boolean properties in an elicitation form.
+ */
+export interface BooleanPropertySchema {
+    /**
+     * Human-readable description.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no description is provided.
+     */
+    description?: string | null;
+    /**
+     * Default value.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no default value is provided.
+     */
+    default?: boolean | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no metadata.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Schema for multi-select (array) properties in an elicitation form.
+ */
+export interface MultiSelectPropertySchema {
+    /**
+     * Human-readable description.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no description is provided.
+     */
+    description?: string | null;
+    /**
+     * Minimum number of items to select.
+     *
+     * Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
+     */
+    minItems?: number | null;
+    /**
+     * Maximum number of items to select.
+     *
+     * Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
+     */
+    maxItems?: number | null;
+    /**
+     * The items definition describing allowed values.
+     */
+    items: MultiSelectItems;
+    /**
+     * Default selected values.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no default selections are provided.
+     */
+    default?: string[] | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no metadata.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * String item schema for multi-select enum properties.
+ */
+export interface StringMultiSelectItems {
+    /**
+     * Allowed enum values.
+     */
+    enum: string[];
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no metadata.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Items definition for titled multi-select enum properties.
+ */
+export interface TitledMultiSelectItems {
+    /**
+     * Titled enum options.
+     */
+    anyOf: EnumOption[];
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no metadata.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Allows for sending an arbitrary request that is not part of the ACP spec.
+ * Extension methods provide a way to add custom functionality while maintaining
+ * protocol compatibility.
+ *
+ * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+ */
+export interface ExtRequest {
+    [k: string]: unknown;
+}
+/**
+ * Response to the `initialize` method.
+ *
+ * Contains the negotiated protocol version and agent capabilities.
+ *
+ * See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
+ */
+export interface InitializeResponse {
+    /**
+     * The protocol version the client specified if supported by the agent,
+     * or the latest protocol version supported by the agent.
+     *
+     * The client should disconnect, if it doesn't support this version.
+     */
+    protocolVersion: ProtocolVersion;
+    /**
+     * Capabilities supported by the agent.
+     */
+    agentCapabilities?: AgentCapabilities;
+    /**
+     * Authentication methods supported by the agent.
+     */
+    authMethods?: AuthMethod[];
+    /**
+     * Information about the Agent name and version sent to the Client.
+     *
+     * Note: in future versions of the protocol, this will be required.
+     */
+    agentInfo?: Implementation | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Capabilities supported by the agent.
+ *
+ * Advertised during initialization to inform the client about
+ * available features and content types.
+ *
+ * See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/initialization#agent-capabilities)
+ */
+export interface AgentCapabilities {
+    /**
+     * Whether the agent supports `session/load`.
+     */
+    loadSession?: boolean;
+    /**
+     * Prompt capabilities supported by the agent.
+     */
+    promptCapabilities?: PromptCapabilities;
+    /**
+     * MCP capabilities supported by the agent.
+     */
+    mcpCapabilities?: McpCapabilities;
+    /**
+     * Session lifecycle and prompt capabilities advertised by the agent.
+     */
+    sessionCapabilities?: SessionCapabilities;
+    /**
+     * Authentication-related capabilities supported by the agent.
+     */
+    auth?: AgentAuthCapabilities;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Prompt capabilities supported by the agent in `session/prompt` requests.
+ *
+ * Baseline agent functionality requires support for [`ContentBlock::Text`]
+ * and [`ContentBlock::ResourceLink`] in prompt requests.
+ *
+ * Other variants must be explicitly opted in to.
+ * Capabilities for different types of content in prompt requests.
+ *
+ * Indicates which content types beyond the baseline (text and resource links)
+ * the agent can process.
+ *
+ * See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/initialization#prompt-capabilities)
+ */
+export interface PromptCapabilities {
+    /**
+     * Agent supports [`ContentBlock::Image`].
+     */
+    image?: boolean;
+    /**
+     * Agent supports [`ContentBlock::Audio`].
+     */
+    audio?: boolean;
+    /**
+     * Agent supports embedded context in `session/prompt` requests.
+     *
+     * When enabled, the Client is allowed to include [`ContentBlock::Resource`]
+     * in prompt requests for pieces of context that are referenced in the message.
+     */
+    embeddedContext?: boolean;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * MCP capabilities supported by the agent
+ */
+export interface McpCapabilities {
+    /**
+     * Agent supports [`McpServer::Http`].
+     */
+    http?: boolean;
+    /**
+     * Agent supports [`McpServer::Sse`].
+     */
+    sse?: boolean;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Session capabilities supported by the agent.
+ *
+ * As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
+ *
+ * Optionally, they **MAY** support other session methods and notifications by specifying additional capabilities.
+ *
+ * Note: `session/load` is still handled by the top-level `load_session` capability. This will be unified in future versions of the protocol.
+ *
+ * See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/initialization#session-capabilities)
+ */
+export interface SessionCapabilities {
+    /**
+     * Whether the agent supports `session/list`.
+     *
+     * Optional. Omitted or `null` both mean the agent does not advertise support.
+     * Supplying `{}` means the agent supports listing sessions.
+     */
+    list?: SessionListCapabilities | null;
+    /**
+     * Whether the agent supports `session/delete`.
+     *
+     * Optional. Omitted or `null` both mean the agent does not advertise support.
+     * Supplying `{}` means the agent supports deleting sessions from `session/list`.
+     */
+    delete?: SessionDeleteCapabilities | null;
+    /**
+     * Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
+     *
+     * Optional. Omitted or `null` both mean the agent does not advertise support.
+     * Supplying `{}` means the agent supports `additionalDirectories` on
+     * supported session lifecycle requests.
+     *
+     * Agents that also support `session/list` may return
+     * `SessionInfo.additionalDirectories` to report the complete ordered
+     * additional-root list associated with a listed session.
+     */
+    additionalDirectories?: SessionAdditionalDirectoriesCapabilities | null;
+    /**
+     * Whether the agent supports `session/resume`.
+     *
+     * Optional. Omitted or `null` both mean the agent does not advertise support.
+     * Supplying `{}` means the agent supports resuming sessions.
+     */
+    resume?: SessionResumeCapabilities | null;
+    /**
+     * Whether the agent supports `session/close`.
+     *
+     * Optional. Omitted or `null` both mean the agent does not advertise support.
+     * Supplying `{}` means the agent supports closing sessions.
+     */
+    close?: SessionCloseCapabilities | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Capabilities for the `session/list` method.
+ *
+ * Supplying `{}` means the agent supports listing sessions.
+ */
+export interface SessionListCapabilities {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Capabilities for the `session/delete` method.
+ *
+ * Supplying `{}` means the agent supports deleting sessions from `session/list`.
+ */
+export interface SessionDeleteCapabilities {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Capabilities for additional session directories support.
+ *
+ * Supplying `{}` means the agent supports the `additionalDirectories` field on
+ * supported session lifecycle requests. Agents that also support
+ * `session/list` may return `SessionInfo.additionalDirectories` to report the
+ * complete ordered additional-root list associated with a listed session.
+ */
+export interface SessionAdditionalDirectoriesCapabilities {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Capabilities for the `session/resume` method.
+ *
+ * Supplying `{}` means the agent supports resuming sessions.
+ */
+export interface SessionResumeCapabilities {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Capabilities for the `session/close` method.
+ *
+ * Supplying `{}` means the agent supports closing sessions.
+ */
+export interface SessionCloseCapabilities {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Authentication-related capabilities supported by the agent.
+ */
+export interface AgentAuthCapabilities {
+    /**
+     * Whether the agent supports the logout method.
+     *
+     * Optional. Omitted or `null` both mean the agent does not advertise support.
+     * Supplying `{}` means the agent supports the logout method.
+     */
+    logout?: LogoutCapabilities | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Logout capabilities supported by the agent.
+ *
+ * Supplying `{}` means the agent supports the logout method.
+ */
+export interface LogoutCapabilities {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Terminal-based authentication method.
+ *
+ * The client runs the configured agent program as a separate interactive
+ * process for the user to authenticate via a TUI. Agents MUST advertise this
+ * method only when the client enabled its terminal authentication capability.
+ * A zero exit status signals success; any other termination signals failure.
+ * The client MUST NOT pass this method to `authenticate`.
+ */
+export interface AuthMethodTerminal {
+    /**
+     * Unique identifier for this authentication method.
+     */
+    id: AuthMethodId;
+    /**
+     * Human-readable name of the authentication method.
+     */
+    name: string;
+    /**
+     * Optional description providing more details about this authentication method.
+     */
+    description?: string | null;
+    /**
+     * Additional arguments to append to the configured agent invocation for terminal auth.
+     */
+    args?: string[];
+    /**
+     * Additional environment variables to set on the configured agent invocation for terminal auth.
+     * These values override same-named variables in the base launch configuration.
+     */
+    env?: {
+        [k: string]: string;
+    };
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Agent handles authentication itself through `authenticate`.
+ *
+ * This is the default authentication method type.
+ */
+export interface AuthMethodAgent {
+    /**
+     * Unique identifier for this authentication method.
+     */
+    id: AuthMethodId;
+    /**
+     * Human-readable name of the authentication method.
+     */
+    name: string;
+    /**
+     * Optional description providing more details about this authentication method.
+     */
+    description?: string | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Metadata about the implementation of the client or agent.
+ * Describes the name and version of an ACP implementation, with an optional
+ * title for UI representation.
+ */
+export interface Implementation {
+    /**
+     * Intended for programmatic or logical use, but can be used as a display
+     * name fallback if title isn’t present.
+     */
+    name: string;
+    /**
+     * Version of the implementation. Can be displayed to the user or used
+     * for debugging or metrics purposes. (e.g. "1.0.0").
+     */
+    version: string;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response to the `authenticate` method.
+ */
+export interface AuthenticateResponse {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response to the `logout` method.
+ */
+export interface LogoutResponse {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response from creating a new session.
+ *
+ * See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
+ */
+export interface NewSessionResponse {
+    /**
+     * Unique identifier for the created session.
+     *
+     * Used in all subsequent requests for this conversation.
+     */
+    sessionId: SessionId;
+    /**
+     * Initial mode state if supported by the Agent
+     *
+     * See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+     */
+    modes?: SessionModeState | null;
+    /**
+     * Initial session configuration options if supported by the Agent.
+     */
+    configOptions?: SessionConfigOption[] | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * The set of modes and the one currently active.
+ */
+export interface SessionModeState {
+    /**
+     * The current mode the Agent is in.
+     */
+    currentModeId: SessionModeId;
+    /**
+     * The set of modes that the Agent can operate in
+     */
+    availableModes: SessionMode[];
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * A mode the agent can operate in.
+ *
+ * See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+ */
+export interface SessionMode {
+    /**
+     * Stable identifier used to refer to this protocol object in later messages.
+     */
+    id: SessionModeId;
+    /**
+     * Human-readable name shown for this protocol object.
+     */
+    name: string;
+    /**
+     * Optional human-readable details shown with this protocol object.
+     */
+    description?: string | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * A single-value selector (dropdown) session configuration option payload.
+ */
+export interface SessionConfigSelect {
+    /**
+     * The currently selected value.
+     */
+    currentValue: SessionConfigValueId;
+    /**
+     * The set of selectable options.
+     */
+    options: SessionConfigSelectOptions;
+    [k: string]: unknown;
+}
+/**
+ * A possible value for a session configuration option.
+ */
+export interface SessionConfigSelectOption {
+    /**
+     * Unique identifier for this option value.
+     */
+    value: SessionConfigValueId;
+    /**
+     * Human-readable label for this option value.
+     */
+    name: string;
+    /**
+     * Optional description for this option value.
+     */
+    description?: string | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * A group of possible values for a session configuration option.
+ */
+export interface SessionConfigSelectGroup {
+    /**
+     * Unique identifier for this group.
+     */
+    group: SessionConfigGroupId;
+    /**
+     * Human-readable label for this group.
+     */
+    name: string;
+    /**
+     * The set of option values in this group.
+     */
+    options: SessionConfigSelectOption[];
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * A boolean on/off toggle session configuration option payload.
+ */
+export interface SessionConfigBoolean {
+    /**
+     * The current value of the boolean option.
+     */
+    currentValue: boolean;
+    [k: string]: unknown;
+}
+/**
+ * Response from loading an existing session.
+ */
+export interface LoadSessionResponse {
+    /**
+     * Initial mode state if supported by the Agent
+     *
+     * See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+     */
+    modes?: SessionModeState | null;
+    /**
+     * Initial session configuration options if supported by the Agent.
+     */
+    configOptions?: SessionConfigOption[] | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response from listing sessions.
+ */
+export interface ListSessionsResponse {
+    /**
+     * Array of session information objects
+     */
+    sessions: SessionInfo[];
+    /**
+     * Opaque cursor token. If present, pass this in the next request's cursor parameter
+     * to fetch the next page. If absent, there are no more results.
+     */
+    nextCursor?: string | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Information about a session returned by session/list
+ */
+export interface SessionInfo {
+    /**
+     * Unique identifier for the session
+     */
+    sessionId: SessionId;
+    /**
+     * The working directory for this session. Must be an absolute path.
+     */
+    cwd: string;
+    /**
+     * Additional workspace roots reported for this session. Each path must be absolute.
+     *
+     * When present, this is the complete ordered additional-root list reported
+     * by the Agent. Omitted and empty values are equivalent: the response
+     * reports no additional roots.
+     */
+    additionalDirectories?: string[];
+    /**
+     * ISO 8601 timestamp of last activity
+     */
+    updatedAt?: string | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response from deleting a session.
+ */
+export interface DeleteSessionResponse {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response from resuming an existing session.
+ */
+export interface ResumeSessionResponse {
+    /**
+     * Initial mode state if supported by the Agent
+     *
+     * See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+     */
+    modes?: SessionModeState | null;
+    /**
+     * Initial session configuration options if supported by the Agent.
+     */
+    configOptions?: SessionConfigOption[] | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response from closing a session.
+ */
+export interface CloseSessionResponse {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response to `session/set_mode` method.
+ */
+export interface SetSessionModeResponse {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response to `session/set_config_option` method.
+ */
+export interface SetSessionConfigOptionResponse {
+    /**
+     * The full set of configuration options and their current values.
+     */
+    configOptions: SessionConfigOption[];
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response from processing a user prompt.
+ *
+ * See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/prompt-turn#4-check-for-completion)
+ */
+export interface PromptResponse {
+    /**
+     * Indicates why the agent stopped processing the turn.
+     */
+    stopReason: StopReason;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Allows for sending an arbitrary response to an [`ExtRequest`] that is not part of the ACP spec.
+ * Extension methods provide a way to add custom functionality while maintaining
+ * protocol compatibility.
+ *
+ * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+ */
+export interface ExtResponse {
+    [k: string]: unknown;
+}
+/**
+ * JSON-RPC error object.
+ *
+ * Represents an error that occurred during method execution, following the
+ * JSON-RPC 2.0 error object specification with optional additional data.
+ *
+ * See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
+ */
+export interface Error {
+    /**
+     * A number indicating the error type that occurred.
+     * This must be an integer as defined in the JSON-RPC specification.
+     */
+    code: ErrorCode;
+    /**
+     * A string providing a short description of the error.
+     * The message should be limited to a concise single sentence.
+     */
+    message: string;
+    /**
+     * Optional primitive or structured value that contains additional information about the error.
+     * This may include debugging information or context-specific details.
+     */
+    data?: {
+        [k: string]: unknown;
+    };
+    [k: string]: unknown;
+}
+/**
+ * A JSON-RPC notification object.
+ */
+export interface AgentNotification {
+    /**
+     * The notification method name.
+     */
+    method: string;
+    /**
+     * Method-specific notification parameters.
+     */
+    params?: (SessionNotification | CompleteElicitationNotification | ExtNotification) | null;
+    [k: string]: unknown;
+}
+/**
+ * Notification containing a session update from the agent.
+ *
+ * Used to stream real-time progress and results during prompt processing.
+ *
+ * See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
+ */
+export interface SessionNotification {
+    /**
+     * The ID of the session this update pertains to.
+     */
+    sessionId: SessionId;
+    /**
+     * The actual update content.
+     */
+    update: SessionUpdate;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * A streamed item of content
+ */
+export interface ContentChunk {
+    /**
+     * A single item of content
+     */
+    content: ContentBlock;
+    /**
+     * A unique identifier for the message this chunk belongs to.
+     *
+     * All chunks belonging to the same message share the same `messageId`.
+     * A change in `messageId` indicates a new message has started.
+     */
+    messageId?: MessageId | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Represents a tool call that the language model has requested.
+ *
+ * Tool calls are actions that the agent executes on behalf of the language model,
+ * such as reading files, executing code, or fetching data from external sources.
+ *
+ * See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/tool-calls)
+ */
+export interface ToolCall {
+    /**
+     * Unique identifier for this tool call within the session.
+     */
+    toolCallId: ToolCallId;
+    /**
+     * The category of tool being invoked.
+     * Helps clients choose appropriate icons and UI treatment.
+     */
+    kind?: ToolKind;
+    /**
+     * Current execution status of the tool call.
+     */
+    status?: ToolCallStatus;
+    /**
+     * Content produced by the tool call.
+     */
+    content?: ToolCallContent[];
+    /**
+     * File locations affected by this tool call.
+     * Enables "follow-along" features in clients.
+     */
+    locations?: ToolCallLocation[];
+    /**
+     * Raw input parameters sent to the tool.
+     */
+    rawInput?: {
+        [k: string]: unknown;
+    };
+    /**
+     * Raw output returned by the tool.
+     */
+    rawOutput?: {
+        [k: string]: unknown;
+    };
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * An execution plan for accomplishing complex tasks.
+ *
+ * Plans consist of multiple entries representing individual tasks or goals.
+ * Agents report plans to clients to provide visibility into their execution strategy.
+ * Plans can evolve during execution as the agent discovers new requirements or completes tasks.
+ *
+ * See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
+ */
+export interface Plan {
+    /**
+     * The list of tasks to be accomplished.
+     *
+     * When updating a plan, the agent must send a complete list of all entries
+     * with their current status. The client replaces the entire plan with each update.
+     */
+    entries: PlanEntry[];
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * A single entry in the execution plan.
+ *
+ * Represents a task or goal that the assistant intends to accomplish
+ * as part of fulfilling the user's request.
+ * See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+ */
+export interface PlanEntry {
+    /**
+     * Human-readable description of what this task aims to accomplish.
+     */
+    content: string;
+    /**
+     * The relative importance of this task.
+     * Used to indicate which tasks are most critical to the overall goal.
+     */
+    priority: PlanEntryPriority;
+    /**
+     * Current execution status of this task.
+     */
+    status: PlanEntryStatus;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Available commands are ready or have changed
+ */
+export interface AvailableCommandsUpdate {
+    /**
+     * Commands the agent can execute
+     */
+    availableCommands: AvailableCommand[];
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Information about a command.
+ */
+export interface AvailableCommand {
+    /**
+     * Command name (e.g., `create_plan`, `research_codebase`).
+     */
+    name: string;
+    /**
+     * Human-readable description of what the command does.
+     */
+    description: string;
+    /**
+     * Input for the command if required
+     */
+    input?: AvailableCommandInput | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * All text that was typed after the command name is provided as input.
+ */
+export interface UnstructuredCommandInput {
+    /**
+     * A hint to display when the input hasn't been provided yet
+     */
+    hint: string;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * The current mode of the session has changed
+ *
+ * See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+ */
+export interface CurrentModeUpdate {
+    /**
+     * The ID of the current mode
+     */
+    currentModeId: SessionModeId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Session configuration options have been updated.
+ */
+export interface ConfigOptionUpdate {
+    /**
+     * The full set of configuration options and their current values.
+     */
+    configOptions: SessionConfigOption[];
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Update to session metadata. All fields are optional to support partial updates.
+ *
+ * Agents send this notification to update session information like title or custom metadata.
+ * This allows clients to display dynamic session names and track session state changes.
+ */
+export interface SessionInfoUpdate {
+    /**
+     * ISO 8601 timestamp of last activity. Set to null to clear.
+     */
+    updatedAt?: string | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Context window and cost update for a session.
+ */
+export interface UsageUpdate {
+    /**
+     * Tokens currently in context.
+     */
+    used: number;
+    /**
+     * Total context window size in tokens.
+     */
+    size: number;
+    /**
+     * Cumulative session cost (optional).
+     */
+    cost?: Cost | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Cost information for a session.
+ */
+export interface Cost {
+    /**
+     * Total cumulative cost for session.
+     */
+    amount: number;
+    /**
+     * ISO 4217 currency code (e.g., "USD", "EUR").
+     */
+    currency: string;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Notification sent by the agent when a URL-based elicitation is complete.
+ */
+export interface CompleteElicitationNotification {
+    /**
+     * The ID of the elicitation that completed.
+     */
+    elicitationId: ElicitationId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no metadata.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Allows the Agent to send an arbitrary notification that is not part of the ACP spec.
+ * Extension notifications provide a way to send one-way messages for custom functionality
+ * while maintaining protocol compatibility.
+ *
+ * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+ */
+export interface ExtNotification {
+    [k: string]: unknown;
+}
+/**
+ * A JSON-RPC request object.
+ */
+export interface ClientRequest {
+    /**
+     * The request id used to correlate the matching response.
+     */
+    id: RequestId;
+    /**
+     * The method name to invoke.
+     */
+    method: string;
+    /**
+     * Method-specific request parameters.
+     */
+    params?: (InitializeRequest | AuthenticateRequest | LogoutRequest | NewSessionRequest | LoadSessionRequest | ListSessionsRequest | DeleteSessionRequest | ResumeSessionRequest | CloseSessionRequest | SetSessionModeRequest | SetSessionConfigOptionRequest | PromptRequest | ExtRequest) | null;
+    [k: string]: unknown;
+}
+/**
+ * Request parameters for the initialize method.
+ *
+ * Sent by the client to establish connection and negotiate capabilities.
+ *
+ * See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
+ */
+export interface InitializeRequest {
+    /**
+     * The latest protocol version supported by the client.
+     */
+    protocolVersion: ProtocolVersion;
+    /**
+     * Capabilities supported by the client.
+     */
+    clientCapabilities?: ClientCapabilities;
+    /**
+     * Information about the Client name and version sent to the Agent.
+     *
+     * Note: in future versions of the protocol, this will be required.
+     */
+    clientInfo?: Implementation | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Capabilities supported by the client.
+ *
+ * Advertised during initialization to inform the agent about
+ * available features and methods.
+ *
+ * See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/initialization#client-capabilities)
+ */
+export interface ClientCapabilities {
+    /**
+     * File system capabilities supported by the client.
+     * Determines which file operations the agent can request.
+     */
+    fs?: FileSystemCapabilities;
+    /**
+     * Whether the Client support all `terminal/*` methods.
+     */
+    terminal?: boolean;
+    /**
+     * Session-related capabilities supported by the client.
+     *
+     * Optional. Omitted or `null` both mean the client does not advertise any
+     * session-related extensions.
+     */
+    session?: ClientSessionCapabilities | null;
+    /**
+     * Authentication capabilities supported by the client.
+     * Determines which authentication method types the agent may include
+     * in its `InitializeResponse`.
+     */
+    auth?: AuthCapabilities;
+    /**
+     * Elicitation capabilities supported by the client.
+     * Determines which elicitation modes the agent may use.
+     *
+     * Optional. Omitted or `null` both mean the client does not advertise
+     * elicitation support.
+     */
+    elicitation?: ElicitationCapabilities | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * File system capabilities that a client may support.
+ *
+ * See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/initialization#filesystem)
+ */
+export interface FileSystemCapabilities {
+    /**
+     * Whether the Client supports `fs/read_text_file` requests.
+     */
+    readTextFile?: boolean;
+    /**
+     * Whether the Client supports `fs/write_text_file` requests.
+     */
+    writeTextFile?: boolean;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Session-related capabilities supported by the client.
+ */
+export interface ClientSessionCapabilities {
+    /**
+     * Config option capabilities supported by the client.
+     *
+     * Omitted or `null` both mean the client does not advertise support for any
+     * config option extensions.
+     */
+    configOptions?: SessionConfigOptionsCapabilities | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Session configuration option capabilities supported by the client.
+ */
+export interface SessionConfigOptionsCapabilities {
+    /**
+     * Whether the client supports boolean session configuration options.
+     *
+     * Optional. Omitted or `null` both mean the client does not advertise support.
+     * Supplying `{}` means agents may include `type: "boolean"` entries in
+     * `configOptions`, and the client may send `session/set_config_option`
+     * requests with `type: "boolean"` and a boolean `value`.
+     */
+    boolean?: BooleanConfigOptionCapabilities | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Capabilities for boolean session configuration options.
+ *
+ * Supplying `{}` means the client supports boolean session configuration options.
+ */
+export interface BooleanConfigOptionCapabilities {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Authentication capabilities supported by the client.
+ *
+ * Advertised during initialization to inform the agent which authentication
+ * method types the client can handle. This governs opt-in types that require
+ * additional client-side support.
+ */
+export interface AuthCapabilities {
+    /**
+     * Whether the client supports `terminal` authentication methods.
+     *
+     * The client should set this to `true` only when it can reproduce the
+     * configured agent invocation in an interactive terminal. When `true`, the
+     * agent may include `terminal` entries in its authentication methods.
+     */
+    terminal?: boolean;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Elicitation capabilities supported by the client.
+ */
+export interface ElicitationCapabilities {
+    /**
+     * Whether the client supports form-based elicitation.
+     *
+     * Optional. Omitted and `null` are equivalent and mean form support is not advertised.
+     * Supplying `{}` explicitly advertises form support.
+     */
+    form?: ElicitationFormCapabilities | null;
+    /**
+     * Whether the client supports URL-based elicitation.
+     *
+     * Optional. Omitted or `null` both mean the client does not advertise support.
+     * Supplying `{}` means the client supports URL-based elicitation.
+     */
+    url?: ElicitationUrlCapabilities | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no metadata.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Form-based elicitation capabilities.
+ *
+ * Supplying `{}` means the client supports form-based elicitation.
+ */
+export interface ElicitationFormCapabilities {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no metadata.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * URL-based elicitation capabilities.
+ *
+ * Supplying `{}` means the client supports URL-based elicitation.
+ */
+export interface ElicitationUrlCapabilities {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * Optional. Omitted and `null` are equivalent and mean no metadata.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request parameters for the authenticate method.
+ *
+ * Specifies which authentication method to use.
+ */
+export interface AuthenticateRequest {
+    /**
+     * The ID of the authentication method to use.
+     * Must be one of the methods advertised in the initialize response.
+     */
+    methodId: AuthMethodId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request parameters for the logout method.
+ *
+ * Terminates the current authenticated session.
+ */
+export interface LogoutRequest {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request parameters for creating a new session.
+ *
+ * See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
+ */
+export interface NewSessionRequest {
+    /**
+     * The working directory for this session. Must be an absolute path.
+     */
+    cwd: string;
+    /**
+     * Additional workspace roots for this session. Each path must be absolute.
+     *
+     * These expand the session's filesystem scope without changing `cwd`, which
+     * remains the base for relative paths. When omitted or empty, no
+     * additional roots are activated for the new session.
+     */
+    additionalDirectories?: string[];
+    /**
+     * List of MCP (Model Context Protocol) servers the agent should connect to.
+     */
+    mcpServers: McpServer[];
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * HTTP transport configuration for MCP.
+ */
+export interface McpServerHttp {
+    /**
+     * Human-readable name identifying this MCP server.
+     */
+    name: string;
+    /**
+     * URL to the MCP server.
+     */
+    url: string;
+    /**
+     * HTTP headers to set when making requests to the MCP server.
+     */
+    headers: HttpHeader[];
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * An HTTP header to set when making requests to the MCP server.
+ */
+export interface HttpHeader {
+    /**
+     * The name of the HTTP header.
+     */
+    name: string;
+    /**
+     * The value to set for the HTTP header.
+     */
+    value: string;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * SSE transport configuration for MCP.
+ */
+export interface McpServerSse {
+    /**
+     * Human-readable name identifying this MCP server.
+     */
+    name: string;
+    /**
+     * URL to the MCP server.
+     */
+    url: string;
+    /**
+     * HTTP headers to set when making requests to the MCP server.
+     */
+    headers: HttpHeader[];
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Stdio transport configuration for MCP.
+ */
+export interface McpServerStdio {
+    /**
+     * Human-readable name identifying this MCP server.
+     */
+    name: string;
+    /**
+     * Absolute path to the MCP server executable.
+     */
+    command: string;
+    /**
+     * Command-line arguments to pass to the MCP server.
+     */
+    args: string[];
+    /**
+     * Environment variables to set when launching the MCP server.
+     */
+    env: EnvVariable[];
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request parameters for loading an existing session.
+ *
+ * Only available if the Agent supports the `loadSession` capability.
+ *
+ * See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
+ */
+export interface LoadSessionRequest {
+    /**
+     * List of MCP servers to connect to for this session.
+     */
+    mcpServers: McpServer[];
+    /**
+     * The working directory for this session. Must be an absolute path.
+     */
+    cwd: string;
+    /**
+     * Additional workspace roots to activate for this session. Each path must be absolute.
+     *
+     * When omitted or empty, no additional roots are activated. When non-empty,
+     * this is the complete resulting additional-root list for the loaded
+     * session. It may differ from any previously used or reported list as long as
+     * the request `cwd` matches the session's `cwd`.
+     */
+    additionalDirectories?: string[];
+    /**
+     * The ID of the session to load.
+     */
+    sessionId: SessionId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request parameters for listing existing sessions.
+ *
+ * Only available if the Agent supports the `sessionCapabilities.list` capability.
+ */
+export interface ListSessionsRequest {
+    /**
+     * Filter sessions by working directory. Must be an absolute path.
+     */
+    cwd?: string | null;
+    /**
+     * Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
+     */
+    cursor?: string | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request parameters for deleting an existing session from `session/list`.
+ *
+ * Only available if the Agent supports the `sessionCapabilities.delete` capability.
+ */
+export interface DeleteSessionRequest {
+    /**
+     * The ID of the session to delete.
+     */
+    sessionId: SessionId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request parameters for resuming an existing session.
+ *
+ * Resumes an existing session without returning previous messages (unlike `session/load`).
+ * This is useful for agents that can resume sessions but don't implement full session loading.
+ *
+ * Only available if the Agent supports the `sessionCapabilities.resume` capability.
+ */
+export interface ResumeSessionRequest {
+    /**
+     * The ID of the session to resume.
+     */
+    sessionId: SessionId;
+    /**
+     * The working directory for this session. Must be an absolute path.
+     */
+    cwd: string;
+    /**
+     * Additional workspace roots to activate for this session. Each path must be absolute.
+     *
+     * When omitted or empty, no additional roots are activated. When non-empty,
+     * this is the complete resulting additional-root list for the resumed
+     * session. It may differ from any previously used or reported list as long as
+     * the request `cwd` matches the session's `cwd`.
+     */
+    additionalDirectories?: string[];
+    /**
+     * List of MCP servers to connect to for this session.
+     */
+    mcpServers?: McpServer[];
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request parameters for closing an active session.
+ *
+ * If supported, the agent **must** cancel any ongoing work related to the session
+ * (treat it as if `session/cancel` was called) and then free up any resources
+ * associated with the session.
+ *
+ * Only available if the Agent supports the `sessionCapabilities.close` capability.
+ */
+export interface CloseSessionRequest {
+    /**
+     * The ID of the session to close.
+     */
+    sessionId: SessionId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request parameters for setting a session mode.
+ */
+export interface SetSessionModeRequest {
+    /**
+     * The ID of the session to set the mode for.
+     */
+    sessionId: SessionId;
+    /**
+     * The ID of the mode to set.
+     */
+    modeId: SessionModeId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Request parameters for sending a user prompt to the agent.
+ *
+ * Contains the user's message and any additional context.
+ *
+ * See protocol docs: [User Message](https://agentclientprotocol.com/protocol/prompt-turn#1-user-message)
+ */
+export interface PromptRequest {
+    /**
+     * The ID of the session to send this user message to
+     */
+    sessionId: SessionId;
+    /**
+     * The blocks of content that compose the user's message.
+     *
+     * As a baseline, the Agent MUST support [`ContentBlock::Text`] and [`ContentBlock::ResourceLink`],
+     * while other variants are optionally enabled via [`PromptCapabilities`].
+     *
+     * The Client MUST adapt its interface according to [`PromptCapabilities`].
+     *
+     * The client MAY include referenced pieces of context as either
+     * [`ContentBlock::Resource`] or [`ContentBlock::ResourceLink`].
+     *
+     * When available, [`ContentBlock::Resource`] is preferred
+     * as it avoids extra round-trips and allows the message to include
+     * pieces of context from sources the agent may not have access to.
+     */
+    prompt: ContentBlock[];
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response to `fs/write_text_file`
+ */
+export interface WriteTextFileResponse {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response containing the contents of a text file.
+ */
+export interface ReadTextFileResponse {
+    /**
+     * Content payload returned by this response.
+     */
+    content: string;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response to a permission request.
+ */
+export interface RequestPermissionResponse {
+    /**
+     * The user's decision on the permission request.
+     */
+    outcome: RequestPermissionOutcome;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * The user selected one of the provided options.
+ */
+export interface SelectedPermissionOutcome {
+    /**
+     * The ID of the option the user selected.
+     */
+    optionId: PermissionOptionId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response containing the ID of the created terminal.
+ */
+export interface CreateTerminalResponse {
+    /**
+     * The unique identifier for the created terminal.
+     */
+    terminalId: TerminalId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response containing the terminal output and exit status.
+ */
+export interface TerminalOutputResponse {
+    /**
+     * The terminal output captured so far.
+     */
+    output: string;
+    /**
+     * Whether the output was truncated due to byte limits.
+     */
+    truncated: boolean;
+    /**
+     * Exit status if the command has completed.
+     */
+    exitStatus?: TerminalExitStatus | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Exit status of a terminal command.
+ */
+export interface TerminalExitStatus {
+    /**
+     * The process exit code (may be null if terminated by signal).
+     */
+    exitCode?: number | null;
+    /**
+     * The signal that terminated the process (may be null if exited normally).
+     */
+    signal?: string | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response to terminal/release method
+ */
+export interface ReleaseTerminalResponse {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response containing the exit status of a terminal command.
+ */
+export interface WaitForTerminalExitResponse {
+    /**
+     * The process exit code (may be null if terminated by signal).
+     */
+    exitCode?: number | null;
+    /**
+     * The signal that terminated the process (may be null if exited normally).
+     */
+    signal?: string | null;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Response to `terminal/kill` method
+ */
+export interface KillTerminalResponse {
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * The user accepted the elicitation and provided content.
+ */
+export interface ElicitationAcceptAction {
+    /**
+     * The user-provided content, if any, as an object matching the requested schema.
+     */
+    content?: {
+        [k: string]: ElicitationContentValue;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * A JSON-RPC notification object.
+ */
+export interface ClientNotification {
+    /**
+     * The notification method name.
+     */
+    method: string;
+    /**
+     * Method-specific notification parameters.
+     */
+    params?: (CancelNotification | ExtNotification) | null;
+    [k: string]: unknown;
+}
+/**
+ * Notification to cancel ongoing operations for a session.
+ *
+ * See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
+ */
+export interface CancelNotification {
+    /**
+     * The ID of the session to cancel operations for.
+     */
+    sessionId: SessionId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Notification to cancel an ongoing request.
+ *
+ * See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/cancellation)
+ */
+export interface CancelRequestNotification {
+    /**
+     * The ID of the request to cancel.
+     */
+    requestId: RequestId;
+    /**
+     * The _meta property is reserved by ACP to allow clients and agents to attach additional
+     * metadata to their interactions. Implementations MUST NOT make assumptions about values at
+     * these keys.
+     *
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}

@@ -1,0 +1,241 @@
+/**
+ * The typed API: an {@link Agent} or {@link Client} object with one async
+ * method per ACP method, and the connections that call the peer's methods
+ * by name ({@link ClientConnection} drives an agent, {@link AgentConnection}
+ * is the agent's way back to its client). Names mirror the Rust and Python
+ * typed APIs (camelCased) and the official TypeScript SDK.
+ *
+ * Everything goes through the dynamic {@link Connection} underneath, so the
+ * rules are the core's: a method the host does not implement is answered
+ * `-32601`; a prompt cancelled with `session/cancel` answers
+ * `stopReason: "cancelled"` whatever its handler returns; `await prompt()`
+ * resolves after every `session/update` of the turn was handled.
+ */
+import { Connection, type CallOptions, type RequestContext } from "./connection";
+import type { ConnectionOptions, SpawnOptions } from "./options";
+import type * as s from "./schema";
+/** A value or a promise of it: handlers may answer either way. */
+export type Awaitable<T> = T | PromiseLike<T>;
+/**
+ * An ACP agent: implement the methods you support (all are optional; the
+ * ones left out are answered `-32601` by the core). Request methods get the
+ * request's {@link RequestContext} (its `signal` aborts on cancellation)
+ * and return the result or throw `RequestError`. Handlers run on the
+ * JavaScript thread; several requests may be in flight at once, and a
+ * handler may await calls to the client.
+ */
+export interface Agent {
+    /** Called once with the connection to the client, before any request. */
+    onConnect?(client: AgentConnection): void;
+    initialize?(params: s.InitializeRequest, context: RequestContext): Awaitable<s.InitializeResponse>;
+    authenticate?(params: s.AuthenticateRequest, context: RequestContext): Awaitable<s.AuthenticateResponse | void>;
+    logout?(params: s.LogoutRequest, context: RequestContext): Awaitable<s.LogoutResponse | void>;
+    newSession?(params: s.NewSessionRequest, context: RequestContext): Awaitable<s.NewSessionResponse>;
+    loadSession?(params: s.LoadSessionRequest, context: RequestContext): Awaitable<s.LoadSessionResponse | void>;
+    resumeSession?(params: s.ResumeSessionRequest, context: RequestContext): Awaitable<s.ResumeSessionResponse | void>;
+    listSessions?(params: s.ListSessionsRequest, context: RequestContext): Awaitable<s.ListSessionsResponse>;
+    closeSession?(params: s.CloseSessionRequest, context: RequestContext): Awaitable<s.CloseSessionResponse | void>;
+    deleteSession?(params: s.DeleteSessionRequest, context: RequestContext): Awaitable<s.DeleteSessionResponse | void>;
+    setSessionMode?(params: s.SetSessionModeRequest, context: RequestContext): Awaitable<s.SetSessionModeResponse | void>;
+    setSessionConfigOption?(params: s.SetSessionConfigOptionRequest, context: RequestContext): Awaitable<s.SetSessionConfigOptionResponse>;
+    /**
+     * One prompt turn. `context.signal` aborts on `session/cancel`: wind down
+     * and return (the answer is `stopReason: "cancelled"` either way).
+     */
+    prompt?(params: s.PromptRequest, context: RequestContext): Awaitable<s.PromptResponse>;
+    /** `session/cancel` (the running prompt's signal has already aborted). */
+    cancel?(params: s.CancelNotification): Awaitable<void>;
+    /** An extension request (a method name starting with `_`). */
+    extMethod?(method: string, params: unknown, context: RequestContext): Awaitable<unknown>;
+    /** An extension notification (a method name starting with `_`). */
+    extNotification?(method: string, params: unknown): Awaitable<void>;
+}
+/**
+ * An ACP client (what the agent may ask of it): implement what you support;
+ * the rest is answered `-32601` (`sessionUpdate` left out ignores updates).
+ * `sessionUpdate` calls come one at a time in arrival order: the next one
+ * waits until the returned promise settles.
+ */
+export interface Client {
+    /** Called once with the connection to the agent, before any request. */
+    onConnect?(agent: ClientConnection): void;
+    sessionUpdate?(params: s.SessionNotification): Awaitable<void>;
+    requestPermission?(params: s.RequestPermissionRequest, context: RequestContext): Awaitable<s.RequestPermissionResponse>;
+    readTextFile?(params: s.ReadTextFileRequest, context: RequestContext): Awaitable<s.ReadTextFileResponse>;
+    writeTextFile?(params: s.WriteTextFileRequest, context: RequestContext): Awaitable<s.WriteTextFileResponse | void>;
+    createTerminal?(params: s.CreateTerminalRequest, context: RequestContext): Awaitable<s.CreateTerminalResponse>;
+    terminalOutput?(params: s.TerminalOutputRequest, context: RequestContext): Awaitable<s.TerminalOutputResponse>;
+    releaseTerminal?(params: s.ReleaseTerminalRequest, context: RequestContext): Awaitable<s.ReleaseTerminalResponse | void>;
+    waitForTerminalExit?(params: s.WaitForTerminalExitRequest, context: RequestContext): Awaitable<s.WaitForTerminalExitResponse>;
+    killTerminal?(params: s.KillTerminalRequest, context: RequestContext): Awaitable<s.KillTerminalResponse | void>;
+    createElicitation?(params: s.CreateElicitationRequest, context: RequestContext): Awaitable<s.CreateElicitationResponse>;
+    elicitationComplete?(params: s.CompleteElicitationNotification): Awaitable<void>;
+    /** An extension request (a method name starting with `_`). */
+    extMethod?(method: string, params: unknown, context: RequestContext): Awaitable<unknown>;
+    /** An extension notification (a method name starting with `_`). */
+    extNotification?(method: string, params: unknown): Awaitable<void>;
+}
+/** The agent's methods: wire name to {@link Agent} method. */
+export declare const AGENT_METHODS: {
+    readonly initialize: "initialize";
+    readonly authenticate: "authenticate";
+    readonly logout: "logout";
+    readonly "session/new": "newSession";
+    readonly "session/load": "loadSession";
+    readonly "session/resume": "resumeSession";
+    readonly "session/list": "listSessions";
+    readonly "session/close": "closeSession";
+    readonly "session/delete": "deleteSession";
+    readonly "session/set_mode": "setSessionMode";
+    readonly "session/set_config_option": "setSessionConfigOption";
+    readonly "session/prompt": "prompt";
+    readonly "session/cancel": "cancel";
+};
+/** The client's methods: wire name to {@link Client} method. */
+export declare const CLIENT_METHODS: {
+    readonly "session/request_permission": "requestPermission";
+    readonly "session/update": "sessionUpdate";
+    readonly "fs/read_text_file": "readTextFile";
+    readonly "fs/write_text_file": "writeTextFile";
+    readonly "terminal/create": "createTerminal";
+    readonly "terminal/output": "terminalOutput";
+    readonly "terminal/release": "releaseTerminal";
+    readonly "terminal/wait_for_exit": "waitForTerminalExit";
+    readonly "terminal/kill": "killTerminal";
+    readonly "elicitation/create": "createElicitation";
+    readonly "elicitation/complete": "elicitationComplete";
+};
+/** What both typed connections share: the dynamic connection and its lifecycle. */
+declare abstract class TypedConnection {
+    /** The dynamic API (method names and JSON values) on the same connection. */
+    readonly connection: Connection;
+    protected constructor(connection: Connection);
+    protected call<T>(method: string, params: unknown, options?: CallOptions): Promise<T>;
+    /** Sends an extension request (`method` should start with `_`). */
+    extMethod(method: string, params?: unknown, options?: CallOptions): Promise<unknown>;
+    /** Sends an extension notification. */
+    extNotification(method: string, params?: unknown): Promise<void>;
+    /** See {@link Connection.close}. */
+    close(): Promise<void>;
+    /** See {@link Connection.closed}. */
+    closed(): Promise<string>;
+    /** See {@link Connection.terminated}. */
+    terminated(): Promise<void>;
+    /** Why the connection closed, or `null` while it is open. */
+    get closeReason(): string | null;
+    /** The negotiated protocol version, once initialized. */
+    get protocolVersion(): number | null;
+    /** The capabilities the peer advertised (`{}` before `initialize`). */
+    peerCapabilities(): Record<string, unknown>;
+    /** `await using conn = ...` closes it. */
+    [Symbol.asyncDispose](): Promise<void>;
+}
+/** An agent object, or a function making one from its connection. */
+export type AgentFactory = Agent | ((client: AgentConnection) => Agent);
+/**
+ * The agent's side of a connection: what the agent asks of its client.
+ * Made by {@link AgentConnection.serveStdio} (or {@link AgentConnection.fromFds}),
+ * which hands it to the agent's `onConnect`. Each method is one ACP call;
+ * errors, cancellation and threads as for {@link Connection.request}.
+ */
+export declare class AgentConnection extends TypedConnection {
+    private constructor();
+    /**
+     * Serves `agent` on this process's stdin and stdout. Write nothing else to
+     * stdout afterwards (log to stderr). See also {@link runAgent}.
+     */
+    static serveStdio(agent: AgentFactory, options?: ConnectionOptions): AgentConnection;
+    /** Serves `agent` over descriptors it takes over (see {@link Connection.fromFds}). */
+    static fromFds(readFd: number, writeFd: number, agent: AgentFactory, options?: ConnectionOptions): AgentConnection;
+    private static make;
+    /** `session/update`: streams one update of a session to the client. */
+    sessionUpdate(params: s.SessionNotification): Promise<void>;
+    /** `session/request_permission`. */
+    requestPermission(params: s.RequestPermissionRequest, options?: CallOptions): Promise<s.RequestPermissionResponse>;
+    /** `fs/read_text_file` (the client must advertise `fs.readTextFile`). */
+    readTextFile(params: s.ReadTextFileRequest, options?: CallOptions): Promise<s.ReadTextFileResponse>;
+    /** `fs/write_text_file` (the client must advertise `fs.writeTextFile`). */
+    writeTextFile(params: s.WriteTextFileRequest, options?: CallOptions): Promise<s.WriteTextFileResponse>;
+    /** `terminal/create` (the client must advertise `terminal`). */
+    createTerminal(params: s.CreateTerminalRequest, options?: CallOptions): Promise<s.CreateTerminalResponse>;
+    /** `terminal/output`. */
+    terminalOutput(params: s.TerminalOutputRequest, options?: CallOptions): Promise<s.TerminalOutputResponse>;
+    /** `terminal/release`. */
+    releaseTerminal(params: s.ReleaseTerminalRequest, options?: CallOptions): Promise<s.ReleaseTerminalResponse>;
+    /** `terminal/wait_for_exit`. */
+    waitForTerminalExit(params: s.WaitForTerminalExitRequest, options?: CallOptions): Promise<s.WaitForTerminalExitResponse>;
+    /** `terminal/kill`. */
+    killTerminal(params: s.KillTerminalRequest, options?: CallOptions): Promise<s.KillTerminalResponse>;
+    /** `elicitation/create` (the client must advertise elicitation). */
+    createElicitation(params: s.CreateElicitationRequest, options?: CallOptions): Promise<s.CreateElicitationResponse>;
+    /** `elicitation/complete`. */
+    elicitationComplete(params: s.CompleteElicitationNotification): Promise<void>;
+}
+/**
+ * Serves `agent` on stdio until the client goes away (its stdin closes) and
+ * everything is written: what an agent program's main awaits.
+ */
+export declare function runAgent(agent: AgentFactory, options?: ConnectionOptions): Promise<void>;
+/** A client object, or a function making one from its connection. */
+export type ClientFactory = Client | ((agent: ClientConnection) => Client);
+/**
+ * The client's side of a connection: what the client asks of the agent.
+ * Made by {@link ClientConnection.spawn} (or {@link ClientConnection.fromFds}),
+ * which hands it to the client's `onConnect`. Call {@link initialize} first
+ * (the core refuses anything else before it).
+ */
+export declare class ClientConnection extends TypedConnection {
+    private constructor();
+    /**
+     * Starts the agent `command` with `args` and connects to its stdio (see
+     * {@link Connection.spawnAgent} for `options`: `cwd`, `env`, `stderr`,
+     * `shutdownGrace`, ...). Throws `SpawnError` if it cannot start.
+     */
+    static spawn(command: string, args?: readonly string[], client?: ClientFactory, options?: SpawnOptions): ClientConnection;
+    /** Client side over descriptors it takes over (see {@link Connection.fromFds}). */
+    static fromFds(readFd: number, writeFd: number, client?: ClientFactory, options?: ConnectionOptions): ClientConnection;
+    private static make;
+    /** `initialize`: negotiates the version and capabilities. */
+    initialize(params: s.InitializeRequest, options?: CallOptions): Promise<s.InitializeResponse>;
+    /** `authenticate`. */
+    authenticate(params: s.AuthenticateRequest, options?: CallOptions): Promise<s.AuthenticateResponse>;
+    /** `logout`. */
+    logout(params?: s.LogoutRequest, options?: CallOptions): Promise<s.LogoutResponse>;
+    /** `session/new`. */
+    newSession(params: s.NewSessionRequest, options?: CallOptions): Promise<s.NewSessionResponse>;
+    /** `session/load` (the agent must advertise `loadSession`). */
+    loadSession(params: s.LoadSessionRequest, options?: CallOptions): Promise<s.LoadSessionResponse>;
+    /** `session/resume` (the agent must advertise it). */
+    resumeSession(params: s.ResumeSessionRequest, options?: CallOptions): Promise<s.ResumeSessionResponse>;
+    /** `session/list` (the agent must advertise it). */
+    listSessions(params?: s.ListSessionsRequest, options?: CallOptions): Promise<s.ListSessionsResponse>;
+    /** `session/close` (the agent must advertise it). */
+    closeSession(params: s.CloseSessionRequest, options?: CallOptions): Promise<s.CloseSessionResponse>;
+    /** `session/delete` (the agent must advertise it). */
+    deleteSession(params: s.DeleteSessionRequest, options?: CallOptions): Promise<s.DeleteSessionResponse>;
+    /** `session/set_mode`. */
+    setSessionMode(params: s.SetSessionModeRequest, options?: CallOptions): Promise<s.SetSessionModeResponse>;
+    /** `session/set_config_option`. */
+    setSessionConfigOption(params: s.SetSessionConfigOptionRequest, options?: CallOptions): Promise<s.SetSessionConfigOptionResponse>;
+    /**
+     * One prompt turn: resolves after every `session/update` the agent sent
+     * before its answer was handled by `Client.sessionUpdate`. To end a turn
+     * the ACP way call {@link cancel}; aborting `options.signal` cancels the
+     * request itself (`$/cancel_request`).
+     */
+    prompt(params: s.PromptRequest, options?: CallOptions): Promise<s.PromptResponse>;
+    /**
+     * `session/cancel`: the agent winds the turn down and answers its prompt
+     * `cancelled`; the session's pending permission requests are answered
+     * `cancelled` by the core (their handlers' signals abort).
+     */
+    cancel(sessionId: string): Promise<void>;
+    /** The spawned agent's process id. */
+    get pid(): number | null;
+    /**
+     * Client side with `sessionModel: true`: the core's model of a session
+     * (see {@link Connection.sessionSnapshot}).
+     */
+    sessionSnapshot(sessionId: string): Record<string, unknown> | null;
+}
+export {};

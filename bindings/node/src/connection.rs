@@ -1,0 +1,611 @@
+//! `NativeConnection`: the handle the JavaScript `Connection` holds, over the
+//! core's `HostConnection` (`libacp_core::host`).
+//!
+//! Threads: every method is called on the JavaScript thread. The engine's
+//! threads only ever call the `wake` threadsafe function (once per batch);
+//! JavaScript then takes the batch (`takeUrgent`/`takeOrdered`) and
+//! dispatches it. Everything that completes later (calls, notifications
+//! waiting for room, close, waits) completes through the inbox too, as
+//! `[2, tag, ok, value]` with the tag JavaScript chose, so there is one path
+//! from Rust to JavaScript. Answers and requests sent from the JavaScript
+//! thread while the writer is idle are written by that thread (the core's
+//! direct writes): a request handled and answered costs no thread hop back.
+//!
+//! The `wake` function keeps Node's event loop alive while the connection
+//! is open (an agent serving stdio, a client waiting for its agent) or a
+//! promise JavaScript handed out is pending, and is unref'd otherwise
+//! (`keepAlive`), so nothing of libacp keeps a process alive after
+//! `close()`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use napi::bindgen_prelude::*;
+use napi::threadsafe_function::{
+    ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
+};
+use napi_derive::napi;
+use serde_json::value::RawValue;
+
+use libacp_core::host::{HostConnection, HostOptions, HostRequest, Inbox};
+use libacp_core::{
+    AcpPeer, CallError, CallOptions, CallTimeout, CancelHandle, CancelMode, Direction, Event, Role,
+    RpcError, Transport, TryNotify,
+};
+
+use crate::deliveries::{self, call_error};
+use crate::options::{NativeOptions, acp_options};
+use crate::runtime;
+
+/// The wake-up: called from any thread, runs on the JavaScript thread.
+pub(crate) type WakeFn = ThreadsafeFunction<(), UnknownReturnValue, (), Status, false>;
+/// `trace(direction, frame)`: never keeps the loop alive.
+pub(crate) type TraceFn =
+    ThreadsafeFunction<(String, String), UnknownReturnValue, (String, String), Status, false, true>;
+/// `events(kind, message, detailsJson)`: never keeps the loop alive.
+pub(crate) type EventsFn = ThreadsafeFunction<
+    (String, String, String),
+    UnknownReturnValue,
+    (String, String, String),
+    Status,
+    false,
+    true,
+>;
+
+/// A handle that cancels one call (made with `callCancellable`).
+#[napi]
+#[derive(Debug)]
+pub struct NativeCall {
+    handle: CancelHandle,
+}
+
+#[napi]
+impl NativeCall {
+    /// Cancels the call: `keepWaiting` sends `$/cancel_request` and waits for
+    /// the peer's answer; otherwise the call ends `cancelled` at once.
+    /// `false` when it had already ended.
+    #[napi]
+    pub fn cancel(&self, keep_waiting: bool) -> bool {
+        self.handle.cancel(if keep_waiting {
+            CancelMode::KeepWaiting
+        } else {
+            CancelMode::Abandon
+        })
+    }
+}
+
+/// An ACP connection in one role, delivering to JavaScript through its inbox.
+#[napi]
+pub struct NativeConnection {
+    /// Keeps the connection open; `None` after `release()`.
+    conn: Option<HostConnection<u32>>,
+    peer: AcpPeer,
+    inbox: Arc<Inbox<u32>>,
+    /// Requests JavaScript has taken and not answered yet, by key.
+    requests: HashMap<u64, HostRequest>,
+    wake: Arc<WakeFn>,
+    /// Whether `wake` holds the event loop (see `keep_alive`).
+    wake_ref: bool,
+}
+
+impl std::fmt::Debug for NativeConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeConnection")
+            .field("peer", &self.peer)
+            .field("requests", &self.requests.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The engine hooks for the JavaScript `trace` and `events` callbacks.
+fn hooks(options: &mut libacp_core::AcpOptions, trace: Option<TraceFn>, events: Option<EventsFn>) {
+    if let Some(trace) = trace {
+        let trace = Arc::new(trace);
+        options.connection.trace = Some(Arc::new(move |direction, frame: &[u8]| {
+            let direction = match direction {
+                Direction::Incoming => "in",
+                Direction::Outgoing => "out",
+            };
+            trace.call(
+                (
+                    direction.to_owned(),
+                    String::from_utf8_lossy(frame).into_owned(),
+                ),
+                ThreadsafeFunctionCallMode::NonBlocking,
+            );
+        }));
+    }
+    if let Some(events) = events {
+        let events = Arc::new(events);
+        options.connection.events = Some(Arc::new(move |event: &Event| {
+            let (kind, message, details) = event.describe();
+            events.call(
+                (kind.to_owned(), message, details.to_string()),
+                ThreadsafeFunctionCallMode::NonBlocking,
+            );
+        }));
+    }
+}
+
+/// Where a connection's bytes come from.
+pub(crate) enum Source {
+    Spawn(libacp_core::AgentCommand),
+    Transport(Role, Transport),
+}
+
+/// Starts a connection: its inbox waking JavaScript, then the core's
+/// connection (a spawn failure is returned at once).
+pub(crate) fn start(
+    source: Source,
+    role: Role,
+    options: &NativeOptions,
+    wake: WakeFn,
+    trace: Option<TraceFn>,
+    events: Option<EventsFn>,
+) -> std::result::Result<NativeConnection, serde_json::Value> {
+    let mut acp = acp_options(role, options).map_err(
+        |e| serde_json::json!({"kind": "invalid_options", "message": e.reason.to_string()}),
+    )?;
+    hooks(&mut acp, trace, events);
+    let wake = Arc::new(wake);
+    let waker = Arc::clone(&wake);
+    let inbox: Arc<Inbox<u32>> = Inbox::new(
+        HIGH_WATER,
+        Arc::new(move || {
+            waker.call((), ThreadsafeFunctionCallMode::NonBlocking);
+        }),
+    );
+    let rt = runtime::handle().map_err(|e| serde_json::json!({"kind": "io", "message": e}))?;
+    let host = HostOptions {
+        acp,
+        drive_reads: false,
+    };
+    let conn = match source {
+        Source::Spawn(mut command) => {
+            if options.stderr.unwrap_or(false) {
+                let sink = Arc::clone(&inbox);
+                command = command.stderr(move |line| sink.push_log(line));
+            }
+            HostConnection::spawn_agent(rt, &command, Arc::clone(&inbox), host)
+                .map_err(|e| deliveries::connection_error(&e))?
+        }
+        Source::Transport(role, transport) => {
+            HostConnection::start(rt, role, transport, Arc::clone(&inbox), host)
+        }
+    };
+    Ok(NativeConnection {
+        peer: conn.acp_peer(),
+        conn: Some(conn),
+        inbox,
+        requests: HashMap::new(),
+        wake,
+        wake_ref: true,
+    })
+}
+
+/// Items waiting in the ordered lane beyond which notifications wait.
+pub(crate) const HIGH_WATER: usize = 256;
+
+/// JSON text handed in by JavaScript (`JSON.stringify` output), checked.
+fn params_of(text: Option<String>) -> std::result::Result<Option<Box<RawValue>>, String> {
+    match text {
+        None => Ok(None),
+        Some(text) => libacp_core::json::parse_host_json(&text)
+            .map(Some)
+            .map_err(|e| {
+                call_error(&CallError::InvalidParams(format!("invalid JSON: {e}"))).to_string()
+            }),
+    }
+}
+
+fn options_of(skip_barrier: bool, timeout_ms: Option<f64>) -> CallOptions {
+    CallOptions {
+        timeout: match timeout_ms {
+            Some(ms) if ms.is_finite() && ms > 0.0 => {
+                CallTimeout::After(std::time::Duration::from_secs_f64(ms / 1000.0))
+            }
+            Some(_) => CallTimeout::Never,
+            None => CallTimeout::Default,
+        },
+        skip_barrier,
+    }
+}
+
+impl NativeConnection {
+    /// Runs `fut` on libacp's runtime; its outcome comes back as
+    /// `[2, tag, ...]` in the urgent lane.
+    fn complete_later<F>(&self, tag: u32, fut: F)
+    where
+        F: std::future::Future<Output = std::result::Result<Box<RawValue>, CallError>>
+            + Send
+            + 'static,
+    {
+        let inbox = Arc::clone(&self.inbox);
+        match runtime::handle() {
+            Ok(rt) => {
+                rt.spawn(async move {
+                    let outcome = fut.await;
+                    inbox.push_result(tag, outcome, true);
+                });
+            }
+            Err(e) => self
+                .inbox
+                .push_result(tag, Err(CallError::InvalidParams(e)), true),
+        }
+    }
+
+    fn answer(&mut self, key: i64, result: std::result::Result<Box<RawValue>, RpcError>) -> bool {
+        let Some(request) = u64::try_from(key)
+            .ok()
+            .and_then(|k| self.requests.remove(&k))
+        else {
+            return false;
+        };
+        request.respond(result).is_ok()
+    }
+}
+
+fn json(text: String) -> Box<RawValue> {
+    RawValue::from_string(text).unwrap_or_else(|_| Box::<RawValue>::default())
+}
+
+#[napi]
+impl NativeConnection {
+    /// `"client"` or `"agent"`.
+    #[napi(getter)]
+    pub fn role(&self) -> &'static str {
+        match self.peer.role() {
+            Role::Client => "client",
+            Role::Agent => "agent",
+        }
+    }
+
+    /// Sends a request (checked against the protocol first). `null`: sent,
+    /// its outcome comes back with `tag`; a string: the error (JSON) it was
+    /// refused with, nothing sent.
+    #[napi]
+    pub fn call(
+        &self,
+        method: String,
+        params: Option<String>,
+        tag: u32,
+        skip_barrier: bool,
+        timeout_ms: Option<f64>,
+    ) -> Option<String> {
+        self.call_inner(method, params, tag, skip_barrier, timeout_ms)
+            .err()
+    }
+
+    /// `call`, returning a handle that cancels it (or the refusal, JSON).
+    #[napi]
+    pub fn call_cancellable(
+        &self,
+        method: String,
+        params: Option<String>,
+        tag: u32,
+        skip_barrier: bool,
+        timeout_ms: Option<f64>,
+    ) -> Either<NativeCall, String> {
+        match self.call_inner(method, params, tag, skip_barrier, timeout_ms) {
+            Ok(handle) => Either::A(NativeCall { handle }),
+            Err(e) => Either::B(e),
+        }
+    }
+
+    fn call_inner(
+        &self,
+        method: String,
+        params: Option<String>,
+        tag: u32,
+        skip_barrier: bool,
+        timeout_ms: Option<f64>,
+    ) -> std::result::Result<CancelHandle, String> {
+        let params = params_of(params)?;
+        let inbox = Arc::clone(&self.inbox);
+        let options = options_of(skip_barrier, timeout_ms);
+        self.peer
+            .call(&method, params, options, move |outcome| {
+                inbox.push_result(tag, outcome, skip_barrier);
+            })
+            .map_err(|e| call_error(&e).to_string())
+    }
+
+    /// Sends a notification if the outgoing queue has room: `0` sent, `1`
+    /// full (send it with `notifyWait`), or the refusal (JSON).
+    #[napi]
+    pub fn notify(&self, method: String, params: Option<String>) -> Either<u32, String> {
+        let params = match params_of(params) {
+            Ok(p) => p,
+            Err(e) => return Either::B(e),
+        };
+        match self.peer.try_notify(&method, params) {
+            Ok(TryNotify::Sent) => Either::A(0),
+            Ok(TryNotify::Full(_)) => Either::A(1),
+            Err(e) => Either::B(call_error(&e).to_string()),
+        }
+    }
+
+    /// Sends a notification once the outgoing queue has room (and
+    /// `session/cancel` with its client-side semantics); completes `tag`.
+    #[napi]
+    pub fn notify_wait(&self, method: String, params: Option<String>, tag: u32) {
+        let params = match params_of(params) {
+            Ok(p) => p,
+            Err(_) => {
+                self.inbox.push_result(
+                    tag,
+                    Err(CallError::InvalidParams("invalid JSON".into())),
+                    true,
+                );
+                return;
+            }
+        };
+        let peer = self.peer.clone();
+        self.complete_later(tag, async move {
+            peer.notify(&method, params)
+                .await
+                .map(|()| json("null".into()))
+        });
+    }
+
+    /// Client side: `session/cancel` (the core also answers the session's
+    /// pending permission requests `cancelled`); completes `tag`.
+    #[napi]
+    pub fn cancel_session(&self, session_id: String, tag: u32) {
+        let peer = self.peer.clone();
+        self.complete_later(tag, async move {
+            peer.cancel_session(&session_id)
+                .await
+                .map(|()| json("null".into()))
+        });
+    }
+
+    /// Answers a request with a result (JSON text; absent: `null`, which the
+    /// core sends as `{}` for ACP methods). `true` when sent; a string: the
+    /// result was not valid JSON (`-32603` was sent instead).
+    #[napi]
+    pub fn respond(&mut self, key: i64, result: Option<String>) -> Either<bool, String> {
+        match params_of(Some(result.unwrap_or_else(|| "null".into()))) {
+            Ok(Some(raw)) => Either::A(self.answer(key, Ok(raw))),
+            Ok(None) => Either::A(false),
+            Err(e) => {
+                self.answer(
+                    key,
+                    Err(RpcError::internal_error("the handler's result is not JSON")),
+                );
+                Either::B(e)
+            }
+        }
+    }
+
+    /// Answers a request with a JSON-RPC error (`data`: JSON text).
+    #[napi]
+    pub fn respond_error(
+        &mut self,
+        key: i64,
+        code: i64,
+        message: String,
+        data: Option<String>,
+    ) -> bool {
+        let mut error = RpcError::new(code, message);
+        if let Some(data) = data
+            && let Ok(value) = serde_json::from_str::<serde_json::Value>(&data)
+        {
+            error = error.with_data(value);
+        }
+        self.answer(key, Err(error))
+    }
+
+    /// Answers the core's `-32601` for the request's method.
+    #[napi]
+    pub fn respond_method_not_found(&mut self, key: i64) -> bool {
+        let method = u64::try_from(key)
+            .ok()
+            .and_then(|k| self.requests.get(&k))
+            .map(|r| r.method.clone())
+            .unwrap_or_default();
+        self.answer(key, Err(RpcError::method_not_found(&method)))
+    }
+
+    /// Answers the core's `-32800`.
+    #[napi]
+    pub fn respond_cancelled(&mut self, key: i64) -> bool {
+        self.answer(key, Err(RpcError::request_cancelled()))
+    }
+
+    /// Answers the core's `-32603` with `detail`.
+    #[napi]
+    pub fn respond_internal_error(&mut self, key: i64, detail: String) -> bool {
+        self.answer(key, Err(RpcError::internal_error(detail)))
+    }
+
+    /// Forgets a request without answering (the engine answers `-32603`).
+    #[napi]
+    pub fn drop_request(&mut self, key: i64) {
+        if let Ok(k) = u64::try_from(key) {
+            self.requests.remove(&k);
+        }
+    }
+
+    /// From now on the request's signals come as `[3, key, cancelled]`;
+    /// returns them as they stand: bit 0 cancelled, bit 1 superseded.
+    #[napi]
+    pub fn arm(&self, key: i64) -> u32 {
+        let Some(request) = u64::try_from(key).ok().and_then(|k| self.requests.get(&k)) else {
+            return 3;
+        };
+        let (cancelled, superseded) = request.arm();
+        u32::from(cancelled) | (u32::from(superseded) << 1)
+    }
+
+    /// The urgent lane as a batch (JSON text), or `null` when empty.
+    #[napi]
+    pub fn take_urgent(&mut self) -> Option<String> {
+        let mut batch = Vec::new();
+        self.inbox.take_urgent(&mut batch);
+        self.encode(batch)
+    }
+
+    /// Up to `max` ordered items as a batch (JSON text), or `null` when the
+    /// lane is empty (the next item wakes JavaScript again). A batch may be
+    /// `[]`: keep taking.
+    #[napi]
+    pub fn take_ordered(&mut self, max: u32) -> Option<String> {
+        let mut batch = Vec::new();
+        if !self.inbox.take_ordered(&mut batch, max as usize) {
+            return None;
+        }
+        Some(self.encode(batch).unwrap_or_else(|| "[]".into()))
+    }
+
+    fn encode(&mut self, batch: Vec<libacp_core::host::Delivery<u32>>) -> Option<String> {
+        if batch.is_empty() {
+            return None;
+        }
+        let mut out = String::with_capacity(64 * batch.len());
+        out.push('[');
+        for delivery in batch {
+            deliveries::append(&mut out, delivery, &mut self.requests);
+        }
+        out.push(']');
+        Some(out)
+    }
+
+    /// Whether the wake-up keeps Node's event loop alive (it does from the
+    /// start). JavaScript keeps it alive while the connection is open or an
+    /// operation it started has not completed, and lets go otherwise, so a
+    /// closed connection never holds the process. Idempotent.
+    #[napi]
+    pub fn keep_alive(&mut self, env: Env, keep: bool) {
+        if keep == self.wake_ref {
+            return;
+        }
+        self.wake_ref = keep;
+        // SAFETY: on the JavaScript thread, with the env of this call, on a
+        // live threadsafe function (held by `self.wake`).
+        unsafe {
+            if keep {
+                napi::sys::napi_ref_threadsafe_function(env.raw(), self.wake.raw());
+            } else {
+                napi::sys::napi_unref_threadsafe_function(env.raw(), self.wake.raw());
+            }
+        }
+    }
+
+    /// Closes the connection; completes `tag` once everything is done.
+    #[napi]
+    pub fn close(&self, tag: u32) {
+        let peer = self.peer.clone();
+        self.complete_later(tag, async move {
+            peer.close().await;
+            Ok(json("null".into()))
+        });
+    }
+
+    /// Completes `tag` with the close reason (a string) once closed.
+    #[napi]
+    pub fn closed(&self, tag: u32) {
+        let peer = self.peer.clone();
+        self.complete_later(tag, async move {
+            let reason = peer.closed().await.to_string();
+            Ok(json(
+                serde_json::to_string(&reason).unwrap_or_else(|_| "\"\"".into()),
+            ))
+        });
+    }
+
+    /// Completes `tag` once closed, written out and the agent gone.
+    #[napi]
+    pub fn terminated(&self, tag: u32) {
+        let peer = self.peer.clone();
+        self.complete_later(tag, async move {
+            peer.terminated().await;
+            Ok(json("null".into()))
+        });
+    }
+
+    /// Completes `tag` with `{code, signal}` once the spawned agent exits.
+    /// `false` when no agent was spawned.
+    #[napi]
+    pub fn wait_exit(&self, tag: u32) -> bool {
+        let Some(process) = self.peer.process().cloned() else {
+            return false;
+        };
+        self.complete_later(tag, async move {
+            let info = process.wait().await;
+            Ok(json(
+                serde_json::json!({"code": info.code, "signal": info.signal}).to_string(),
+            ))
+        });
+        true
+    }
+
+    /// Why the connection closed, or `null` while open.
+    #[napi(getter)]
+    pub fn close_reason(&self) -> Option<String> {
+        self.peer.peer().close_reason().map(|r| r.to_string())
+    }
+
+    /// The negotiated protocol version, once initialized.
+    #[napi(getter)]
+    pub fn protocol_version(&self) -> Option<u32> {
+        self.peer.protocol_version().map(u32::from)
+    }
+
+    /// The spawned agent's process id.
+    #[napi(getter)]
+    pub fn pid(&self) -> Option<u32> {
+        self.peer.process().map(libacp_core::ProcessStatus::pid)
+    }
+
+    /// `{code, signal}` (JSON) once the spawned agent exited.
+    #[napi(getter)]
+    pub fn exit_status(&self) -> Option<String> {
+        self.peer
+            .process()
+            .and_then(libacp_core::ProcessStatus::try_exit)
+            .map(|i| serde_json::json!({"code": i.code, "signal": i.signal}).to_string())
+    }
+
+    /// The peer's capabilities (JSON).
+    #[napi]
+    pub fn peer_capabilities(&self) -> String {
+        self.peer.peer_capabilities().to_string()
+    }
+
+    /// Ids of the open sessions.
+    #[napi]
+    pub fn sessions(&self) -> Vec<String> {
+        self.peer.sessions()
+    }
+
+    /// The session model's snapshot (JSON), `null` for an unknown session;
+    /// an error when the model is off.
+    #[napi]
+    pub fn session_snapshot(&self, session_id: String) -> Result<Option<String>> {
+        let Some(store) = self.peer.services().sessions else {
+            return Err(Error::new(
+                Status::GenericFailure,
+                "the session model is not enabled (pass sessionModel: true)",
+            ));
+        };
+        Ok(store.snapshot_json(&session_id).map(|v| v.to_string()))
+    }
+
+    /// Kills the spawned agent's process group at once (the host process is
+    /// exiting and cannot wait for the shutdown ladder).
+    #[napi]
+    pub fn kill_now(&self) {
+        if let Some(process) = self.peer.process() {
+            process.kill_now();
+        }
+    }
+
+    /// Drops this handle's ownership: the connection closes (without
+    /// waiting) and unanswered requests are answered `-32603`.
+    #[napi]
+    pub fn release(&mut self) {
+        self.requests.clear();
+        self.conn.take();
+    }
+}

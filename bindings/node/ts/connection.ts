@@ -1,0 +1,771 @@
+/**
+ * The dynamic API: a {@link Connection} in one role, method names and JSON
+ * values in and out, a {@link Handler} for what the peer sends. Every
+ * protocol rule (phases, capabilities, sessions, ordering, cancellation,
+ * validation) is enforced by the Rust core underneath; this module moves
+ * values and work between the core and the JavaScript thread.
+ *
+ * **Threads.** Handlers run on the JavaScript thread. The core's threads
+ * read the transport and queue what arrives in the core's inbox; the first
+ * item of a batch wakes this thread once (a threadsafe function), and the
+ * dispatcher takes the whole batch. Answers (and requests) sent while
+ * nothing else is being written are written by this thread itself.
+ *
+ * **Ordering.** Notifications are handled one at a time in arrival order:
+ * the next one waits until the handler's promise settles, and a call's
+ * result is delivered only after every notification received before its
+ * answer was handled. So `await prompt(...)` returns after every
+ * `session/update` of the turn was handled. Requests start in arrival order
+ * and run concurrently; a handler may await calls to the peer. A call made
+ * while a notification handler is suspended skips the ordering barrier (it
+ * may be that handler's own call, whose answer cannot wait behind it).
+ */
+
+import { AsyncLocalStorage } from "node:async_hooks";
+
+import * as native from "../native";
+import {
+  AcpError,
+  ConnectionClosed,
+  MethodNotFound,
+  RequestError,
+  fromNative,
+  fromNativeText,
+  type NativeError,
+} from "./errors";
+import {
+  nativeOptions,
+  type ConnectionOptions,
+  type Hooks,
+  type SpawnOptions,
+} from "./options";
+
+/** `"client"` (drives an agent) or `"agent"` (serves a client). */
+export type Role = "client" | "agent";
+
+/** A request id as the peer sent it. */
+export type RequestId = string | number | null;
+
+/** An incoming request, as its handler sees it. */
+export interface RequestContext {
+  /** The id the peer chose. */
+  readonly id: RequestId;
+  /** The method. */
+  readonly method: string;
+  /**
+   * Aborted when the peer cancels the request (`$/cancel_request`, or
+   * `session/cancel` for a prompt), or when the answer is no longer wanted
+   * (the core answered for it, the connection closed). A cancelled prompt
+   * answers `stopReason: "cancelled"` whatever the handler returns.
+   */
+  readonly signal: AbortSignal;
+  /** Whether the peer cancelled the request. */
+  readonly cancelled: boolean;
+  /** Whether the answer is no longer the handler's to give. */
+  readonly superseded: boolean;
+  /** The connection it came on (for nested calls to the peer). */
+  readonly connection: Connection;
+}
+
+/** What the peer sends, handled by the host. Both methods are optional. */
+export interface Handler {
+  /**
+   * A request: return (or resolve to) the result, or throw
+   * {@link RequestError} to answer with an error. Without it every request
+   * is answered `-32601`.
+   */
+  onRequest?(method: string, params: unknown, context: RequestContext): unknown;
+  /** A notification; the next one waits until the returned promise settles. */
+  onNotification?(method: string, params: unknown): unknown;
+}
+
+/** Per-call settings. */
+export interface CallOptions {
+  /**
+   * Aborting it cancels the call: the peer is sent `$/cancel_request` and
+   * the call rejects with `Cancelled` at once (or, with `keepWaiting`,
+   * resolves or rejects with the peer's answer, usually `-32800`).
+   */
+  signal?: AbortSignal;
+  /** On abort, keep waiting for the peer's answer. */
+  keepWaiting?: boolean;
+  /** Milliseconds before the call fails with `RequestTimeout` (overrides `requestTimeout`; 0: none). */
+  timeout?: number;
+}
+
+/** How a spawned agent ended. */
+export interface ExitStatus {
+  /** Its exit code, when it exited. */
+  code: number | null;
+  /** The signal that killed it. */
+  signal: number | null;
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  cleanup?: () => void;
+}
+
+/**
+ * One notification handler's run: calls made inside it (in its async
+ * context) skip the ordering barrier while it is `active`.
+ */
+interface HandlerRun {
+  active: boolean;
+  readonly dispatcher: Dispatcher;
+}
+
+/**
+ * Which notification handler a call comes from. Made the first time a
+ * notification handler suspends, so hosts whose handlers never do pay
+ * nothing (on Node < 24 an `AsyncLocalStorage` turns on promise tracking).
+ */
+let handlerScope: AsyncLocalStorage<HandlerRun> | undefined;
+
+/** Connections that spawned an agent, killed if the process exits first. */
+const spawned = new Set<native.NativeConnection>();
+let exitHook = false;
+
+function watchExit(conn: native.NativeConnection): void {
+  spawned.add(conn);
+  if (!exitHook) {
+    exitHook = true;
+    process.on("exit", () => {
+      for (const c of spawned) {
+        c.killNow();
+      }
+    });
+  }
+}
+
+class Incoming implements RequestContext {
+  readonly controller = new AbortController();
+  cancelled = false;
+  superseded = false;
+
+  constructor(
+    readonly id: RequestId,
+    readonly method: string,
+    readonly connection: Connection,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  cancel(): void {
+    if (!this.cancelled) {
+      this.cancelled = true;
+      this.controller.abort(new AcpError(`the peer cancelled ${this.method}`));
+    }
+  }
+
+  supersede(): void {
+    this.cancel();
+    this.superseded = true;
+  }
+}
+
+/**
+ * Takes the core's inbox on the JavaScript thread and hands each delivery to
+ * the handler, in order (see the module docs). One per connection.
+ */
+class Dispatcher {
+  native!: native.NativeConnection;
+  connection!: Connection;
+  readonly pending = new Map<number, Pending>();
+  readonly requests = new Map<number, Incoming>();
+  private nextTag = 1;
+  private draining = false;
+  /**
+   * A notification handler that started before `handlerScope` existed runs
+   * (or is suspended): every call on this connection skips the barrier
+   * until it settles, since its own calls cannot be told from others.
+   */
+  private unscoped = false;
+  closeReason: string | null = null;
+
+  constructor(
+    readonly handler: Handler,
+    readonly hooks: Hooks,
+  ) {}
+
+  /** Called by the core (through a threadsafe function) when a batch waits. */
+  readonly wake = (): void => {
+    this.takeUrgent();
+    this.startDrain();
+  };
+
+  tag(pending: Pending): number {
+    let tag = this.nextTag;
+    this.nextTag = tag >= 0xffff_fffe ? 1 : tag + 1;
+    while (this.pending.has(tag)) {
+      tag = this.nextTag;
+      this.nextTag = tag >= 0xffff_fffe ? 1 : tag + 1;
+    }
+    this.pending.set(tag, pending);
+    if (!this.alive && this.closeReason !== null) {
+      this.keepAlive(true);
+    }
+    return tag;
+  }
+
+  /** Whether the wake-up holds the event loop: while open or waited on. */
+  private alive = true;
+
+  private keepAlive(keep: boolean): void {
+    if (keep !== this.alive) {
+      this.alive = keep;
+      this.native.keepAlive(keep);
+    }
+  }
+
+  /** Forgets a pending operation (completed, or refused before it started). */
+  forget(tag: number): void {
+    this.pending.delete(tag);
+    if (this.alive && this.closeReason !== null && this.pending.size === 0) {
+      this.keepAlive(false);
+    }
+  }
+
+  /** A promise completed through the inbox with the tag `start` gets. */
+  completion<T>(start: (tag: number) => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const tag = this.tag({ resolve: resolve as (v: unknown) => void, reject });
+      try {
+        start(tag);
+      } catch (e) {
+        this.forget(tag);
+        reject(e);
+      }
+    });
+  }
+
+  private takeUrgent(): void {
+    let text: string | null;
+    while ((text = this.native.takeUrgent()) !== null) {
+      for (const item of JSON.parse(text) as unknown[][]) {
+        this.handleUrgent(item);
+      }
+    }
+  }
+
+  private handleUrgent(item: unknown[]): void {
+    switch (item[0]) {
+      case 2:
+        this.complete(item[1] as number, item[2] as boolean, item[3]);
+        break;
+      case 3: {
+        const incoming = this.requests.get(item[1] as number);
+        if (incoming !== undefined) {
+          if (item[2]) {
+            incoming.cancel();
+          } else {
+            incoming.supersede();
+          }
+        }
+        break;
+      }
+      case 5:
+        if (this.hooks.stderr !== undefined) {
+          this.guard("stderr hook", () => this.hooks.stderr?.(item[1] as string));
+        } else {
+          process.stderr.write(`${item[1] as string}\n`);
+        }
+        break;
+    }
+  }
+
+  private complete(tag: number, ok: boolean, value: unknown): void {
+    const pending = this.pending.get(tag);
+    if (pending === undefined) {
+      return;
+    }
+    this.forget(tag);
+    pending.cleanup?.();
+    if (ok) {
+      pending.resolve(value);
+    } else {
+      pending.reject(fromNative(value as NativeError));
+    }
+  }
+
+  private startDrain(): void {
+    if (this.draining) {
+      return; // a drain runs (or waits in a handler): it takes them
+    }
+    this.draining = true;
+    // Runs synchronously until a notification handler suspends.
+    this.drain().catch((e: unknown) => report("the dispatcher", e));
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      for (;;) {
+        const text = this.native.takeOrdered(64);
+        if (text === null) {
+          return; // empty: the next item wakes this thread again
+        }
+        for (const item of JSON.parse(text) as unknown[][]) {
+          switch (item[0]) {
+            case 0: {
+              const run: HandlerRun = { active: true, dispatcher: this };
+              const scoped = handlerScope !== undefined;
+              this.unscoped = !scoped;
+              const waiting = this.notification(item[1] as string, item[2], run);
+              if (waiting !== undefined) {
+                handlerScope ??= new AsyncLocalStorage<HandlerRun>();
+                try {
+                  await waiting;
+                } catch (e) {
+                  report(`the notification handler for ${item[1] as string}`, e);
+                }
+              }
+              this.unscoped = false;
+              run.active = false;
+              break;
+            }
+            case 1:
+              this.request(
+                item[1] as string,
+                item[2],
+                item[3] as number,
+                item[4] as RequestId,
+              );
+              break;
+            case 2:
+              this.complete(item[1] as number, item[2] as boolean, item[3]);
+              break;
+            case 4:
+              this.closed(item[1] as string);
+              break;
+          }
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  /** Runs a notification handler; returns its promise if it has one. */
+  private notification(
+    method: string,
+    params: unknown,
+    run: HandlerRun,
+  ): PromiseLike<unknown> | undefined {
+    const fn = this.handler.onNotification;
+    if (fn === undefined) {
+      return undefined;
+    }
+    try {
+      const handler = this.handler;
+      const result =
+        handlerScope === undefined
+          ? fn.call(handler, method, params)
+          : handlerScope.run(run, () => fn.call(handler, method, params));
+      return isThenable(result) ? result : undefined;
+    } catch (e) {
+      report(`the notification handler for ${method}`, e);
+      return undefined;
+    }
+  }
+
+  private request(method: string, params: unknown, key: number, id: RequestId): void {
+    const armed = this.native.arm(key);
+    if (armed & 2) {
+      // Answered by the core already (or closed): no handler.
+      this.native.dropRequest(key);
+      return;
+    }
+    const incoming = new Incoming(id, method, this.connection);
+    this.requests.set(key, incoming);
+    if (armed & 1) {
+      incoming.cancel();
+    }
+    const fn = this.handler.onRequest;
+    if (fn === undefined) {
+      this.answerError(key, new MethodNotFound(method));
+      return;
+    }
+    let result: unknown;
+    try {
+      result = fn.call(this.handler, method, params, incoming);
+    } catch (e) {
+      this.answerError(key, e);
+      return;
+    }
+    if (isThenable(result)) {
+      result.then(
+        (value) => this.answer(key, value),
+        (e: unknown) => this.answerError(key, e),
+      );
+    } else {
+      this.answer(key, result);
+    }
+  }
+
+  private answer(key: number, value: unknown): void {
+    this.requests.delete(key);
+    let text: string | undefined;
+    try {
+      text = value === undefined ? undefined : JSON.stringify(value);
+    } catch (e) {
+      this.native.respondInternalError(key, `the handler's result is not JSON: ${String(e)}`);
+      report("a request handler's result", e);
+      return;
+    }
+    const sent = this.native.respond(key, text ?? null);
+    if (typeof sent === "string") {
+      report("a request handler's result", fromNativeText(sent));
+    }
+  }
+
+  private answerError(key: number, e: unknown): void {
+    const incoming = this.requests.get(key);
+    this.requests.delete(key);
+    if (e instanceof MethodNotFound) {
+      this.native.respondMethodNotFound(key);
+    } else if (e instanceof RequestError) {
+      let data: string | undefined;
+      try {
+        data = e.data === undefined ? undefined : JSON.stringify(e.data);
+      } catch {
+        data = undefined;
+      }
+      this.native.respondError(key, e.code, e.message, data ?? null);
+    } else if (incoming?.cancelled && isAbort(e)) {
+      // The handler stopped because it was cancelled.
+      this.native.respondCancelled(key);
+    } else {
+      if (!incoming?.superseded) {
+        report(`the request handler for ${incoming?.method ?? "a request"}`, e);
+      }
+      this.native.respondInternalError(key, describe(e));
+    }
+  }
+
+  private closed(reason: string): void {
+    this.closeReason = reason;
+    for (const incoming of this.requests.values()) {
+      incoming.supersede();
+    }
+    spawned.delete(this.native);
+    if (this.pending.size === 0) {
+      this.keepAlive(false);
+    }
+  }
+
+  /** Whether a call made now comes from one of this connection's running notification handlers. */
+  skipsBarrier(): boolean {
+    if (this.unscoped) {
+      return true;
+    }
+    const run = handlerScope?.getStore();
+    return run !== undefined && run.active && run.dispatcher === this;
+  }
+
+  private guard(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      report(what, e);
+    }
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === "object" || typeof value === "function") &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
+}
+
+function isAbort(e: unknown): boolean {
+  return (
+    e instanceof Error && (e.name === "AbortError" || e instanceof AcpError)
+  );
+}
+
+function describe(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
+/** Errors nobody awaits (a handler that threw) go to stderr, never unhandled. */
+function report(what: string, e: unknown): void {
+  const text = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);
+  process.stderr.write(`libacp: ${what} raised: ${text}\n`);
+}
+
+function made(result: native.NativeConnection | string): native.NativeConnection {
+  if (typeof result === "string") {
+    throw fromNativeText(result);
+  }
+  return result;
+}
+
+/**
+ * An ACP connection in one role, over the dynamic API. Make one with
+ * {@link Connection.spawnAgent} (client), {@link Connection.fromStdio}
+ * (agent) or {@link Connection.fromFds} (either role).
+ */
+export class Connection {
+  /** @internal */
+  readonly native: native.NativeConnection;
+  /** @internal */
+  readonly dispatcher: Dispatcher;
+
+  private constructor(dispatcher: Dispatcher, conn: native.NativeConnection) {
+    this.dispatcher = dispatcher;
+    this.native = conn;
+    dispatcher.native = conn;
+    dispatcher.connection = this;
+  }
+
+  /**
+   * Client side: starts `command` with `args` (in its own process group)
+   * and talks ACP over its stdio. Throws `SpawnError` if it cannot start.
+   * The agent is killed if this process exits while it runs.
+   */
+  static spawnAgent(
+    command: string,
+    args: readonly string[] = [],
+    handler: Handler = {},
+    options: SpawnOptions = {},
+  ): Connection {
+    if (typeof command !== "string") {
+      throw new TypeError(`command must be a string, not ${typeof command}`);
+    }
+    if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) {
+      throw new TypeError("args must be an array of strings");
+    }
+    const { native: opts, hooks } = nativeOptions(
+      options as Record<string, unknown>,
+      true,
+    );
+    const dispatcher = new Dispatcher(handler, hooks);
+    const conn = made(
+      native.spawnAgent(command, [...args], opts, dispatcher.wake, hooks.trace, hooks.events),
+    );
+    watchExit(conn);
+    return new Connection(dispatcher, conn);
+  }
+
+  /**
+   * Agent side: serves on this process's stdin and stdout. Write nothing
+   * else to stdout afterwards (log to stderr).
+   */
+  static fromStdio(handler: Handler = {}, options: ConnectionOptions = {}): Connection {
+    const { native: opts, hooks } = nativeOptions(
+      options as Record<string, unknown>,
+      false,
+    );
+    const dispatcher = new Dispatcher(handler, hooks);
+    return new Connection(
+      dispatcher,
+      made(native.serveStdio(opts, dispatcher.wake, hooks.trace, hooks.events)),
+    );
+  }
+
+  /**
+   * Either role over descriptors this takes ownership of (it closes them):
+   * a read end and a write end (pipes, FIFOs, sockets, files), or one
+   * connected stream socket passed as both. Pipes and FIFOs are set
+   * non-blocking. A `RangeError` (a descriptor that is not open, a pipe
+   * given twice, a datagram socket) leaves them to the caller.
+   */
+  static fromFds(
+    readFd: number,
+    writeFd: number,
+    handler: Handler = {},
+    options: ConnectionOptions & { role: Role },
+  ): Connection {
+    const role = (options as { role?: unknown } | undefined)?.role;
+    if (role !== "client" && role !== "agent") {
+      throw new TypeError(`role must be "client" or "agent", not ${JSON.stringify(role)}`);
+    }
+    const { native: opts, hooks } = nativeOptions(
+      options as unknown as Record<string, unknown>,
+      false,
+      ["role"],
+    );
+    const dispatcher = new Dispatcher(handler, hooks);
+    return new Connection(
+      dispatcher,
+      made(native.fromFds(role, readFd, writeFd, opts, dispatcher.wake, hooks.trace, hooks.events)),
+    );
+  }
+
+  /** `"client"` or `"agent"`. */
+  get role(): Role {
+    return this.native.role as Role;
+  }
+
+  /**
+   * Sends a request now (requests and notifications leave in the order they
+   * are made) and resolves with the peer's result. Rejects with the peer's
+   * {@link RequestError}, {@link ConnectionClosed}, `Cancelled`,
+   * `RequestTimeout`, or a refusal (`RefusedError`, `CapabilityError`,
+   * `InvalidParams`: nothing was sent).
+   */
+  request(method: string, params?: unknown, options: CallOptions = {}): Promise<unknown> {
+    const dispatcher = this.dispatcher;
+    let text: string | null;
+    try {
+      text = params === undefined ? null : JSON.stringify(params);
+    } catch (e) {
+      return Promise.reject(new TypeError(`params are not JSON: ${String(e)}`));
+    }
+    const signal = options.signal;
+    if (signal?.aborted) {
+      return Promise.reject(signal.reason ?? new AcpError("aborted"));
+    }
+    const skip = dispatcher.skipsBarrier();
+    const timeout = options.timeout;
+    return new Promise<unknown>((resolve, reject) => {
+      const pending: Pending = { resolve, reject };
+      const tag = dispatcher.tag(pending);
+      if (signal === undefined) {
+        const refused = this.native.call(method, text, tag, skip, timeout ?? null);
+        if (refused !== null) {
+          dispatcher.forget(tag);
+          reject(fromNativeText(refused));
+        }
+        return;
+      }
+      const made = this.native.callCancellable(method, text, tag, skip, timeout ?? null);
+      if (typeof made === "string") {
+        dispatcher.forget(tag);
+        reject(fromNativeText(made));
+        return;
+      }
+      const onAbort = (): void => {
+        made.cancel(options.keepWaiting === true);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      pending.cleanup = () => signal.removeEventListener("abort", onAbort);
+    });
+  }
+
+  /**
+   * Sends a notification: queued at once while the outgoing queue has
+   * room, otherwise once it has. Refusals reject at once.
+   */
+  notify(method: string, params?: unknown): Promise<void> {
+    let text: string | null;
+    try {
+      text = params === undefined ? null : JSON.stringify(params);
+    } catch (e) {
+      return Promise.reject(new TypeError(`params are not JSON: ${String(e)}`));
+    }
+    const sent = this.native.notify(method, text);
+    if (sent === 0) {
+      return Promise.resolve();
+    }
+    if (typeof sent === "string") {
+      return Promise.reject(fromNativeText(sent));
+    }
+    return this.dispatcher
+      .completion<unknown>((tag) => this.native.notifyWait(method, text, tag))
+      .then(() => undefined);
+  }
+
+  /**
+   * Client side: cancels the session's prompt turn (`session/cancel`); the
+   * session's pending permission requests are answered `cancelled` and
+   * their handlers' signals abort.
+   */
+  async cancelSession(sessionId: string): Promise<void> {
+    await this.dispatcher.completion((tag) => this.native.cancelSession(sessionId, tag));
+  }
+
+  /**
+   * Closes the connection (idempotent): pending calls reject with
+   * {@link ConnectionClosed}, handlers' signals abort, a spawned agent is
+   * shut down (stdin closed, then SIGTERM, then SIGKILL). Resolves when all
+   * of that is done.
+   */
+  async close(): Promise<void> {
+    await this.dispatcher.completion((tag) => this.native.close(tag));
+  }
+
+  /** Resolves with the reason once the connection is closed. */
+  closed(): Promise<string> {
+    return this.dispatcher.completion<string>((tag) => this.native.closed(tag));
+  }
+
+  /** Resolves once closed, everything queued written and a spawned agent gone. */
+  async terminated(): Promise<void> {
+    await this.dispatcher.completion((tag) => this.native.terminated(tag));
+  }
+
+  /** Resolves with how the spawned agent ended once it exits (it is not asked to). */
+  waitExit(): Promise<ExitStatus> {
+    return this.dispatcher.completion<ExitStatus>((tag) => {
+      if (!this.native.waitExit(tag)) {
+        throw new AcpError("this connection did not spawn an agent");
+      }
+    });
+  }
+
+  /** Why the connection closed, or `null` while it is open. */
+  get closeReason(): string | null {
+    return this.native.closeReason;
+  }
+
+  /** The negotiated protocol version, once initialized. */
+  get protocolVersion(): number | null {
+    return this.native.protocolVersion;
+  }
+
+  /** The spawned agent's process id (client side). */
+  get pid(): number | null {
+    return this.native.pid;
+  }
+
+  /** How the spawned agent ended, or `null` while it runs. */
+  get exitStatus(): ExitStatus | null {
+    const text = this.native.exitStatus;
+    return text === null ? null : (JSON.parse(text) as ExitStatus);
+  }
+
+  /** The capabilities the peer advertised (`{}` before `initialize`). */
+  peerCapabilities(): Record<string, unknown> {
+    return JSON.parse(this.native.peerCapabilities()) as Record<string, unknown>;
+  }
+
+  /** Ids of the sessions open on this connection. */
+  sessions(): string[] {
+    return this.native.sessions();
+  }
+
+  /**
+   * Client side with `sessionModel: true`: the core's model of the session
+   * (messages, tool calls, plan, mode, commands, usage, ...), or `null` for a
+   * session it has not seen. Throws when the session model is off.
+   */
+  sessionSnapshot(sessionId: string): Record<string, unknown> | null {
+    const text = this.native.sessionSnapshot(sessionId);
+    return text === null ? null : (JSON.parse(text) as Record<string, unknown>);
+  }
+
+  /** `await using conn = ...` closes it. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+/** @internal The dispatcher's marker for typed layers. */
+export { ConnectionClosed };
+
+/**
+ * A connected pair of Unix stream sockets, as two descriptors the caller
+ * owns (close-on-exec). Hand each to a `fromFds` (which takes it over), for
+ * example to run a client and an agent in one process in tests, or one end
+ * to `fromFds` and the other to `new net.Socket({ fd })`.
+ */
+export function socketPair(): [number, number] {
+  const [a, b] = native.socketPair();
+  return [a as number, b as number];
+}

@@ -1,0 +1,54 @@
+/**
+ * libacp for Node.js: the Agent Client Protocol on the libacp Rust engine.
+ *
+ * * The typed API: implement an {@link Agent} and serve it with
+ *   {@link runAgent}, or implement a {@link Client} and drive an agent with
+ *   {@link ClientConnection.spawn}.
+ * * The dynamic API: {@link Connection}, method names and JSON values (for
+ *   extension methods, proxies, tests).
+ * * `schema`: the types of every ACP v1 type (also `libacp/schema`).
+ *
+ * See README.md for the quickstarts and the threading and ordering rules.
+ */
+
+export {
+  Connection,
+  socketPair,
+  type CallOptions,
+  type ExitStatus,
+  type Handler,
+  type RequestContext,
+  type RequestId,
+  type Role,
+} from "./connection";
+export {
+  AcpError,
+  Cancelled,
+  CapabilityError,
+  ConnectionClosed,
+  ErrorCode,
+  InvalidParams,
+  InvalidResult,
+  MethodNotFound,
+  RefusedError,
+  RequestError,
+  RequestTimeout,
+  SpawnError,
+} from "./errors";
+export type { ConnectionOptions, Direction, EngineEvent, SpawnOptions } from "./options";
+export {
+  AGENT_METHODS,
+  AgentConnection,
+  CLIENT_METHODS,
+  ClientConnection,
+  runAgent,
+  type Agent,
+  type AgentFactory,
+  type Awaitable,
+  type Client,
+  type ClientFactory,
+} from "./typed";
+export type * as schema from "./schema";
+
+/** The ACP protocol version this package speaks. */
+export const PROTOCOL_VERSION = 1;

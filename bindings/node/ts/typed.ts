@@ -1,0 +1,597 @@
+/**
+ * The typed API: an {@link Agent} or {@link Client} object with one async
+ * method per ACP method, and the connections that call the peer's methods
+ * by name ({@link ClientConnection} drives an agent, {@link AgentConnection}
+ * is the agent's way back to its client). Names mirror the Rust and Python
+ * typed APIs (camelCased) and the official TypeScript SDK.
+ *
+ * Everything goes through the dynamic {@link Connection} underneath, so the
+ * rules are the core's: a method the host does not implement is answered
+ * `-32601`; a prompt cancelled with `session/cancel` answers
+ * `stopReason: "cancelled"` whatever its handler returns; `await prompt()`
+ * resolves after every `session/update` of the turn was handled.
+ */
+
+import {
+  Connection,
+  type CallOptions,
+  type Handler,
+  type RequestContext,
+} from "./connection";
+import { MethodNotFound } from "./errors";
+import type { ConnectionOptions, SpawnOptions } from "./options";
+import type * as s from "./schema";
+
+/** A value or a promise of it: handlers may answer either way. */
+export type Awaitable<T> = T | PromiseLike<T>;
+
+/**
+ * An ACP agent: implement the methods you support (all are optional; the
+ * ones left out are answered `-32601` by the core). Request methods get the
+ * request's {@link RequestContext} (its `signal` aborts on cancellation)
+ * and return the result or throw `RequestError`. Handlers run on the
+ * JavaScript thread; several requests may be in flight at once, and a
+ * handler may await calls to the client.
+ */
+export interface Agent {
+  /** Called once with the connection to the client, before any request. */
+  onConnect?(client: AgentConnection): void;
+  initialize?(params: s.InitializeRequest, context: RequestContext): Awaitable<s.InitializeResponse>;
+  authenticate?(
+    params: s.AuthenticateRequest,
+    context: RequestContext,
+  ): Awaitable<s.AuthenticateResponse | void>;
+  logout?(params: s.LogoutRequest, context: RequestContext): Awaitable<s.LogoutResponse | void>;
+  newSession?(params: s.NewSessionRequest, context: RequestContext): Awaitable<s.NewSessionResponse>;
+  loadSession?(
+    params: s.LoadSessionRequest,
+    context: RequestContext,
+  ): Awaitable<s.LoadSessionResponse | void>;
+  resumeSession?(
+    params: s.ResumeSessionRequest,
+    context: RequestContext,
+  ): Awaitable<s.ResumeSessionResponse | void>;
+  listSessions?(
+    params: s.ListSessionsRequest,
+    context: RequestContext,
+  ): Awaitable<s.ListSessionsResponse>;
+  closeSession?(
+    params: s.CloseSessionRequest,
+    context: RequestContext,
+  ): Awaitable<s.CloseSessionResponse | void>;
+  deleteSession?(
+    params: s.DeleteSessionRequest,
+    context: RequestContext,
+  ): Awaitable<s.DeleteSessionResponse | void>;
+  setSessionMode?(
+    params: s.SetSessionModeRequest,
+    context: RequestContext,
+  ): Awaitable<s.SetSessionModeResponse | void>;
+  setSessionConfigOption?(
+    params: s.SetSessionConfigOptionRequest,
+    context: RequestContext,
+  ): Awaitable<s.SetSessionConfigOptionResponse>;
+  /**
+   * One prompt turn. `context.signal` aborts on `session/cancel`: wind down
+   * and return (the answer is `stopReason: "cancelled"` either way).
+   */
+  prompt?(params: s.PromptRequest, context: RequestContext): Awaitable<s.PromptResponse>;
+  /** `session/cancel` (the running prompt's signal has already aborted). */
+  cancel?(params: s.CancelNotification): Awaitable<void>;
+  /** An extension request (a method name starting with `_`). */
+  extMethod?(method: string, params: unknown, context: RequestContext): Awaitable<unknown>;
+  /** An extension notification (a method name starting with `_`). */
+  extNotification?(method: string, params: unknown): Awaitable<void>;
+}
+
+/**
+ * An ACP client (what the agent may ask of it): implement what you support;
+ * the rest is answered `-32601` (`sessionUpdate` left out ignores updates).
+ * `sessionUpdate` calls come one at a time in arrival order: the next one
+ * waits until the returned promise settles.
+ */
+export interface Client {
+  /** Called once with the connection to the agent, before any request. */
+  onConnect?(agent: ClientConnection): void;
+  sessionUpdate?(params: s.SessionNotification): Awaitable<void>;
+  requestPermission?(
+    params: s.RequestPermissionRequest,
+    context: RequestContext,
+  ): Awaitable<s.RequestPermissionResponse>;
+  readTextFile?(
+    params: s.ReadTextFileRequest,
+    context: RequestContext,
+  ): Awaitable<s.ReadTextFileResponse>;
+  writeTextFile?(
+    params: s.WriteTextFileRequest,
+    context: RequestContext,
+  ): Awaitable<s.WriteTextFileResponse | void>;
+  createTerminal?(
+    params: s.CreateTerminalRequest,
+    context: RequestContext,
+  ): Awaitable<s.CreateTerminalResponse>;
+  terminalOutput?(
+    params: s.TerminalOutputRequest,
+    context: RequestContext,
+  ): Awaitable<s.TerminalOutputResponse>;
+  releaseTerminal?(
+    params: s.ReleaseTerminalRequest,
+    context: RequestContext,
+  ): Awaitable<s.ReleaseTerminalResponse | void>;
+  waitForTerminalExit?(
+    params: s.WaitForTerminalExitRequest,
+    context: RequestContext,
+  ): Awaitable<s.WaitForTerminalExitResponse>;
+  killTerminal?(
+    params: s.KillTerminalRequest,
+    context: RequestContext,
+  ): Awaitable<s.KillTerminalResponse | void>;
+  createElicitation?(
+    params: s.CreateElicitationRequest,
+    context: RequestContext,
+  ): Awaitable<s.CreateElicitationResponse>;
+  elicitationComplete?(params: s.CompleteElicitationNotification): Awaitable<void>;
+  /** An extension request (a method name starting with `_`). */
+  extMethod?(method: string, params: unknown, context: RequestContext): Awaitable<unknown>;
+  /** An extension notification (a method name starting with `_`). */
+  extNotification?(method: string, params: unknown): Awaitable<void>;
+}
+
+/** The agent's methods: wire name to {@link Agent} method. */
+export const AGENT_METHODS = {
+  initialize: "initialize",
+  authenticate: "authenticate",
+  logout: "logout",
+  "session/new": "newSession",
+  "session/load": "loadSession",
+  "session/resume": "resumeSession",
+  "session/list": "listSessions",
+  "session/close": "closeSession",
+  "session/delete": "deleteSession",
+  "session/set_mode": "setSessionMode",
+  "session/set_config_option": "setSessionConfigOption",
+  "session/prompt": "prompt",
+  "session/cancel": "cancel",
+} as const satisfies Record<string, keyof Agent>;
+
+/** The client's methods: wire name to {@link Client} method. */
+export const CLIENT_METHODS = {
+  "session/request_permission": "requestPermission",
+  "session/update": "sessionUpdate",
+  "fs/read_text_file": "readTextFile",
+  "fs/write_text_file": "writeTextFile",
+  "terminal/create": "createTerminal",
+  "terminal/output": "terminalOutput",
+  "terminal/release": "releaseTerminal",
+  "terminal/wait_for_exit": "waitForTerminalExit",
+  "terminal/kill": "killTerminal",
+  "elicitation/create": "createElicitation",
+  "elicitation/complete": "elicitationComplete",
+} as const satisfies Record<string, keyof Client>;
+
+type Host = Record<string, unknown>;
+type Method = (this: Host, ...args: unknown[]) => unknown;
+
+/** Adapts a typed host object to the dynamic {@link Handler}. */
+function serve(host: Host, table: Readonly<Record<string, string>>): Handler {
+  const methodOf = (wire: string): Method | undefined => {
+    const name = Object.prototype.hasOwnProperty.call(table, wire) ? table[wire] : undefined;
+    const fn = name === undefined ? undefined : host[name];
+    return typeof fn === "function" ? (fn as Method) : undefined;
+  };
+  const ext = (name: "extMethod" | "extNotification", wire: string): Method | undefined => {
+    const fn = wire.startsWith("_") ? host[name] : undefined;
+    return typeof fn === "function" ? (fn as Method) : undefined;
+  };
+  return {
+    onRequest(method, params, context) {
+      const fn = methodOf(method);
+      if (fn !== undefined) {
+        return fn.call(host, params, context);
+      }
+      const extension = ext("extMethod", method);
+      if (extension !== undefined) {
+        return extension.call(host, method, params, context);
+      }
+      throw new MethodNotFound(method);
+    },
+    onNotification(method, params) {
+      const fn = methodOf(method);
+      if (fn !== undefined) {
+        return fn.call(host, params);
+      }
+      return ext("extNotification", method)?.call(host, method, params);
+    },
+  };
+}
+
+/** What both typed connections share: the dynamic connection and its lifecycle. */
+abstract class TypedConnection {
+  /** The dynamic API (method names and JSON values) on the same connection. */
+  readonly connection: Connection;
+
+  protected constructor(connection: Connection) {
+    this.connection = connection;
+  }
+
+  protected call<T>(method: string, params: unknown, options?: CallOptions): Promise<T> {
+    return this.connection.request(method, params, options) as Promise<T>;
+  }
+
+  /** Sends an extension request (`method` should start with `_`). */
+  extMethod(method: string, params?: unknown, options?: CallOptions): Promise<unknown> {
+    return this.connection.request(method, params, options);
+  }
+
+  /** Sends an extension notification. */
+  extNotification(method: string, params?: unknown): Promise<void> {
+    return this.connection.notify(method, params);
+  }
+
+  /** See {@link Connection.close}. */
+  close(): Promise<void> {
+    return this.connection.close();
+  }
+
+  /** See {@link Connection.closed}. */
+  closed(): Promise<string> {
+    return this.connection.closed();
+  }
+
+  /** See {@link Connection.terminated}. */
+  terminated(): Promise<void> {
+    return this.connection.terminated();
+  }
+
+  /** Why the connection closed, or `null` while it is open. */
+  get closeReason(): string | null {
+    return this.connection.closeReason;
+  }
+
+  /** The negotiated protocol version, once initialized. */
+  get protocolVersion(): number | null {
+    return this.connection.protocolVersion;
+  }
+
+  /** The capabilities the peer advertised (`{}` before `initialize`). */
+  peerCapabilities(): Record<string, unknown> {
+    return this.connection.peerCapabilities();
+  }
+
+  /** `await using conn = ...` closes it. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+/** An agent object, or a function making one from its connection. */
+export type AgentFactory = Agent | ((client: AgentConnection) => Agent);
+
+function connectHost<C>(
+  host: unknown,
+  conn: C,
+  what: string,
+): Host {
+  const made = typeof host === "function" ? (host as (c: C) => unknown)(conn) : host;
+  if (made === null || typeof made !== "object") {
+    throw new TypeError(`${what} must be an object (or a function returning one), not ${made === null ? "null" : typeof made}`);
+  }
+  const hook = (made as Host).onConnect;
+  if (typeof hook === "function") {
+    (hook as Method).call(made as Host, conn);
+  }
+  return made as Host;
+}
+
+/**
+ * The agent's side of a connection: what the agent asks of its client.
+ * Made by {@link AgentConnection.serveStdio} (or {@link AgentConnection.fromFds}),
+ * which hands it to the agent's `onConnect`. Each method is one ACP call;
+ * errors, cancellation and threads as for {@link Connection.request}.
+ */
+export class AgentConnection extends TypedConnection {
+  private constructor(connection: Connection) {
+    super(connection);
+  }
+
+  /**
+   * Serves `agent` on this process's stdin and stdout. Write nothing else to
+   * stdout afterwards (log to stderr). See also {@link runAgent}.
+   */
+  static serveStdio(agent: AgentFactory, options: ConnectionOptions = {}): AgentConnection {
+    return AgentConnection.make(agent, (handler) => Connection.fromStdio(handler, options));
+  }
+
+  /** Serves `agent` over descriptors it takes over (see {@link Connection.fromFds}). */
+  static fromFds(
+    readFd: number,
+    writeFd: number,
+    agent: AgentFactory,
+    options: ConnectionOptions = {},
+  ): AgentConnection {
+    return AgentConnection.make(agent, (handler) =>
+      Connection.fromFds(readFd, writeFd, handler, { ...options, role: "agent" }),
+    );
+  }
+
+  private static make(
+    agent: AgentFactory,
+    connect: (handler: Handler) => Connection,
+  ): AgentConnection {
+    // The handler is bound before the host exists (so nothing the peer sends
+    // can be missed) and dispatches to it once made.
+    let host: Host | undefined;
+    let handler: Handler | undefined;
+    const late: Handler = {
+      onRequest: (m, p, c) => handler?.onRequest?.(m, p, c),
+      onNotification: (m, p) => handler?.onNotification?.(m, p),
+    };
+    const conn = new AgentConnection(connect(late));
+    try {
+      host = connectHost(agent, conn, "agent");
+    } catch (e) {
+      conn.connection.native.release();
+      throw e;
+    }
+    handler = serve(host, AGENT_METHODS);
+    return conn;
+  }
+
+  /** `session/update`: streams one update of a session to the client. */
+  sessionUpdate(params: s.SessionNotification): Promise<void> {
+    return this.connection.notify("session/update", params);
+  }
+
+  /** `session/request_permission`. */
+  requestPermission(
+    params: s.RequestPermissionRequest,
+    options?: CallOptions,
+  ): Promise<s.RequestPermissionResponse> {
+    return this.call("session/request_permission", params, options);
+  }
+
+  /** `fs/read_text_file` (the client must advertise `fs.readTextFile`). */
+  readTextFile(params: s.ReadTextFileRequest, options?: CallOptions): Promise<s.ReadTextFileResponse> {
+    return this.call("fs/read_text_file", params, options);
+  }
+
+  /** `fs/write_text_file` (the client must advertise `fs.writeTextFile`). */
+  writeTextFile(
+    params: s.WriteTextFileRequest,
+    options?: CallOptions,
+  ): Promise<s.WriteTextFileResponse> {
+    return this.call("fs/write_text_file", params, options);
+  }
+
+  /** `terminal/create` (the client must advertise `terminal`). */
+  createTerminal(
+    params: s.CreateTerminalRequest,
+    options?: CallOptions,
+  ): Promise<s.CreateTerminalResponse> {
+    return this.call("terminal/create", params, options);
+  }
+
+  /** `terminal/output`. */
+  terminalOutput(
+    params: s.TerminalOutputRequest,
+    options?: CallOptions,
+  ): Promise<s.TerminalOutputResponse> {
+    return this.call("terminal/output", params, options);
+  }
+
+  /** `terminal/release`. */
+  releaseTerminal(
+    params: s.ReleaseTerminalRequest,
+    options?: CallOptions,
+  ): Promise<s.ReleaseTerminalResponse> {
+    return this.call("terminal/release", params, options);
+  }
+
+  /** `terminal/wait_for_exit`. */
+  waitForTerminalExit(
+    params: s.WaitForTerminalExitRequest,
+    options?: CallOptions,
+  ): Promise<s.WaitForTerminalExitResponse> {
+    return this.call("terminal/wait_for_exit", params, options);
+  }
+
+  /** `terminal/kill`. */
+  killTerminal(params: s.KillTerminalRequest, options?: CallOptions): Promise<s.KillTerminalResponse> {
+    return this.call("terminal/kill", params, options);
+  }
+
+  /** `elicitation/create` (the client must advertise elicitation). */
+  createElicitation(
+    params: s.CreateElicitationRequest,
+    options?: CallOptions,
+  ): Promise<s.CreateElicitationResponse> {
+    return this.call("elicitation/create", params, options);
+  }
+
+  /** `elicitation/complete`. */
+  elicitationComplete(params: s.CompleteElicitationNotification): Promise<void> {
+    return this.connection.notify("elicitation/complete", params);
+  }
+}
+
+/**
+ * Serves `agent` on stdio until the client goes away (its stdin closes) and
+ * everything is written: what an agent program's main awaits.
+ */
+export async function runAgent(agent: AgentFactory, options: ConnectionOptions = {}): Promise<void> {
+  const conn = AgentConnection.serveStdio(agent, options);
+  await conn.closed();
+  await conn.terminated();
+}
+
+/** A client object, or a function making one from its connection. */
+export type ClientFactory = Client | ((agent: ClientConnection) => Client);
+
+/**
+ * The client's side of a connection: what the client asks of the agent.
+ * Made by {@link ClientConnection.spawn} (or {@link ClientConnection.fromFds}),
+ * which hands it to the client's `onConnect`. Call {@link initialize} first
+ * (the core refuses anything else before it).
+ */
+export class ClientConnection extends TypedConnection {
+  private constructor(connection: Connection) {
+    super(connection);
+  }
+
+  /**
+   * Starts the agent `command` with `args` and connects to its stdio (see
+   * {@link Connection.spawnAgent} for `options`: `cwd`, `env`, `stderr`,
+   * `shutdownGrace`, ...). Throws `SpawnError` if it cannot start.
+   */
+  static spawn(
+    command: string,
+    args: readonly string[] = [],
+    client: ClientFactory = {},
+    options: SpawnOptions = {},
+  ): ClientConnection {
+    return ClientConnection.make(client, (handler) =>
+      Connection.spawnAgent(command, args, handler, options),
+    );
+  }
+
+  /** Client side over descriptors it takes over (see {@link Connection.fromFds}). */
+  static fromFds(
+    readFd: number,
+    writeFd: number,
+    client: ClientFactory = {},
+    options: ConnectionOptions = {},
+  ): ClientConnection {
+    return ClientConnection.make(client, (handler) =>
+      Connection.fromFds(readFd, writeFd, handler, { ...options, role: "client" }),
+    );
+  }
+
+  private static make(
+    client: ClientFactory,
+    connect: (handler: Handler) => Connection,
+  ): ClientConnection {
+    let handler: Handler | undefined;
+    const late: Handler = {
+      onRequest: (m, p, c) => handler?.onRequest?.(m, p, c),
+      onNotification: (m, p) => handler?.onNotification?.(m, p),
+    };
+    const conn = new ClientConnection(connect(late));
+    let host: Host;
+    try {
+      host = connectHost(client, conn, "client");
+    } catch (e) {
+      conn.connection.native.release();
+      throw e;
+    }
+    handler = serve(host, CLIENT_METHODS);
+    return conn;
+  }
+
+  /** `initialize`: negotiates the version and capabilities. */
+  initialize(params: s.InitializeRequest, options?: CallOptions): Promise<s.InitializeResponse> {
+    return this.call("initialize", params, options);
+  }
+
+  /** `authenticate`. */
+  authenticate(
+    params: s.AuthenticateRequest,
+    options?: CallOptions,
+  ): Promise<s.AuthenticateResponse> {
+    return this.call("authenticate", params, options);
+  }
+
+  /** `logout`. */
+  logout(params: s.LogoutRequest = {}, options?: CallOptions): Promise<s.LogoutResponse> {
+    return this.call("logout", params, options);
+  }
+
+  /** `session/new`. */
+  newSession(params: s.NewSessionRequest, options?: CallOptions): Promise<s.NewSessionResponse> {
+    return this.call("session/new", params, options);
+  }
+
+  /** `session/load` (the agent must advertise `loadSession`). */
+  loadSession(params: s.LoadSessionRequest, options?: CallOptions): Promise<s.LoadSessionResponse> {
+    return this.call("session/load", params, options);
+  }
+
+  /** `session/resume` (the agent must advertise it). */
+  resumeSession(
+    params: s.ResumeSessionRequest,
+    options?: CallOptions,
+  ): Promise<s.ResumeSessionResponse> {
+    return this.call("session/resume", params, options);
+  }
+
+  /** `session/list` (the agent must advertise it). */
+  listSessions(
+    params: s.ListSessionsRequest = {},
+    options?: CallOptions,
+  ): Promise<s.ListSessionsResponse> {
+    return this.call("session/list", params, options);
+  }
+
+  /** `session/close` (the agent must advertise it). */
+  closeSession(
+    params: s.CloseSessionRequest,
+    options?: CallOptions,
+  ): Promise<s.CloseSessionResponse> {
+    return this.call("session/close", params, options);
+  }
+
+  /** `session/delete` (the agent must advertise it). */
+  deleteSession(
+    params: s.DeleteSessionRequest,
+    options?: CallOptions,
+  ): Promise<s.DeleteSessionResponse> {
+    return this.call("session/delete", params, options);
+  }
+
+  /** `session/set_mode`. */
+  setSessionMode(
+    params: s.SetSessionModeRequest,
+    options?: CallOptions,
+  ): Promise<s.SetSessionModeResponse> {
+    return this.call("session/set_mode", params, options);
+  }
+
+  /** `session/set_config_option`. */
+  setSessionConfigOption(
+    params: s.SetSessionConfigOptionRequest,
+    options?: CallOptions,
+  ): Promise<s.SetSessionConfigOptionResponse> {
+    return this.call("session/set_config_option", params, options);
+  }
+
+  /**
+   * One prompt turn: resolves after every `session/update` the agent sent
+   * before its answer was handled by `Client.sessionUpdate`. To end a turn
+   * the ACP way call {@link cancel}; aborting `options.signal` cancels the
+   * request itself (`$/cancel_request`).
+   */
+  prompt(params: s.PromptRequest, options?: CallOptions): Promise<s.PromptResponse> {
+    return this.call("session/prompt", params, options);
+  }
+
+  /**
+   * `session/cancel`: the agent winds the turn down and answers its prompt
+   * `cancelled`; the session's pending permission requests are answered
+   * `cancelled` by the core (their handlers' signals abort).
+   */
+  cancel(sessionId: string): Promise<void> {
+    return this.connection.cancelSession(sessionId);
+  }
+
+  /** The spawned agent's process id. */
+  get pid(): number | null {
+    return this.connection.pid;
+  }
+
+  /**
+   * Client side with `sessionModel: true`: the core's model of a session
+   * (see {@link Connection.sessionSnapshot}).
+   */
+  sessionSnapshot(sessionId: string): Record<string, unknown> | null {
+    return this.connection.sessionSnapshot(sessionId);
+  }
+}
