@@ -18,29 +18,9 @@ cd "$(dirname "$0")/.."
 
 venv=.venv-python
 py=$venv/bin/python
-fail() {
-  echo "$1" >&2
-  echo "Python: 0 passed, 1 failed"
-  exit 1
-}
-
-checks_passed=0
-checks_failed=0
-failed_checks=()
-# check NAME COMMAND...: runs one check, counted as 1 passed or 1 failed.
-check() {
-  local name=$1
-  shift
-  echo "== Python: $name"
-  if "$@"; then
-    checks_passed=$((checks_passed + 1))
-    echo "ok: $name"
-  else
-    checks_failed=$((checks_failed + 1))
-    failed_checks+=("$name")
-    echo "FAILED: $name"
-  fi
-}
+LANGUAGE_NAME=Python
+# shellcheck source=lib/checks.sh
+source scripts/lib/checks.sh
 
 check "official SDKs for the interop tests (scripts/setup-interop.sh)" ./scripts/setup-interop.sh
 
@@ -89,11 +69,4 @@ done
 check "ruff check (ruff.toml)" "$venv/bin/ruff" check --no-cache
 check "ruff format --check (ruff.toml)" "$venv/bin/ruff" format --check --no-cache
 
-passed=$((passed + checks_passed))
-failed=$((failed + checks_failed))
-echo
-for name in ${failed_checks[@]+"${failed_checks[@]}"}; do
-  echo "failed check: $name"
-done
-echo "Python: ${passed} passed, ${failed} failed"
-[ "$status" -eq 0 ] && [ "$failed" -eq 0 ]
+report "$passed" "$failed"

@@ -2,8 +2,8 @@
 # Runs every test of the project, in every language it has so far, and ends
 # with one "N passed, N failed" line. Installs what it needs itself: cargo
 # fetches the pinned crates (Cargo.lock), scripts/setup-interop.sh the pinned
-# official TypeScript and Python SDKs (npm, PyPI), the C and Python stages
-# their Debian packages and venvs, bench/run.sh --smoke the benchmark
+# official TypeScript and Python SDKs (npm, PyPI), the C, Python and Node
+# stages their Debian packages, venvs and npm packages, bench/run.sh --smoke the benchmark
 # programs' builds, venv and npm packages (all pinned).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -66,8 +66,11 @@ stage "C ABI: C/C++ tests, scenarios and valgrind (scripts/test-c.sh)" C ./scrip
 # The Python binding: pip install ./bindings/python, pytest, type checks, lint.
 stage "Python binding: pip install ./bindings/python, pytest, mypy, ruff (scripts/test-python.sh)" \
   Python ./scripts/test-python.sh
+# The Node binding: the napi build, node --test, the generated files, lint.
+stage "Node binding: napi build, node --test, generated-file and lint checks (scripts/test-node.sh)" \
+  Node ./scripts/test-node.sh
 # The benchmark cross-check (bench/): every bench client against every bench
-# agent (libacp Rust, C and Python, the official Rust, TypeScript and Python
+# agent (libacp Rust, C, Python and Node, the official Rust, TypeScript and Python
 # SDKs, the raw baseline) on tiny workloads. Correctness only: no timing is
 # checked.
 stage "Benchmarks: every client against every agent (bench/run.sh --smoke)" \

@@ -123,12 +123,12 @@ export declare class NativeConnection {
 }
 
 /**
- * Either role over descriptors this call takes ownership of: a read end
- * and a write end, or one stream socket as both (the core's
- * `Transport::from_fds` contract). On an `invalid_fds` error nothing was
- * taken over.
+ * Opens a connection: the connection, or the error (JSON) it failed with
+ * (then nothing was started). `wake` is called from any thread when a
+ * batch waits in the inbox; `trace(direction, frame)` and
+ * `events(kind, message, detailsJson)` never keep the event loop alive.
  */
-export declare function fromFds(role: string, readFd: number, writeFd: number, options: NativeOptions, wake: (() => unknown), trace?: (((arg: [string, string]) => unknown)) | undefined | null, events?: (((arg: [string, string, string]) => unknown)) | undefined | null): NativeConnection | string
+export declare function connect(source: NativeSource, options: NativeOptions, wake: (() => unknown), trace?: (((arg: [string, string]) => unknown)) | undefined | null, events?: (((arg: [string, string, string]) => unknown)) | undefined | null): NativeConnection | string
 
 /**
  * Connection and spawn settings (camelCase in JavaScript). Durations are
@@ -162,8 +162,21 @@ export interface NativeOptions {
   stderr?: boolean
 }
 
-/** Agent side: serves on this process's stdin and stdout. */
-export declare function serveStdio(options: NativeOptions, wake: (() => unknown), trace?: (((arg: [string, string]) => unknown)) | undefined | null, events?: (((arg: [string, string, string]) => unknown)) | undefined | null): NativeConnection | string
+/** What a connection runs over (the JavaScript constructors fill it in). */
+export interface NativeSource {
+  /**
+   * `"spawn"` (client side: `command` with `args`), `"stdio"` (agent
+   * side: this process's stdin and stdout) or `"fds"` (`role` over
+   * `readFd` and `writeFd`, taken over: the core's `Transport::from_fds`
+   * contract; on an `invalid_fds` error nothing was taken over).
+   */
+  kind: string
+  command?: string
+  args?: Array<string>
+  role?: string
+  readFd?: number
+  writeFd?: number
+}
 
 /**
  * A connected pair of Unix stream sockets (close-on-exec), as two
@@ -171,9 +184,3 @@ export declare function serveStdio(options: NativeOptions, wake: (() => unknown)
  * end for `fromFds` and the other for `new net.Socket({ fd })`.
  */
 export declare function socketPair(): Array<number>
-
-/**
- * Client side: spawns `command` with `args` (in its own process group) and
- * connects to its stdio.
- */
-export declare function spawnAgent(command: string, args: Array<string>, options: NativeOptions, wake: (() => unknown), trace?: (((arg: [string, string]) => unknown)) | undefined | null, events?: (((arg: [string, string, string]) => unknown)) | undefined | null): NativeConnection | string

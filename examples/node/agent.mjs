@@ -17,9 +17,18 @@ await runAgent((client) => {
       for (const word of `You said: ${text}`.split(" ")) {
         await sleep(20); // a model thinking
         if (signal.aborted) return { stopReason: "cancelled" };
-        await send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${word} ` } });
+        await send({
+          sessionUpdate: "agent_message_chunk",
+          content: { type: "text", text: `${word} ` },
+        });
       }
-      await send({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Touch nothing", kind: "edit", status: "pending" });
+      await send({
+        sessionUpdate: "tool_call",
+        toolCallId: "t1",
+        title: "Touch nothing",
+        kind: "edit",
+        status: "pending",
+      });
       const { outcome } = await client.requestPermission({
         sessionId,
         toolCall: { toolCallId: "t1" },
@@ -29,7 +38,11 @@ await runAgent((client) => {
         ],
       });
       const ok = outcome.outcome === "selected" && outcome.optionId === "yes";
-      await send({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: ok ? "completed" : "failed" });
+      await send({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t1",
+        status: ok ? "completed" : "failed",
+      });
       return { stopReason: "end_turn" };
     },
   };

@@ -55,9 +55,10 @@ const client = {
 };
 
 async function main() {
-  const [command, ...args] = process.argv.length > 2
-    ? process.argv.slice(2)
-    : [process.execPath, path.join(__dirname, "agent.mjs")];
+  const [command, ...args] =
+    process.argv.length > 2
+      ? process.argv.slice(2)
+      : [process.execPath, path.join(__dirname, "agent.mjs")];
   const agent = ClientConnection.spawn(command, args, client, {
     stderr: (line) => renderer.send("acp:agent-log", line),
   });
@@ -70,12 +71,18 @@ async function main() {
     const { sessionId } = await agent.newSession({ cwd: process.cwd(), mcpServers: [] });
 
     // A whole turn: resolves after every update of the turn was handled.
-    const first = await agent.prompt({ sessionId, prompt: [{ type: "text", text: "hello from Electron" }] });
+    const first = await agent.prompt({
+      sessionId,
+      prompt: [{ type: "text", text: "hello from Electron" }],
+    });
     renderer.send("acp:turn-ended", first);
 
     // A turn the user stops: cancelled once the first chunk arrived.
     const firstChunk = new Promise((resolve) => (onChunk = () => resolve(undefined)));
-    const turn = agent.prompt({ sessionId, prompt: [{ type: "text", text: "a long answer, please" }] });
+    const turn = agent.prompt({
+      sessionId,
+      prompt: [{ type: "text", text: "a long answer, please" }],
+    });
     await firstChunk;
     onChunk = () => {};
     await agent.cancel(sessionId);

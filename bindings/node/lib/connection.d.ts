@@ -17,8 +17,12 @@
  * answer was handled. So `await prompt(...)` returns after every
  * `session/update` of the turn was handled. Requests start in arrival order
  * and run concurrently; a handler may await calls to the peer. A call made
- * while a notification handler is suspended skips the ordering barrier (it
- * may be that handler's own call, whose answer cannot wait behind it).
+ * from inside a notification handler (in its async context, however deep)
+ * skips the ordering barrier, since its answer cannot wait behind that very
+ * handler. The handler's context is followed with an `AsyncLocalStorage`
+ * made the first time a notification handler returns a promise; until then
+ * (that first handler's own run) every call on the connection skips the
+ * barrier while the handler runs.
  */
 import * as native from "../native";
 import { ConnectionClosed } from "./errors";
@@ -92,7 +96,7 @@ declare class Incoming implements RequestContext {
     superseded: boolean;
     constructor(id: RequestId, method: string, connection: Connection);
     get signal(): AbortSignal;
-    cancel(): void;
+    cancel(reason?: string): void;
     supersede(): void;
 }
 /**

@@ -18,8 +18,12 @@
  * answer was handled. So `await prompt(...)` returns after every
  * `session/update` of the turn was handled. Requests start in arrival order
  * and run concurrently; a handler may await calls to the peer. A call made
- * while a notification handler is suspended skips the ordering barrier (it
- * may be that handler's own call, whose answer cannot wait behind it).
+ * from inside a notification handler (in its async context, however deep)
+ * skips the ordering barrier, since its answer cannot wait behind that very
+ * handler. The handler's context is followed with an `AsyncLocalStorage`
+ * made the first time a notification handler returns a promise; until then
+ * (that first handler's own run) every call on the connection skips the
+ * barrier while the handler runs.
  */
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.ConnectionClosed = exports.Connection = void 0;
@@ -64,15 +68,15 @@ class Incoming {
     get signal() {
         return this.controller.signal;
     }
-    cancel() {
+    cancel(reason = `the peer cancelled ${this.method}`) {
         if (!this.cancelled) {
             this.cancelled = true;
-            this.controller.abort(new errors_1.AcpError(`the peer cancelled ${this.method}`));
+            this.controller.abort(new errors_1.Cancelled(reason));
         }
     }
     supersede() {
-        this.cancel();
         this.superseded = true;
+        this.cancel(`the answer to ${this.method} is no longer wanted (the core answered it, or the connection closed)`);
     }
 }
 /**
@@ -372,7 +376,7 @@ function isThenable(value) {
         typeof value.then === "function");
 }
 function isAbort(e) {
-    return (e instanceof Error && (e.name === "AbortError" || e instanceof errors_1.AcpError));
+    return e instanceof Error && (e.name === "AbortError" || e instanceof errors_1.AcpError);
 }
 function describe(e) {
     return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
@@ -418,7 +422,7 @@ class Connection {
         }
         const { native: opts, hooks } = (0, options_1.nativeOptions)(options, true);
         const dispatcher = new Dispatcher(handler, hooks);
-        const conn = made(native.spawnAgent(command, [...args], opts, dispatcher.wake, hooks.trace, hooks.events));
+        const conn = made(native.connect({ kind: "spawn", command, args: [...args] }, opts, dispatcher.wake, hooks.trace, hooks.events));
         watchExit(conn);
         return new Connection(dispatcher, conn);
     }
@@ -429,7 +433,7 @@ class Connection {
     static fromStdio(handler = {}, options = {}) {
         const { native: opts, hooks } = (0, options_1.nativeOptions)(options, false);
         const dispatcher = new Dispatcher(handler, hooks);
-        return new Connection(dispatcher, made(native.serveStdio(opts, dispatcher.wake, hooks.trace, hooks.events)));
+        return new Connection(dispatcher, made(native.connect({ kind: "stdio" }, opts, dispatcher.wake, hooks.trace, hooks.events)));
     }
     /**
      * Either role over descriptors this takes ownership of (it closes them):
@@ -445,7 +449,7 @@ class Connection {
         }
         const { native: opts, hooks } = (0, options_1.nativeOptions)(options, false, ["role"]);
         const dispatcher = new Dispatcher(handler, hooks);
-        return new Connection(dispatcher, made(native.fromFds(role, readFd, writeFd, opts, dispatcher.wake, hooks.trace, hooks.events)));
+        return new Connection(dispatcher, made(native.connect({ kind: "fds", role, readFd, writeFd }, opts, dispatcher.wake, hooks.trace, hooks.events)));
     }
     /** `"client"` or `"agent"`. */
     get role() {

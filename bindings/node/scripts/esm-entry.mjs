@@ -12,8 +12,9 @@ import { fileURLToPath } from "node:url";
 const lib = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../lib");
 const require = createRequire(import.meta.url);
 
-export function esmEntry() {
-  const names = Object.keys(require(path.join(lib, "index.js")))
+/** The text of index.mjs for the CommonJS build in `dir` (default lib/). */
+export function esmEntry(dir = lib) {
+  const names = Object.keys(require(path.join(dir, "index.js")))
     .filter((n) => n !== "__esModule" && n !== "default")
     .sort();
   const lines = [
@@ -28,7 +29,8 @@ export function esmEntry() {
   return lines.join("\n");
 }
 
-const isMain = process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+const isMain =
+  process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
   fs.writeFileSync(path.join(lib, "index.mjs"), esmEntry());
 }

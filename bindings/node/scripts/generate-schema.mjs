@@ -52,7 +52,13 @@ export async function generate() {
   for (const [name, def] of Object.entries(schema.$defs)) {
     defs[name] = stripTitles(def);
   }
-  const root = { title: "AcpSchema", type: "object", properties: {}, additionalProperties: false, $defs: defs };
+  const root = {
+    title: "AcpSchema",
+    type: "object",
+    properties: {},
+    additionalProperties: false,
+    $defs: defs,
+  };
   const text = await compile(root, "AcpSchema", {
     bannerComment: "",
     unreachableDefinitions: true,
@@ -60,8 +66,14 @@ export async function generate() {
     format: true,
   });
   const body = text
-    .replace(/\n \*\n \* This interface was referenced by `AcpSchema`'s JSON-Schema\n \* via the `definition` "[^"]+"\./g, "")
-    .replace(/\/\*\*\n \* This interface was referenced by `AcpSchema`'s JSON-Schema\n \* via the `definition` "[^"]+"\.\n \*\/\n/g, "")
+    .replace(
+      /\n \*\n \* This interface was referenced by `AcpSchema`'s JSON-Schema\n \* via the `definition` "[^"]+"\./g,
+      "",
+    )
+    .replace(
+      /\/\*\*\n \* This interface was referenced by `AcpSchema`'s JSON-Schema\n \* via the `definition` "[^"]+"\.\n \*\/\n/g,
+      "",
+    )
     .replace(/\nexport interface AcpSchema \{\}\n/, "\n");
   const banner = [
     "/* eslint-disable */",
@@ -76,13 +88,16 @@ export async function generate() {
   return `${banner}${body}`;
 }
 
-const isMain = process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+const isMain =
+  process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
   const text = await generate();
   if (process.argv.includes("--check")) {
     const current = fs.existsSync(output) ? fs.readFileSync(output, "utf8") : "";
     if (current !== text) {
-      console.error("ts/schema.ts is out of date with tests/spec/v1-schema.json: run `npm run generate:schema`");
+      console.error(
+        "ts/schema.ts is out of date with tests/spec/v1-schema.json: run `npm run generate:schema`",
+      );
       process.exit(1);
     }
   } else {

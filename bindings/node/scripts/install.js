@@ -2,8 +2,10 @@
 // Makes sure the native module for this platform is present, building it
 // from source when it is not: run by npm when the package is installed from
 // its folder (`npm install ./bindings/node`) or from a tarball, and by
-// `npm pack` (prepack, with --require-binary) so that the tarball carries
-// the module built on this platform.
+// `npm pack` (prepack, with --pack) so that the tarball carries the module
+// built on this platform. `--rebuild` builds even when a module is present.
+// A module it builds (or packs) has its debug information stripped (about
+// 3 MB instead of 20), when a `strip` program is there.
 //
 // Where the module is looked for, as napi-rs lays packages out:
 //   1. libacp.<platform>.node next to package.json (a local build, or the
@@ -58,25 +60,52 @@ function build(triple) {
     );
   }
   console.error(`libacp: building the native module for ${triple} (cargo build --release)`);
-  execFileSync(
-    "cargo",
-    ["build", "--release", "--locked", "-p", "libacp-node"],
-    { cwd: workspace, stdio: ["ignore", "inherit", "inherit"] },
-  );
+  execFileSync("cargo", ["build", "--release", "--locked", "-p", "libacp-node"], {
+    cwd: workspace,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
   const targetDir = process.env.CARGO_TARGET_DIR
     ? path.resolve(workspace, process.env.CARGO_TARGET_DIR)
     : path.join(workspace, "target");
   const lib = process.platform === "darwin" ? "liblibacp_node.dylib" : "liblibacp_node.so";
-  fs.copyFileSync(path.join(targetDir, "release", lib), path.join(root, `libacp.${triple}.node`));
+  const module = path.join(root, `libacp.${triple}.node`);
+  // Copied beside it, then renamed over it: a process that has the old one
+  // loaded keeps its mapping.
+  fs.copyFileSync(path.join(targetDir, "release", lib), `${module}.tmp`);
+  fs.renameSync(`${module}.tmp`, module);
+  strip(module);
+}
+
+/**
+ * Strips debug information from `file`, if `strip` is installed. The
+ * stripped copy is written beside it and renamed over it: strip itself
+ * rewrites the file in place, which would crash a process that has the
+ * module loaded (the test suite packs while it runs).
+ */
+function strip(file) {
+  const tmp = `${file}.stripped`;
+  const args =
+    process.platform === "darwin" ? ["-S", "-o", tmp, file] : ["--strip-debug", "-o", tmp, file];
+  try {
+    execFileSync("strip", args, { stdio: "ignore" });
+    fs.renameSync(tmp, file);
+  } catch {
+    // No strip program (or an unusual file): the module works unstripped.
+    fs.rmSync(tmp, { force: true });
+  }
 }
 
 function main() {
   const triple = platformTriple();
   const force = process.argv.includes("--rebuild");
-  if (!force && present(triple)) {
-    return;
+  if (force || !present(triple)) {
+    build(triple);
+  } else if (process.argv.includes("--pack")) {
+    const module = path.join(root, `libacp.${triple}.node`);
+    if (fs.existsSync(module)) {
+      strip(module);
+    }
   }
-  build(triple);
 }
 
 try {

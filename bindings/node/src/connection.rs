@@ -130,7 +130,7 @@ fn hooks(options: &mut libacp_core::AcpOptions, trace: Option<TraceFn>, events: 
 /// Where a connection's bytes come from.
 pub(crate) enum Source {
     Spawn(libacp_core::AgentCommand),
-    Transport(Role, Transport),
+    Transport(Transport),
 }
 
 /// Starts a connection: its inbox waking JavaScript, then the core's
@@ -169,7 +169,7 @@ pub(crate) fn start(
             HostConnection::spawn_agent(rt, &command, Arc::clone(&inbox), host)
                 .map_err(|e| deliveries::connection_error(&e))?
         }
-        Source::Transport(role, transport) => {
+        Source::Transport(transport) => {
             HostConnection::start(rt, role, transport, Arc::clone(&inbox), host)
         }
     };

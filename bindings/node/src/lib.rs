@@ -31,30 +31,36 @@ use napi::threadsafe_function::{ThreadsafeFunction, UnknownReturnValue};
 
 use connection::{Source, start};
 
-/// A constructor's result: the connection, or the error (JSON) it failed
-/// with (nothing was started).
-fn made(
-    result: std::result::Result<NativeConnection, serde_json::Value>,
-) -> Either<NativeConnection, String> {
-    match result {
-        Ok(conn) => Either::A(conn),
-        Err(e) => Either::B(e.to_string()),
-    }
+/// What a connection runs over (the JavaScript constructors fill it in).
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct NativeSource {
+    /// `"spawn"` (client side: `command` with `args`), `"stdio"` (agent
+    /// side: this process's stdin and stdout) or `"fds"` (`role` over
+    /// `readFd` and `writeFd`, taken over: the core's `Transport::from_fds`
+    /// contract; on an `invalid_fds` error nothing was taken over).
+    pub kind: String,
+    pub command: Option<String>,
+    pub args: Option<Vec<String>>,
+    pub role: Option<String>,
+    pub read_fd: Option<i32>,
+    pub write_fd: Option<i32>,
 }
 
-fn invalid(message: String) -> Either<NativeConnection, String> {
-    Either::B(serde_json::json!({"kind": "invalid_options", "message": message}).to_string())
+fn failed(kind: &str, message: String) -> Either<NativeConnection, String> {
+    Either::B(serde_json::json!({"kind": kind, "message": message}).to_string())
 }
 
-/// Client side: spawns `command` with `args` (in its own process group) and
-/// connects to its stdio.
+/// Opens a connection: the connection, or the error (JSON) it failed with
+/// (then nothing was started). `wake` is called from any thread when a
+/// batch waits in the inbox; `trace(direction, frame)` and
+/// `events(kind, message, detailsJson)` never keep the event loop alive.
 // The threadsafe functions' types are spelled out (not the aliases of
 // `connection`): napi-rs writes the TypeScript signatures from these tokens.
 #[allow(clippy::type_complexity)]
 #[napi]
-pub fn spawn_agent(
-    command: String,
-    args: Vec<String>,
+pub fn connect(
+    source: NativeSource,
     options: NativeOptions,
     wake: ThreadsafeFunction<(), UnknownReturnValue, (), Status, false>,
     trace: Option<
@@ -78,125 +84,51 @@ pub fn spawn_agent(
         >,
     >,
 ) -> Either<NativeConnection, String> {
-    let cmd = match options::command(&command, &args, &options) {
-        Ok(c) => c,
-        Err(e) => return invalid(e.reason.to_string()),
-    };
-    made(start(
-        Source::Spawn(cmd),
-        Role::Client,
-        &options,
-        wake,
-        trace,
-        events,
-    ))
-}
-
-/// Agent side: serves on this process's stdin and stdout.
-#[allow(clippy::type_complexity)]
-#[napi]
-pub fn serve_stdio(
-    options: NativeOptions,
-    wake: ThreadsafeFunction<(), UnknownReturnValue, (), Status, false>,
-    trace: Option<
-        ThreadsafeFunction<
-            (String, String),
-            UnknownReturnValue,
-            (String, String),
-            Status,
-            false,
-            true,
-        >,
-    >,
-    events: Option<
-        ThreadsafeFunction<
-            (String, String, String),
-            UnknownReturnValue,
-            (String, String, String),
-            Status,
-            false,
-            true,
-        >,
-    >,
-) -> Either<NativeConnection, String> {
-    made(start(
-        Source::Transport(Role::Agent, Transport::stdio()),
-        Role::Agent,
-        &options,
-        wake,
-        trace,
-        events,
-    ))
-}
-
-/// Either role over descriptors this call takes ownership of: a read end
-/// and a write end, or one stream socket as both (the core's
-/// `Transport::from_fds` contract). On an `invalid_fds` error nothing was
-/// taken over.
-#[allow(clippy::type_complexity)]
-#[napi]
-pub fn from_fds(
-    role: String,
-    read_fd: i32,
-    write_fd: i32,
-    options: NativeOptions,
-    wake: ThreadsafeFunction<(), UnknownReturnValue, (), Status, false>,
-    trace: Option<
-        ThreadsafeFunction<
-            (String, String),
-            UnknownReturnValue,
-            (String, String),
-            Status,
-            false,
-            true,
-        >,
-    >,
-    events: Option<
-        ThreadsafeFunction<
-            (String, String, String),
-            UnknownReturnValue,
-            (String, String, String),
-            Status,
-            false,
-            true,
-        >,
-    >,
-) -> Either<NativeConnection, String> {
-    let role = match role.as_str() {
-        "client" => Role::Client,
-        "agent" => Role::Agent,
-        other => {
-            return invalid(format!(
-                "role must be \"client\" or \"agent\", not {other:?}"
-            ));
+    let (source, role) = match source.kind.as_str() {
+        "spawn" => {
+            let command = source.command.unwrap_or_default();
+            let args = source.args.unwrap_or_default();
+            match options::command(&command, &args, &options) {
+                Ok(c) => (Source::Spawn(c), Role::Client),
+                Err(e) => return failed("invalid_options", e.reason.to_string()),
+            }
         }
-    };
-    if let Err(e) = options::acp_options(role, &options) {
-        return invalid(e.reason.to_string());
-    }
-    // SAFETY: JavaScript gives up open descriptors; every check is made
-    // before anything is taken over.
-    let transport = match unsafe { Transport::from_raw_fds(read_fd, write_fd) } {
-        Ok(t) => t,
-        Err(e) => {
-            let kind = if e.kind() == std::io::ErrorKind::InvalidInput {
-                "invalid_fds"
-            } else {
-                "io"
+        "stdio" => (Source::Transport(Transport::stdio()), Role::Agent),
+        "fds" => {
+            let role = match source.role.as_deref() {
+                Some("client") => Role::Client,
+                Some("agent") => Role::Agent,
+                other => {
+                    return failed(
+                        "invalid_options",
+                        format!("role must be \"client\" or \"agent\", not {other:?}"),
+                    );
+                }
             };
-            return Either::B(
-                serde_json::json!({"kind": kind, "message": e.to_string()}).to_string(),
-            );
+            if let Err(e) = options::acp_options(role, &options) {
+                return failed("invalid_options", e.reason.to_string());
+            }
+            let (read_fd, write_fd) = (source.read_fd.unwrap_or(-1), source.write_fd.unwrap_or(-1));
+            // SAFETY: JavaScript gives up open descriptors; every check is
+            // made before anything is taken over.
+            match unsafe { Transport::from_raw_fds(read_fd, write_fd) } {
+                Ok(t) => (Source::Transport(t), role),
+                Err(e) => {
+                    let kind = if e.kind() == std::io::ErrorKind::InvalidInput {
+                        "invalid_fds"
+                    } else {
+                        "io"
+                    };
+                    return failed(kind, e.to_string());
+                }
+            }
         }
+        other => return failed("invalid_options", format!("unknown source kind {other:?}")),
     };
-    made(start(
-        Source::Transport(role, transport),
-        role,
-        &options,
-        wake,
-        trace,
-        events,
-    ))
+    match start(source, role, &options, wake, trace, events) {
+        Ok(conn) => Either::A(conn),
+        Err(e) => Either::B(e.to_string()),
+    }
 }
 
 /// A connected pair of Unix stream sockets (close-on-exec), as two

@@ -17,8 +17,12 @@
  * answer was handled. So `await prompt(...)` returns after every
  * `session/update` of the turn was handled. Requests start in arrival order
  * and run concurrently; a handler may await calls to the peer. A call made
- * while a notification handler is suspended skips the ordering barrier (it
- * may be that handler's own call, whose answer cannot wait behind it).
+ * from inside a notification handler (in its async context, however deep)
+ * skips the ordering barrier, since its answer cannot wait behind that very
+ * handler. The handler's context is followed with an `AsyncLocalStorage`
+ * made the first time a notification handler returns a promise; until then
+ * (that first handler's own run) every call on the connection skips the
+ * barrier while the handler runs.
  */
 
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -26,6 +30,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import * as native from "../native";
 import {
   AcpError,
+  Cancelled,
   ConnectionClosed,
   MethodNotFound,
   RequestError,
@@ -33,12 +38,7 @@ import {
   fromNativeText,
   type NativeError,
 } from "./errors";
-import {
-  nativeOptions,
-  type ConnectionOptions,
-  type Hooks,
-  type SpawnOptions,
-} from "./options";
+import { nativeOptions, type ConnectionOptions, type Hooks, type SpawnOptions } from "./options";
 
 /** `"client"` (drives an agent) or `"agent"` (serves a client). */
 export type Role = "client" | "agent";
@@ -154,16 +154,18 @@ class Incoming implements RequestContext {
     return this.controller.signal;
   }
 
-  cancel(): void {
+  cancel(reason = `the peer cancelled ${this.method}`): void {
     if (!this.cancelled) {
       this.cancelled = true;
-      this.controller.abort(new AcpError(`the peer cancelled ${this.method}`));
+      this.controller.abort(new Cancelled(reason));
     }
   }
 
   supersede(): void {
-    this.cancel();
     this.superseded = true;
+    this.cancel(
+      `the answer to ${this.method} is no longer wanted (the core answered it, or the connection closed)`,
+    );
   }
 }
 
@@ -327,12 +329,7 @@ class Dispatcher {
               break;
             }
             case 1:
-              this.request(
-                item[1] as string,
-                item[2],
-                item[3] as number,
-                item[4] as RequestId,
-              );
+              this.request(item[1] as string, item[2], item[3] as number, item[4] as RequestId);
               break;
             case 2:
               this.complete(item[1] as number, item[2] as boolean, item[3]);
@@ -483,9 +480,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 function isAbort(e: unknown): boolean {
-  return (
-    e instanceof Error && (e.name === "AbortError" || e instanceof AcpError)
-  );
+  return e instanceof Error && (e.name === "AbortError" || e instanceof AcpError);
 }
 
 function describe(e: unknown): string {
@@ -540,13 +535,16 @@ export class Connection {
     if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) {
       throw new TypeError("args must be an array of strings");
     }
-    const { native: opts, hooks } = nativeOptions(
-      options as Record<string, unknown>,
-      true,
-    );
+    const { native: opts, hooks } = nativeOptions(options as Record<string, unknown>, true);
     const dispatcher = new Dispatcher(handler, hooks);
     const conn = made(
-      native.spawnAgent(command, [...args], opts, dispatcher.wake, hooks.trace, hooks.events),
+      native.connect(
+        { kind: "spawn", command, args: [...args] },
+        opts,
+        dispatcher.wake,
+        hooks.trace,
+        hooks.events,
+      ),
     );
     watchExit(conn);
     return new Connection(dispatcher, conn);
@@ -557,14 +555,11 @@ export class Connection {
    * else to stdout afterwards (log to stderr).
    */
   static fromStdio(handler: Handler = {}, options: ConnectionOptions = {}): Connection {
-    const { native: opts, hooks } = nativeOptions(
-      options as Record<string, unknown>,
-      false,
-    );
+    const { native: opts, hooks } = nativeOptions(options as Record<string, unknown>, false);
     const dispatcher = new Dispatcher(handler, hooks);
     return new Connection(
       dispatcher,
-      made(native.serveStdio(opts, dispatcher.wake, hooks.trace, hooks.events)),
+      made(native.connect({ kind: "stdio" }, opts, dispatcher.wake, hooks.trace, hooks.events)),
     );
   }
 
@@ -593,7 +588,15 @@ export class Connection {
     const dispatcher = new Dispatcher(handler, hooks);
     return new Connection(
       dispatcher,
-      made(native.fromFds(role, readFd, writeFd, opts, dispatcher.wake, hooks.trace, hooks.events)),
+      made(
+        native.connect(
+          { kind: "fds", role, readFd, writeFd },
+          opts,
+          dispatcher.wake,
+          hooks.trace,
+          hooks.events,
+        ),
+      ),
     );
   }
 

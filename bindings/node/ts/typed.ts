@@ -12,12 +12,7 @@
  * resolves after every `session/update` of the turn was handled.
  */
 
-import {
-  Connection,
-  type CallOptions,
-  type Handler,
-  type RequestContext,
-} from "./connection";
+import { Connection, type CallOptions, type Handler, type RequestContext } from "./connection";
 import { MethodNotFound } from "./errors";
 import type { ConnectionOptions, SpawnOptions } from "./options";
 import type * as s from "./schema";
@@ -36,13 +31,19 @@ export type Awaitable<T> = T | PromiseLike<T>;
 export interface Agent {
   /** Called once with the connection to the client, before any request. */
   onConnect?(client: AgentConnection): void;
-  initialize?(params: s.InitializeRequest, context: RequestContext): Awaitable<s.InitializeResponse>;
+  initialize?(
+    params: s.InitializeRequest,
+    context: RequestContext,
+  ): Awaitable<s.InitializeResponse>;
   authenticate?(
     params: s.AuthenticateRequest,
     context: RequestContext,
   ): Awaitable<s.AuthenticateResponse | void>;
   logout?(params: s.LogoutRequest, context: RequestContext): Awaitable<s.LogoutResponse | void>;
-  newSession?(params: s.NewSessionRequest, context: RequestContext): Awaitable<s.NewSessionResponse>;
+  newSession?(
+    params: s.NewSessionRequest,
+    context: RequestContext,
+  ): Awaitable<s.NewSessionResponse>;
   loadSession?(
     params: s.LoadSessionRequest,
     context: RequestContext,
@@ -267,14 +268,12 @@ abstract class TypedConnection {
 /** An agent object, or a function making one from its connection. */
 export type AgentFactory = Agent | ((client: AgentConnection) => Agent);
 
-function connectHost<C>(
-  host: unknown,
-  conn: C,
-  what: string,
-): Host {
+function connectHost<C>(host: unknown, conn: C, what: string): Host {
   const made = typeof host === "function" ? (host as (c: C) => unknown)(conn) : host;
   if (made === null || typeof made !== "object") {
-    throw new TypeError(`${what} must be an object (or a function returning one), not ${made === null ? "null" : typeof made}`);
+    throw new TypeError(
+      `${what} must be an object (or a function returning one), not ${made === null ? "null" : typeof made}`,
+    );
   }
   const hook = (made as Host).onConnect;
   if (typeof hook === "function") {
@@ -351,7 +350,10 @@ export class AgentConnection extends TypedConnection {
   }
 
   /** `fs/read_text_file` (the client must advertise `fs.readTextFile`). */
-  readTextFile(params: s.ReadTextFileRequest, options?: CallOptions): Promise<s.ReadTextFileResponse> {
+  readTextFile(
+    params: s.ReadTextFileRequest,
+    options?: CallOptions,
+  ): Promise<s.ReadTextFileResponse> {
     return this.call("fs/read_text_file", params, options);
   }
 
@@ -396,7 +398,10 @@ export class AgentConnection extends TypedConnection {
   }
 
   /** `terminal/kill`. */
-  killTerminal(params: s.KillTerminalRequest, options?: CallOptions): Promise<s.KillTerminalResponse> {
+  killTerminal(
+    params: s.KillTerminalRequest,
+    options?: CallOptions,
+  ): Promise<s.KillTerminalResponse> {
     return this.call("terminal/kill", params, options);
   }
 
@@ -418,7 +423,10 @@ export class AgentConnection extends TypedConnection {
  * Serves `agent` on stdio until the client goes away (its stdin closes) and
  * everything is written: what an agent program's main awaits.
  */
-export async function runAgent(agent: AgentFactory, options: ConnectionOptions = {}): Promise<void> {
+export async function runAgent(
+  agent: AgentFactory,
+  options: ConnectionOptions = {},
+): Promise<void> {
   const conn = AgentConnection.serveStdio(agent, options);
   await conn.closed();
   await conn.terminated();

@@ -1,0 +1,273 @@
+// The typed API (issue 11, item 2): the method tables cover the schema's
+// exactly, every method reaches its handler with params and context, hosts
+// may be plain objects, classes or factories, and extension methods route
+// to extMethod/extNotification.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+
+import { AGENT_METHODS, CLIENT_METHODS, MethodNotFound } from "libacp";
+
+import { closeBoth, typedPair, turns, within, ROOT, INIT_PARAMS } from "./support.mjs";
+
+const META = JSON.parse(fs.readFileSync(path.join(ROOT, "tests", "spec", "v1-meta.json"), "utf8"));
+
+test("AGENT_METHODS and CLIENT_METHODS name exactly the schema's methods", () => {
+  assert.deepEqual(Object.keys(AGENT_METHODS).sort(), Object.values(META.agentMethods).sort());
+  assert.deepEqual(Object.keys(CLIENT_METHODS).sort(), Object.values(META.clientMethods).sort());
+});
+
+/**
+ * Sample params for each agent method (enough for the core's checks).
+ * @type {Record<string, unknown>}
+ */
+const AGENT_PARAMS = {
+  authenticate: { methodId: "m" },
+  logout: {},
+  "session/new": { cwd: "/tmp", mcpServers: [] },
+  "session/load": { sessionId: "s1", cwd: "/tmp", mcpServers: [] },
+  "session/resume": { sessionId: "s1", cwd: "/tmp" },
+  "session/list": {},
+  "session/close": { sessionId: "s1" },
+  "session/delete": { sessionId: "s1" },
+  "session/set_mode": { sessionId: "s1", modeId: "m" },
+  "session/set_config_option": { sessionId: "s1", configId: "c", value: "v" },
+  "session/prompt": { sessionId: "s1", prompt: [] },
+  "session/cancel": { sessionId: "s1" },
+};
+
+/** What each agent method answers in the test, by wire name. @type {Record<string, unknown>} */
+const AGENT_RESULTS = {
+  "session/new": { sessionId: "s1" },
+  "session/list": { sessions: [] },
+  "session/set_config_option": { configOptions: [] },
+  "session/prompt": { stopReason: "end_turn" },
+};
+
+test("every agent method reaches its typed handler with its params and a request context", async () => {
+  /** @type {[string, unknown, unknown][]} */
+  const calls = [];
+  /** @type {Record<string, Function>} */
+  const agent = {
+    initialize: () => ({
+      protocolVersion: 1,
+      agentCapabilities: {
+        loadSession: true,
+        sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
+        auth: { logout: {} },
+      },
+      authMethods: [{ id: "m", name: "M" }],
+    }),
+  };
+  for (const [wire, name] of Object.entries(AGENT_METHODS)) {
+    if (wire === "initialize") continue;
+    agent[name] = (/** @type {unknown} */ params, /** @type {any} */ context) => {
+      calls.push([wire, params, context === undefined ? undefined : context.method]);
+      return AGENT_RESULTS[wire] ?? {};
+    };
+  }
+  const pair = typedPair(agent);
+  await within(pair.client.initialize(INIT_PARAMS), "initialize");
+  const c = pair.client;
+  await c.authenticate(/** @type {any} */ (AGENT_PARAMS.authenticate));
+  await c.newSession(/** @type {any} */ (AGENT_PARAMS["session/new"]));
+  await c.loadSession(/** @type {any} */ (AGENT_PARAMS["session/load"]));
+  await c.resumeSession(/** @type {any} */ (AGENT_PARAMS["session/resume"]));
+  await c.listSessions();
+  await c.setSessionMode(/** @type {any} */ (AGENT_PARAMS["session/set_mode"]));
+  await c.setSessionConfigOption(/** @type {any} */ (AGENT_PARAMS["session/set_config_option"]));
+  await c.prompt(/** @type {any} */ (AGENT_PARAMS["session/prompt"]));
+  await c.cancel("s1");
+  await c.closeSession(/** @type {any} */ (AGENT_PARAMS["session/close"]));
+  await c.deleteSession(/** @type {any} */ (AGENT_PARAMS["session/delete"]));
+  await c.logout();
+  await within(
+    (async () => {
+      while (calls.length < Object.keys(AGENT_METHODS).length - 1) await turns(1);
+    })(),
+    "every handler",
+  );
+  const byWire = Object.fromEntries(
+    calls.map(([wire, params, method]) => [wire, { params, method }]),
+  );
+  for (const wire of Object.keys(AGENT_PARAMS)) {
+    assert.ok(wire in byWire, `${wire} never reached its handler`);
+    const expectedContext = wire === "session/cancel" ? undefined : wire;
+    assert.equal(byWire[wire]?.method, expectedContext, `${wire}'s context`);
+  }
+  assert.deepEqual(byWire["session/set_mode"]?.params, AGENT_PARAMS["session/set_mode"]);
+  await closeBoth(pair);
+});
+
+test("every client method reaches its typed handler (a class instance as the client)", async () => {
+  /** @type {string[]} */
+  const calls = [];
+  class Editor {
+    /** @param {unknown} _p */
+    sessionUpdate(_p) {
+      calls.push("session/update");
+    }
+    requestPermission() {
+      calls.push("session/request_permission");
+      return { outcome: { outcome: /** @type {const} */ ("cancelled") } };
+    }
+    readTextFile() {
+      calls.push("fs/read_text_file");
+      return { content: "x" };
+    }
+    writeTextFile() {
+      calls.push("fs/write_text_file");
+      return {};
+    }
+    createTerminal() {
+      calls.push("terminal/create");
+      return { terminalId: "t" };
+    }
+    terminalOutput() {
+      calls.push("terminal/output");
+      return { output: "", truncated: false };
+    }
+    releaseTerminal() {
+      calls.push("terminal/release");
+      return {};
+    }
+    waitForTerminalExit() {
+      calls.push("terminal/wait_for_exit");
+      return { exitCode: 0 };
+    }
+    killTerminal() {
+      calls.push("terminal/kill");
+      return {};
+    }
+    createElicitation() {
+      calls.push("elicitation/create");
+      return { action: "decline" };
+    }
+    elicitationComplete() {
+      calls.push("elicitation/complete");
+    }
+  }
+  /** @type {import("libacp").AgentConnection | undefined} */
+  let toClient;
+  const pair = typedPair((conn) => {
+    toClient = conn;
+    return {
+      initialize: () => ({ protocolVersion: 1, agentCapabilities: {} }),
+      newSession: () => ({ sessionId: "s1" }),
+    };
+  }, new Editor());
+  await within(
+    pair.client.initialize({
+      protocolVersion: 1,
+      clientCapabilities: {
+        fs: { readTextFile: true, writeTextFile: true },
+        terminal: true,
+        elicitation: { form: {}, url: {} },
+      },
+    }),
+    "initialize",
+  );
+  await within(pair.client.newSession({ cwd: "/tmp", mcpServers: [] }), "session/new");
+  const a = /** @type {import("libacp").AgentConnection} */ (toClient);
+  const sid = { sessionId: "s1" };
+  const term = { ...sid, terminalId: "t" };
+  await a.sessionUpdate({
+    ...sid,
+    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } },
+  });
+  await a.requestPermission({ ...sid, toolCall: { toolCallId: "t1" }, options: [] });
+  await a.readTextFile({ ...sid, path: "/tmp/x" });
+  await a.writeTextFile({ ...sid, path: "/tmp/x", content: "y" });
+  await a.createTerminal({ ...sid, command: "true" });
+  await a.terminalOutput(term);
+  await a.waitForTerminalExit(term);
+  await a.killTerminal(term);
+  await a.releaseTerminal(term);
+  const elicitation = await a
+    .createElicitation(
+      /** @type {any} */ ({
+        ...sid,
+        mode: "form",
+        message: "?",
+        requestedSchema: { type: "object", properties: {} },
+      }),
+    )
+    .catch((e) => e);
+  await a.elicitationComplete(/** @type {any} */ ({ elicitationId: "e1" })).catch((e) => e);
+  await within(
+    (async () => {
+      while (calls.length < 10) await turns(1);
+    })(),
+    "the handlers",
+  );
+  for (const wire of Object.keys(CLIENT_METHODS)) {
+    if (wire.startsWith("elicitation/")) continue; // draft in v1: see below
+    assert.ok(calls.includes(wire), `${wire} never reached its handler (saw ${calls.join(", ")})`);
+  }
+  // Elicitation either reached the handler or was refused by the core's
+  // v1 rules; it must not have failed any other way.
+  assert.ok(
+    calls.includes("elicitation/create") || elicitation instanceof Error,
+    String(elicitation),
+  );
+  await closeBoth(pair);
+});
+
+test("extension methods route to extMethod / extNotification; other unknown methods answer -32601", async () => {
+  /** @type {unknown[]} */
+  const notes = [];
+  const pair = typedPair({
+    initialize: () => ({ protocolVersion: 1, agentCapabilities: {} }),
+    extMethod: (method, params, context) => ({ method, params, id: typeof context.id }),
+    extNotification: (method, params) => void notes.push([method, params]),
+  });
+  await within(pair.client.initialize(INIT_PARAMS), "initialize");
+  assert.deepEqual(await within(pair.client.extMethod("_x/y", { a: 1 }), "_x/y"), {
+    method: "_x/y",
+    params: { a: 1 },
+    id: "number",
+  });
+  await pair.client.extNotification("_note", { b: 2 });
+  await within(
+    (async () => {
+      while (notes.length < 1) await turns(1);
+    })(),
+    "the notification",
+  );
+  assert.deepEqual(notes, [["_note", { b: 2 }]]);
+  const unknown = await pair.client.connection.request("nope/method", {}).catch((e) => e);
+  assert.ok(unknown instanceof MethodNotFound, String(unknown));
+  await closeBoth(pair);
+});
+
+test("a factory gets the connection; onConnect is called once before any request", async () => {
+  /** @type {string[]} */
+  const order = [];
+  /** @type {unknown} */
+  let factoryArg;
+  const pair = typedPair((conn) => {
+    factoryArg = conn;
+    return {
+      onConnect: (/** @type {unknown} */ c) => {
+        order.push(c === factoryArg ? "onConnect(same connection)" : "onConnect(other)");
+      },
+      initialize: () => {
+        order.push("initialize");
+        return { protocolVersion: 1, agentCapabilities: {} };
+      },
+    };
+  });
+  assert.equal(factoryArg, pair.agent);
+  await within(pair.client.initialize(INIT_PARAMS), "initialize");
+  assert.deepEqual(order, ["onConnect(same connection)", "initialize"]);
+  await closeBoth(pair);
+});
+
+test("an agent that is not an object is refused with TypeError, and nothing is left open", () => {
+  assert.throws(() => typedPair(/** @type {any} */ (null)), /agent must be an object/);
+  assert.throws(
+    () => typedPair(/** @type {any} */ (() => 42)),
+    /agent must be an object.*not number/,
+  );
+});

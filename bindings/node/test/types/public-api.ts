@@ -1,0 +1,176 @@
+// Uses every public name of the package, type-checked with
+// `tsc --strict --noEmit` (test/types.test.mjs checks that every export of
+// lib/index.d.ts appears here). Never run.
+import {
+  AGENT_METHODS,
+  AcpError,
+  AgentConnection,
+  CLIENT_METHODS,
+  Cancelled,
+  CapabilityError,
+  ClientConnection,
+  Connection,
+  ConnectionClosed,
+  ErrorCode,
+  InvalidParams,
+  InvalidResult,
+  MethodNotFound,
+  PROTOCOL_VERSION,
+  RefusedError,
+  RequestError,
+  RequestTimeout,
+  SpawnError,
+  runAgent,
+  socketPair,
+  type Agent,
+  type AgentFactory,
+  type Awaitable,
+  type CallOptions,
+  type Client,
+  type ClientFactory,
+  type ConnectionOptions,
+  type Direction,
+  type EngineEvent,
+  type ExitStatus,
+  type Handler,
+  type RequestContext,
+  type RequestId,
+  type Role,
+  type SpawnOptions,
+  type schema,
+} from "libacp";
+import type { PromptRequest, SessionNotification } from "libacp/schema";
+
+const methods: string[] = [...Object.keys(AGENT_METHODS), ...Object.keys(CLIENT_METHODS)];
+const version: 1 = PROTOCOL_VERSION;
+const code: -32601 = ErrorCode.METHOD_NOT_FOUND;
+
+const agent: Agent = {
+  initialize: (params: schema.InitializeRequest): schema.InitializeResponse => ({
+    protocolVersion: params.protocolVersion,
+    agentCapabilities: { loadSession: false },
+  }),
+  newSession: async () => ({ sessionId: "s1" }),
+  async prompt(params: PromptRequest, context: RequestContext): Promise<schema.PromptResponse> {
+    const id: RequestId = context.id;
+    const signal: AbortSignal = context.signal;
+    const c: Connection = context.connection;
+    void [id, signal, c, context.cancelled, context.superseded, context.method, params.sessionId];
+    return { stopReason: signal.aborted ? "cancelled" : "end_turn" };
+  },
+  cancel: (params: schema.CancelNotification) => void params.sessionId,
+  extMethod: (method: string, params: unknown) => ({ method, params }),
+};
+const factory: AgentFactory = (client: AgentConnection) => {
+  void client.sessionUpdate({ sessionId: "s1", update: { sessionUpdate: "plan", entries: [] } });
+  return agent;
+};
+
+const client: Client = {
+  sessionUpdate(params: SessionNotification): Awaitable<void> {
+    if (params.update.sessionUpdate === "agent_message_chunk") {
+      const text: string = params.update.content.type === "text" ? params.update.content.text : "";
+      void text;
+    }
+  },
+  requestPermission: async (params) => ({
+    outcome: { outcome: "selected", optionId: params.options[0]?.optionId ?? "none" },
+  }),
+};
+const clientFactory: ClientFactory = () => client;
+
+const options: ConnectionOptions = {
+  framing: "ndjson",
+  maxFrameSize: 1 << 20,
+  requestTimeout: 1000,
+  flushTimeout: 500,
+  outgoingQueue: 16,
+  incomingQueue: 16,
+  trace: (direction: Direction, frame: string) => void [direction, frame],
+  events: (event: EngineEvent) => void [event.kind, event.message, event.details],
+  sessionModel: true,
+};
+const spawnOptions: SpawnOptions = {
+  ...options,
+  cwd: "/tmp",
+  env: { A: "b" },
+  clearEnv: false,
+  stderr: (line: string) => void line,
+  shutdownGrace: [100, 100],
+};
+const role: Role = "client";
+const handler: Handler = {
+  onRequest: (method, params, context) => ({ method, params, id: context.id }),
+  onNotification: async () => {},
+};
+
+async function use(): Promise<void> {
+  const [a, b] = socketPair();
+  const served: AgentConnection = AgentConnection.fromFds(a, a, factory, options);
+  const editor: ClientConnection = ClientConnection.fromFds(b, b, clientFactory, options);
+  const init: schema.InitializeResponse = await editor.initialize({
+    protocolVersion: 1,
+    clientCapabilities: {},
+  });
+  const { sessionId } = await editor.newSession({ cwd: "/tmp", mcpServers: [] });
+  const abort = new AbortController();
+  const call: CallOptions = { signal: abort.signal, keepWaiting: true, timeout: 0 };
+  const done: schema.PromptResponse = await editor.prompt(
+    { sessionId, prompt: [{ type: "text", text: "hi" }] },
+    call,
+  );
+  await editor.cancel(sessionId);
+  const spawned = ClientConnection.spawn("agent", ["--flag"], client, spawnOptions);
+  const status: ExitStatus = await spawned.connection.waitExit();
+  const dynamic = Connection.fromFds(0, 1, handler, { role });
+  const stdio = Connection.fromStdio(handler, options);
+  const child = Connection.spawnAgent("agent", [], handler, spawnOptions);
+  const result: unknown = await dynamic.request("_x", {}, call);
+  await dynamic.notify("_y", {});
+  await dynamic.cancelSession("s1");
+  const reason: string = await dynamic.closed();
+  await dynamic.terminated();
+  const closeReason: string | null = dynamic.closeReason;
+  const pid: number | null = child.pid;
+  const exit: ExitStatus | null = child.exitStatus;
+  const caps: Record<string, unknown> = served.peerCapabilities();
+  const sessions: string[] = stdio.sessions();
+  const snap: Record<string, unknown> | null = editor.sessionSnapshot(sessionId);
+  const v: number | null = editor.protocolVersion;
+  await runAgent(agent, options);
+  await served.close();
+  await using disposable = editor;
+  void [
+    init,
+    done,
+    status,
+    result,
+    reason,
+    closeReason,
+    pid,
+    exit,
+    caps,
+    sessions,
+    snap,
+    v,
+    disposable,
+  ];
+  void [methods, version, code, served.closeReason, editor.pid, editor.closeReason];
+}
+
+function errors(e: unknown): string {
+  if (e instanceof MethodNotFound) return `${e.code} ${String(e.data)}`;
+  if (e instanceof RequestError) return `${e.code} ${e.message} ${String(e.data)} ${e.toString()}`;
+  if (e instanceof CapabilityError) return `${e.capability} ${e.kind} ${e.method ?? ""}`;
+  if (e instanceof RefusedError) return `${e.kind} ${JSON.stringify(e.details)} ${e.method ?? ""}`;
+  if (e instanceof ConnectionClosed) return e.reason;
+  if (e instanceof Cancelled || e instanceof RequestTimeout) return e.message;
+  if (e instanceof InvalidParams || e instanceof InvalidResult) return e.detail;
+  if (e instanceof SpawnError) return `${e.program}: ${e.error}`;
+  if (e instanceof AcpError) return e.name;
+  return String(e);
+}
+
+void use;
+void errors;
+void new RequestError(-32000, "x", { y: 1 });

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The Node binding's tests: installs the official SDKs the interop tests run
+# against (scripts/setup-interop.sh, idempotent), the binding's pinned tools
+# (`npm ci --ignore-scripts` in bindings/node: napi-rs CLI, TypeScript,
+# json-schema-to-typescript, prettier), builds the native module
+# (`npm run build:native`: napi build --release, which also regenerates
+# native.js and native.d.ts), installs the examples (`npm ci` in
+# examples/node, which links the package), builds the Rust test peers, and
+# runs `node --test` on bindings/node/test/*.test.mjs (the shared scenarios,
+# both roles, cancellation, closing, processes, options, interop with the
+# official SDKs, the generated files, the types, `npm pack` and installs).
+#
+# Counted next to the node:test counts, 1 passed or 1 failed each:
+#   * the interop setup;
+#   * native.js and native.d.ts as committed = what napi build generates;
+#   * `npm run lint`: tsc on ts/ and prettier --check.
+#
+# Ends with "Node: N passed, M failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+pkg=bindings/node
+LANGUAGE_NAME=Node
+# shellcheck source=lib/checks.sh
+source scripts/lib/checks.sh
+
+command -v node >/dev/null || fail "node is not installed (Node.js 20 or later is needed)"
+major=$(node -p 'process.versions.node.split(".")[0]')
+[ "$major" -ge 20 ] || fail "Node.js $(node --version) is too old: 20 or later is needed"
+
+check "official SDKs for the interop tests (scripts/setup-interop.sh)" ./scripts/setup-interop.sh
+
+echo "== Node: the pinned tools (npm ci --ignore-scripts in $pkg)"
+(cd "$pkg" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) ||
+  fail "npm ci in $pkg failed"
+
+# The committed napi-generated files, to compare with what the build makes.
+committed=$(mktemp -d)
+trap 'rm -rf "$committed"' EXIT
+cp "$pkg/native.js" "$pkg/native.d.ts" "$committed/"
+
+echo "== Node: the native module (npm run build:native)"
+(cd "$pkg" && npm run --silent build:native) || fail "napi build failed"
+
+same_as_committed() {
+  local f ok=0
+  for f in native.js native.d.ts; do
+    if ! cmp -s "$committed/$f" "$pkg/$f"; then
+      echo "$pkg/$f differs from what napi build generates (commit the regenerated file):" >&2
+      diff -u "$committed/$f" "$pkg/$f" | head -40 >&2
+      ok=1
+    fi
+  done
+  return $ok
+}
+check "native.js and native.d.ts are what napi build generates" same_as_committed
+
+echo "== Node: the examples (npm ci in examples/node)"
+(cd examples/node && npm ci --no-audit --no-fund --loglevel=error) || fail "npm ci in examples/node failed"
+
+echo "== Node: the Rust test peers (cargo build -p libacp-tests --bins)"
+cargo build --locked --quiet -p libacp-tests --bins || fail "cargo build -p libacp-tests failed"
+
+check "npm run lint (tsc on ts/, prettier --check)" bash -c "cd $pkg && npm run --silent lint"
+
+echo "== Node: node --test"
+log=$(mktemp)
+(cd "$pkg" && node --test --test-concurrency=1 --test-reporter=tap test/*.test.mjs) 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+passed=$(sed -n 's/^# pass \([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
+failed=$(sed -n 's/^# fail \([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
+cancelled=$(sed -n 's/^# cancelled \([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
+rm -f "$log"
+passed=${passed:-0}
+failed=$((${failed:-0} + ${cancelled:-0}))
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+  failed=1 # the runner stopped before counting
+fi
+
+report "$passed" "$failed"
