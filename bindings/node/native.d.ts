@@ -120,6 +120,30 @@ export declare class NativeConnection {
    * waiting) and unanswered requests are answered `-32603`.
    */
   release(): void
+  /**
+   * When the transport is a descriptor, makes the poll handle that calls
+   * `onReadable()` on this thread when it is readable (stopped: `watch`
+   * starts it) and returns `true`: JavaScript then pumps (`pump`) as the
+   * core's `PumpState` says. `false`: an engine task reads.
+   */
+  startReading(onReadable: () => void): boolean
+  /**
+   * Reads what is available and dispatches it into the inbox, on this
+   * thread. Bits 0-1: what next (0 reading: watch the descriptor; 1
+   * again: pump again soon; 2 waiting: stop watching until woken with a
+   * pump request; 3 finished: `releaseReader()`); bit 2: take the urgent
+   * lane; bit 3: drain the ordered lane.
+   */
+  pump(): number
+  /** Whether the reader asked to be pumped since the last pump (cleared). */
+  takePumpRequest(): boolean
+  /** Starts or stops watching the descriptor for readability. */
+  watch(on: boolean): void
+  /**
+   * Stops watching and drops the reader (its descriptor closes): after
+   * the pump said finished, or on release.
+   */
+  releaseReader(): void
 }
 
 /**

@@ -5,11 +5,15 @@
  * validation) is enforced by the Rust core underneath; this module moves
  * values and work between the core and the JavaScript thread.
  *
- * **Threads.** Handlers run on the JavaScript thread. The core's threads
- * read the transport and queue what arrives in the core's inbox; the first
- * item of a batch wakes this thread once (a threadsafe function), and the
- * dispatcher takes the whole batch. Answers (and requests) sent while
- * nothing else is being written are written by this thread itself.
+ * **Threads.** Handlers run on the JavaScript thread. When the transport is
+ * a descriptor (a spawned agent's pipes, stdio pipes or sockets, `fromFds`)
+ * this thread also reads it: a libuv poll handle on Node's loop pumps the
+ * core's reader, which queues what arrives in the core's inbox, and the
+ * dispatcher takes it in the same turn. Otherwise the core's threads read,
+ * and the first item of a batch wakes this thread once (a threadsafe
+ * function). Completions from the core's threads (close, timeouts, waits)
+ * wake it the same way. Answers (and requests) sent while nothing else is
+ * being written are written by this thread itself.
  *
  * **Ordering.** Notifications are handled one at a time in arrival order:
  * the next one waits until the handler's promise settles, and a call's
@@ -122,6 +126,22 @@ declare class Dispatcher {
     constructor(handler: Handler, hooks: Hooks);
     /** Called by the core (through a threadsafe function) when a batch waits. */
     readonly wake: () => void;
+    /** Whether this thread reads the transport (see {@link startReading}). */
+    private reading;
+    /** Whether the descriptor is watched for readability. */
+    private watching;
+    /**
+     * Reads the transport on this thread when it is a descriptor: a libuv
+     * poll handle calls {@link pump} when it is readable, so a message is
+     * read, dispatched and (for a request answered at once) answered in one
+     * turn of the loop, with no engine thread in between. Otherwise an engine
+     * thread reads and wakes this one per batch.
+     */
+    startReading(): void;
+    /** Reads what is available and dispatches it (the core's `PumpState`). */
+    private readonly pump;
+    private readonly pumpIfReading;
+    private watch;
     tag(pending: Pending): number;
     /** Whether the wake-up holds the event loop: while open or waited on. */
     private alive;

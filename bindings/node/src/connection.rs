@@ -29,13 +29,14 @@ use serde_json::value::RawValue;
 
 use libacp_core::host::{HostConnection, HostOptions, HostRequest, Inbox};
 use libacp_core::{
-    AcpPeer, CallError, CallOptions, CallTimeout, CancelHandle, CancelMode, Direction, Event, Role,
-    RpcError, Transport, TryNotify,
+    AcpPeer, CallError, CallOptions, CallTimeout, CancelHandle, CancelMode, Direction, Event,
+    HostReader, PumpState, Role, RpcError, Transport, TryNotify,
 };
 
 use crate::deliveries::{self, call_error};
 use crate::options::{NativeOptions, acp_options};
 use crate::runtime;
+use crate::watcher::Watcher;
 
 /// The wake-up: called from any thread, runs on the JavaScript thread.
 pub(crate) type WakeFn = ThreadsafeFunction<(), UnknownReturnValue, (), Status, false>;
@@ -86,6 +87,11 @@ pub struct NativeConnection {
     wake: Arc<WakeFn>,
     /// Whether `wake` holds the event loop (see `keep_alive`).
     wake_ref: bool,
+    /// The transport's read side, pumped on this thread (`pump`) when it is
+    /// a descriptor; `None` when an engine task reads (or once finished).
+    reader: Option<HostReader>,
+    /// The poll handle on `reader`'s descriptor (`startReading`).
+    watcher: Option<Watcher>,
 }
 
 impl std::fmt::Debug for NativeConnection {
@@ -94,6 +100,13 @@ impl std::fmt::Debug for NativeConnection {
             .field("peer", &self.peer)
             .field("requests", &self.requests.len())
             .finish_non_exhaustive()
+    }
+}
+
+impl Drop for NativeConnection {
+    fn drop(&mut self) {
+        // The poll handle stops before the reader's descriptor closes.
+        self.release_reader();
     }
 }
 
@@ -158,7 +171,7 @@ pub(crate) fn start(
     let rt = runtime::handle().map_err(|e| serde_json::json!({"kind": "io", "message": e}))?;
     let host = HostOptions {
         acp,
-        drive_reads: false,
+        drive_reads: true,
     };
     let conn = match source {
         Source::Spawn(mut command) => {
@@ -175,11 +188,13 @@ pub(crate) fn start(
     };
     Ok(NativeConnection {
         peer: conn.acp_peer(),
+        reader: conn.take_reader(),
         conn: Some(conn),
         inbox,
         requests: HashMap::new(),
         wake,
         wake_ref: true,
+        watcher: None,
     })
 }
 
@@ -605,7 +620,76 @@ impl NativeConnection {
     /// waiting) and unanswered requests are answered `-32603`.
     #[napi]
     pub fn release(&mut self) {
+        self.release_reader();
         self.requests.clear();
         self.conn.take();
+    }
+
+    /// When the transport is a descriptor, makes the poll handle that calls
+    /// `onReadable()` on this thread when it is readable (stopped: `watch`
+    /// starts it) and returns `true`: JavaScript then pumps (`pump`) as the
+    /// core's `PumpState` says. `false`: an engine task reads.
+    #[napi]
+    pub fn start_reading(&mut self, env: Env, on_readable: Function<(), ()>) -> Result<bool> {
+        let Some(reader) = self.reader.as_ref() else {
+            return Ok(false);
+        };
+        if self.watcher.is_none() {
+            let watcher = Watcher::new(env.raw(), on_readable.raw(), reader.fd())
+                .map_err(|e| Error::new(Status::GenericFailure, e))?;
+            self.watcher = Some(watcher);
+        }
+        Ok(true)
+    }
+
+    /// Reads what is available and dispatches it into the inbox, on this
+    /// thread. Bits 0-1: what next (0 reading: watch the descriptor; 1
+    /// again: pump again soon; 2 waiting: stop watching until woken with a
+    /// pump request; 3 finished: `releaseReader()`); bit 2: take the urgent
+    /// lane; bit 3: drain the ordered lane.
+    #[napi]
+    pub fn pump(&self) -> u32 {
+        let Some(reader) = self.reader.as_ref() else {
+            return 3;
+        };
+        self.inbox.hold_wakes();
+        let state = reader.pump();
+        let pending = self.inbox.release_wakes();
+        let next = match state {
+            PumpState::Reading => 0,
+            PumpState::Again => 1,
+            PumpState::Waiting => 2,
+            PumpState::Finished => 3,
+        };
+        next | (u32::from(pending.urgent) << 2) | (u32::from(pending.ordered) << 3)
+    }
+
+    /// Whether the reader asked to be pumped since the last pump (cleared).
+    #[napi]
+    pub fn take_pump_request(&self) -> bool {
+        self.reader
+            .as_ref()
+            .is_some_and(HostReader::take_pump_request)
+    }
+
+    /// Starts or stops watching the descriptor for readability.
+    #[napi]
+    pub fn watch(&mut self, on: bool) -> Result<()> {
+        match self.watcher.as_mut() {
+            Some(watcher) => watcher
+                .watch(on)
+                .map_err(|e| Error::new(Status::GenericFailure, e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Stops watching and drops the reader (its descriptor closes): after
+    /// the pump said finished, or on release.
+    #[napi]
+    pub fn release_reader(&mut self) {
+        if let Some(mut watcher) = self.watcher.take() {
+            watcher.close();
+        }
+        self.reader.take();
     }
 }

@@ -18,6 +18,7 @@ mod connection;
 mod deliveries;
 mod options;
 mod runtime;
+mod watcher;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;

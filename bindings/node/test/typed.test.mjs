@@ -4,10 +4,11 @@
 // to extMethod/extNotification.
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { test } from "node:test";
 
-import { AGENT_METHODS, CLIENT_METHODS, MethodNotFound } from "libacp";
+import { AGENT_METHODS, AgentConnection, CLIENT_METHODS, MethodNotFound, socketPair } from "libacp";
 
 import { closeBoth, typedPair, turns, within, ROOT, INIT_PARAMS } from "./support.mjs";
 
@@ -270,4 +271,30 @@ test("an agent that is not an object is refused with TypeError, and nothing is l
     () => typedPair(/** @type {any} */ (() => 42)),
     /agent must be an object.*not number/,
   );
+});
+
+test("a request already waiting when the connection is made reaches the host's handler", async () => {
+  // The descriptor is read on this thread: the first read must wait until
+  // the typed layer has installed the host (after the constructor).
+  const [a, b] = socketPair();
+  const raw = new net.Socket({ fd: b, readable: true, writable: true });
+  raw.setEncoding("utf8");
+  const line = new Promise((resolve) => {
+    let buffer = "";
+    raw.on("data", (/** @type {string} */ d) => {
+      buffer += d;
+      if (buffer.includes("\n")) resolve(buffer.slice(0, buffer.indexOf("\n")));
+    });
+  });
+  raw.write(
+    JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: INIT_PARAMS }) + "\n",
+  );
+  await turns(5);
+  const agent = AgentConnection.fromFds(a, a, {
+    initialize: () => ({ protocolVersion: 1, agentCapabilities: { loadSession: true } }),
+  });
+  const answer = JSON.parse(/** @type {string} */ (await within(line, "the answer")));
+  assert.deepEqual(answer.result.agentCapabilities, { loadSession: true });
+  await within(agent.close(), "close");
+  raw.destroy();
 });

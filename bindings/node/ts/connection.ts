@@ -5,11 +5,15 @@
  * validation) is enforced by the Rust core underneath; this module moves
  * values and work between the core and the JavaScript thread.
  *
- * **Threads.** Handlers run on the JavaScript thread. The core's threads
- * read the transport and queue what arrives in the core's inbox; the first
- * item of a batch wakes this thread once (a threadsafe function), and the
- * dispatcher takes the whole batch. Answers (and requests) sent while
- * nothing else is being written are written by this thread itself.
+ * **Threads.** Handlers run on the JavaScript thread. When the transport is
+ * a descriptor (a spawned agent's pipes, stdio pipes or sockets, `fromFds`)
+ * this thread also reads it: a libuv poll handle on Node's loop pumps the
+ * core's reader, which queues what arrives in the core's inbox, and the
+ * dispatcher takes it in the same turn. Otherwise the core's threads read,
+ * and the first item of a batch wakes this thread once (a threadsafe
+ * function). Completions from the core's threads (close, timeouts, waits)
+ * wake it the same way. Answers (and requests) sent while nothing else is
+ * being written are written by this thread itself.
  *
  * **Ordering.** Notifications are handled one at a time in arrival order:
  * the next one waits until the handler's promise settles, and a call's
@@ -195,9 +199,73 @@ class Dispatcher {
 
   /** Called by the core (through a threadsafe function) when a batch waits. */
   readonly wake = (): void => {
+    if (this.reading && this.native.takePumpRequest()) {
+      this.pump();
+    }
     this.takeUrgent();
     this.startDrain();
   };
+
+  /** Whether this thread reads the transport (see {@link startReading}). */
+  private reading = false;
+  /** Whether the descriptor is watched for readability. */
+  private watching = false;
+
+  /**
+   * Reads the transport on this thread when it is a descriptor: a libuv
+   * poll handle calls {@link pump} when it is readable, so a message is
+   * read, dispatched and (for a request answered at once) answered in one
+   * turn of the loop, with no engine thread in between. Otherwise an engine
+   * thread reads and wakes this one per batch.
+   */
+  startReading(): void {
+    this.reading = this.native.startReading(this.pump);
+    if (this.reading) {
+      // The first read waits for the code that made the connection to
+      // finish (the typed layer installs its handlers after the constructor).
+      setImmediate(this.pumpIfReading);
+    }
+  }
+
+  /** Reads what is available and dispatches it (the core's `PumpState`). */
+  private readonly pump = (): void => {
+    const state = this.native.pump();
+    switch (state & 3) {
+      case 0: // everything read: wait until readable
+        this.watch(true);
+        break;
+      case 1: // more buffered than one pump takes: again, after other work
+        this.watch(true);
+        setImmediate(this.pumpIfReading);
+        break;
+      case 2: // waiting for room in the inbox: a pump request wakes us
+        this.watch(false);
+        break;
+      default: // finished
+        this.watch(false);
+        this.reading = false;
+        this.native.releaseReader();
+    }
+    if (state & 4) {
+      this.takeUrgent();
+    }
+    if (state & 8) {
+      this.startDrain();
+    }
+  };
+
+  private readonly pumpIfReading = (): void => {
+    if (this.reading) {
+      this.pump();
+    }
+  };
+
+  private watch(on: boolean): void {
+    if (on !== this.watching) {
+      this.watching = on;
+      this.native.watch(on);
+    }
+  }
 
   tag(pending: Pending): number {
     let tag = this.nextTag;
@@ -516,6 +584,7 @@ export class Connection {
     this.native = conn;
     dispatcher.native = conn;
     dispatcher.connection = this;
+    dispatcher.startReading();
   }
 
   /**
