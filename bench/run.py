@@ -52,6 +52,10 @@ IMPLS: dict[str, dict] = {
         "client": [str(VENV_PY), str(BENCH / "python" / "libacp_client.py")],
         "agent": [str(VENV_PY), str(BENCH / "python" / "libacp_agent.py")],
     },
+    "libacp-node": {
+        "client": ["node", str(BENCH / "node" / "client.mjs")],
+        "agent": ["node", str(BENCH / "node" / "agent.mjs")],
+    },
     "rust-sdk": {
         "client": [str(TARGET / "bench-sdk-client")],
         "agent": [str(TARGET / "bench-sdk-agent")],
@@ -209,6 +213,7 @@ def table(records: list[dict], impls: list[str], workloads: list[str]) -> str:
             continue
         ref_sdk = rows.get("rust-sdk", {}).get("time")
         ref_raw = rows.get("raw", {}).get("time")
+        ref_ts = rows.get("ts-sdk", {}).get("time")
         title = {
             "w1": "W1 stream: one prompt `stream N` (time to the response, all N chunks checked in order)",
             "w2": "W2 read: one prompt `read M` (sequential fs/read_text_file round trips)",
@@ -217,26 +222,26 @@ def table(records: list[dict], impls: list[str], workloads: list[str]) -> str:
         }[w]
         lines.append(f"\n### {title}\n")
         if w == "w1":
-            head = ["impl", "runs", "time s", "chunks/s", "vs rust-sdk", "vs raw", "client MiB", "agent MiB", "client cpu s", "agent cpu s"]
+            head = ["impl", "runs", "time s", "chunks/s", "vs rust-sdk", "vs ts-sdk", "vs raw", "client MiB", "agent MiB", "client cpu s", "agent cpu s"]
         elif w == "w2":
-            head = ["impl", "runs", "time s", "round trips/s", "p50 us", "p99 us", "vs rust-sdk", "vs raw", "client MiB", "agent MiB", "client cpu s", "agent cpu s"]
+            head = ["impl", "runs", "time s", "round trips/s", "p50 us", "p99 us", "vs rust-sdk", "vs ts-sdk", "vs raw", "client MiB", "agent MiB", "client cpu s", "agent cpu s"]
         elif w == "w3":
-            head = ["impl", "runs", "write s", "resource s", "write vs rust-sdk", "resource vs rust-sdk", "client MiB", "agent MiB", "client cpu s", "agent cpu s"]
+            head = ["impl", "runs", "write s", "resource s", "write vs rust-sdk", "resource vs rust-sdk", "write vs ts-sdk", "client MiB", "agent MiB", "client cpu s", "agent cpu s"]
         else:
-            head = ["impl", "runs", "time s", "vs rust-sdk", "client MiB", "agent MiB", "client MiB vs rust-sdk", "agent MiB vs rust-sdk", "client cpu s", "agent cpu s"]
+            head = ["impl", "runs", "time s", "vs rust-sdk", "vs ts-sdk", "client MiB", "agent MiB", "client MiB vs rust-sdk", "agent MiB vs rust-sdk", "client cpu s", "agent cpu s"]
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|" + "---|" * len(head))
         sdk = rows.get("rust-sdk", {})
         for impl, r in rows.items():
             runs = f"{r['n']}" + (f" ({r['failed']} failed)" if r["failed"] else "")
             if w == "w1":
-                cells = [impl, runs, fmt(r["time"]), fmt(r["per_s"]), ratio(r["time"], ref_sdk), ratio(r["time"], ref_raw)]
+                cells = [impl, runs, fmt(r["time"]), fmt(r["per_s"]), ratio(r["time"], ref_sdk), ratio(r["time"], ref_ts), ratio(r["time"], ref_raw)]
             elif w == "w2":
-                cells = [impl, runs, fmt(r["time"]), fmt(r["per_s"]), fmt(r["p50"]), fmt(r["p99"]), ratio(r["time"], ref_sdk), ratio(r["time"], ref_raw)]
+                cells = [impl, runs, fmt(r["time"]), fmt(r["per_s"]), fmt(r["p50"]), fmt(r["p99"]), ratio(r["time"], ref_sdk), ratio(r["time"], ref_ts), ratio(r["time"], ref_raw)]
             elif w == "w3":
-                cells = [impl, runs, fmt(r["time"]), fmt(r["resource"]), ratio(r["time"], ref_sdk), ratio(r["resource"], sdk.get("resource"))]
+                cells = [impl, runs, fmt(r["time"]), fmt(r["resource"]), ratio(r["time"], ref_sdk), ratio(r["resource"], sdk.get("resource")), ratio(r["time"], ref_ts)]
             else:
-                cells = [impl, runs, fmt(r["time"]), ratio(r["time"], ref_sdk)]
+                cells = [impl, runs, fmt(r["time"]), ratio(r["time"], ref_sdk), ratio(r["time"], ref_ts)]
             cells += [fmt(r["crss"]), fmt(r["arss"])]
             if w == "w4":
                 cells += [ratio(r["crss"], sdk.get("crss")), ratio(r["arss"], sdk.get("arss"))]

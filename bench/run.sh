@@ -11,7 +11,8 @@
 # bench/.venv with the official Python SDK (the pins of
 # tests/interop/python/requirements.txt) and libacp's Python binding
 # (pip install ./bindings/python), and the official TypeScript SDK
-# (npm ci in bench/ts). Set PYTHON=... for another interpreter (>= 3.10).
+# (npm ci in bench/ts), libacp's Node binding (a release build of its native
+# module, linked into bench/node). Set PYTHON=... for another interpreter (>= 3.10).
 # BENCH_SKIP_SETUP=1 skips all of it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,6 +58,20 @@ PY
     say "installing libacp's Python binding (pip install ./bindings/python, a release build)"
     nice -n 10 "$venv/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps ./bindings/python >&2
     echo "$stamp" > "$venv/.libacp-stamp"
+  fi
+
+  # The Node binding's native module, a release build (scripts/install.js
+  # builds it with cargo and strips it), when its sources or the core's changed.
+  stamp=$( (git ls-files -s bindings/node/src core; git diff HEAD -- bindings/node/src core) | sha1sum | cut -c1-40)
+  module=$(ls bindings/node/libacp.*.node 2>/dev/null | head -n 1)
+  if [ -z "$module" ] || [ "$(cat bench/node/.libacp-stamp 2>/dev/null)" != "$stamp" ]; then
+    say "building libacp's Node binding (bindings/node/scripts/install.js --rebuild, a release build)"
+    nice -n 10 node bindings/node/scripts/install.js --rebuild >&2
+    echo "$stamp" > bench/node/.libacp-stamp
+  fi
+  if [ ! -e bench/node/node_modules/libacp ]; then
+    say "linking libacp's Node binding into bench/node (npm ci)"
+    (cd bench/node && npm ci --no-audit --no-fund --silent --ignore-scripts) >&2
   fi
 
   if [ ! -f bench/ts/node_modules/.package-lock.json ] ||
