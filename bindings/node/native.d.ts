@@ -184,6 +184,12 @@ export interface NativeOptions {
    * process's stderr).
    */
   stderr?: boolean
+  /**
+   * Read a descriptor transport on the JavaScript thread (default);
+   * `false`: an engine thread reads (`LIBACP_NODE_DRIVE_READS=0`, for
+   * tests of that path).
+   */
+  driveReads?: boolean
 }
 
 /** What a connection runs over (the JavaScript constructors fill it in). */

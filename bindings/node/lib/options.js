@@ -73,6 +73,9 @@ function nativeOptions(options, spawn, extra = []) {
     native.sessionModel = bool(o, "sessionModel");
     native.fs = bool(o, "fs");
     native.terminals = bool(o, "terminals");
+    // The transport is read on this thread unless LIBACP_NODE_DRIVE_READS=0
+    // (an engine thread then reads: the tests run both paths).
+    native.driveReads = process.env.LIBACP_NODE_DRIVE_READS !== "0";
     const hooks = { trace: undefined, events: undefined, stderr: undefined };
     const trace = o.trace;
     if (trace === true || trace === "debug") {

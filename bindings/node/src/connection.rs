@@ -171,7 +171,7 @@ pub(crate) fn start(
     let rt = runtime::handle().map_err(|e| serde_json::json!({"kind": "io", "message": e}))?;
     let host = HostOptions {
         acp,
-        drive_reads: true,
+        drive_reads: options.drive_reads.unwrap_or(true),
     };
     let conn = match source {
         Source::Spawn(mut command) => {

@@ -43,6 +43,10 @@ pub struct NativeOptions {
     /// Deliver the agent's stderr lines to JavaScript (else they go to this
     /// process's stderr).
     pub stderr: Option<bool>,
+    /// Read a descriptor transport on the JavaScript thread (default);
+    /// `false`: an engine thread reads (`LIBACP_NODE_DRIVE_READS=0`, for
+    /// tests of that path).
+    pub drive_reads: Option<bool>,
 }
 
 fn range(name: &str, why: &str) -> Error {
