@@ -25,6 +25,8 @@ import { isDeepStrictEqual } from "node:util";
 
 import { ClientConnection, RequestError, SpawnError } from "libacp";
 
+import { CheckFailure, check, show } from "./checks.mjs";
+
 const DEADLINE_MS = 30_000;
 const EXIT_GRACE_MS = 5_000;
 const STREAM_COUNT = 50;
@@ -37,22 +39,6 @@ const CANCEL_AFTER_MS = 100;
  * @typedef {{ sessionUpdate: string, text: unknown }} HistoryEntry
  * @typedef {import("libacp").Client} Client
  */
-
-class CheckFailure extends Error {}
-
-/**
- * @param {unknown} condition
- * @param {string} message
- * @returns {asserts condition}
- */
-function check(condition, message) {
-  if (!condition) throw new CheckFailure(message);
-}
-
-/** @param {unknown} value */
-function show(value) {
-  return JSON.stringify(value) ?? String(value);
-}
 
 /**
  * The text of an update's text content, else undefined.

@@ -24,6 +24,8 @@ import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
+import { CheckFailure, check, show } from "./checks.mjs";
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const SDK_HOME = path.join(ROOT, "tests", "interop", "ts");
 const DEADLINE_MS = 30_000;
@@ -62,22 +64,6 @@ const LONG_PROMPT = Array.from({ length: 100 }, (_, i) => `word${i}`).join(" ");
  *   ): Stream,
  * }} Sdk
  */
-
-class CheckFailure extends Error {}
-
-/**
- * @param {unknown} condition
- * @param {string} message
- * @returns {asserts condition}
- */
-function check(condition, message) {
-  if (!condition) throw new CheckFailure(message);
-}
-
-/** @param {unknown} value */
-function show(value) {
-  return JSON.stringify(value) ?? String(value);
-}
 
 /** @param {number} ms */
 function sleep(ms) {
