@@ -18,9 +18,14 @@
 //! Ownership: a `Watcher` owns its poll handle and a reference to the
 //! callback. `close()` (or drop) stops the handle and hands it to
 //! `uv_close`; libuv's close callback frees the memory and the reference
-//! once no callback of the handle can run any more.
+//! once no callback of the handle can run any more. When the env goes away
+//! first (a worker thread terminated with the connection open), an env
+//! cleanup hook closes the handle while the loop and the env are still
+//! alive, and the `Watcher` left behind does nothing any more.
 
+use std::cell::Cell;
 use std::ffi::{c_int, c_void};
+use std::rc::Rc;
 
 use napi::sys;
 
@@ -51,6 +56,9 @@ struct Target {
     context: sys::napi_async_context,
     /// The handle's memory (`uv_handle_size(UV_POLL)` bytes, 8-aligned).
     memory: *mut [u64],
+    /// Shared with the `Watcher`: `false` once the handle was handed to
+    /// `uv_close` (by `close` or the env cleanup hook).
+    open: Rc<Cell<bool>>,
 }
 
 /// A poll handle watching one descriptor for readability.
@@ -58,6 +66,8 @@ struct Target {
 pub(crate) struct Watcher {
     handle: *mut c_void,
     watching: bool,
+    open: Rc<Cell<bool>>,
+    env: sys::napi_env,
 }
 
 impl Watcher {
@@ -88,25 +98,34 @@ impl Watcher {
                 return Err(format!("uv_poll_init failed ({status})"));
             }
             uv_unref(handle);
+            let open = Rc::new(Cell::new(true));
             let mut target = Target {
                 env,
                 callback: std::ptr::null_mut(),
                 context: std::ptr::null_mut(),
                 memory,
+                open: Rc::clone(&open),
             };
             let made = make_target(&mut target, callback);
             uv_handle_set_data(handle, Box::into_raw(Box::new(target)).cast());
             let watcher = Self {
                 handle,
                 watching: false,
+                open,
+                env,
             };
-            made.map(|()| watcher)
+            made?;
+            check(
+                sys::napi_add_env_cleanup_hook(env, Some(env_cleanup), handle),
+                "napi_add_env_cleanup_hook",
+            )?;
+            Ok(watcher)
         }
     }
 
     /// Starts or stops watching (idempotent).
     pub(crate) fn watch(&mut self, on: bool) -> Result<(), String> {
-        if on == self.watching || self.handle.is_null() {
+        if on == self.watching || !self.open.get() {
             return Ok(());
         }
         // SAFETY: a live poll handle (not closed: `handle` is nulled by
@@ -131,16 +150,17 @@ impl Watcher {
     /// Stops watching and closes the handle (idempotent). Safe inside the
     /// handle's own callback: libuv frees it after the callback returns.
     pub(crate) fn close(&mut self) {
-        if self.handle.is_null() {
-            return;
+        if !self.open.get() {
+            return; // closed already, here or by the env cleanup hook
         }
-        // SAFETY: a live poll handle, on the loop's thread; after this no
-        // callback of it runs but `closed`.
+        // SAFETY: a live poll handle of a live env, on the loop's thread;
+        // the hook registered in `new` (same function and argument) is
+        // removed first; after `uv_close` no callback of the handle runs
+        // but `closed`.
         unsafe {
-            uv_poll_stop(self.handle);
-            uv_close(self.handle, Some(closed));
+            sys::napi_remove_env_cleanup_hook(self.env, Some(env_cleanup), self.handle);
+            shut(self.handle);
         }
-        self.handle = std::ptr::null_mut();
         self.watching = false;
     }
 }
@@ -238,6 +258,47 @@ unsafe extern "C" fn readable(handle: *mut c_void, _status: c_int, _events: c_in
             }
         }
         sys::napi_close_handle_scope(env, scope);
+    }
+}
+
+/// Stops the handle and hands it to `uv_close`, once.
+///
+/// SAFETY: `handle` is a poll handle made by `Watcher::new` whose close
+/// callback has not run; on the loop's thread.
+unsafe fn shut(handle: *mut c_void) {
+    // SAFETY: as the function's contract says.
+    unsafe {
+        let target = uv_handle_get_data(handle).cast::<Target>();
+        if let Some(target) = target.as_ref()
+            && !target.open.replace(false)
+        {
+            return;
+        }
+        uv_poll_stop(handle);
+        uv_close(handle, Some(closed));
+    }
+}
+
+/// The env is going away with the handle open (a worker terminated): the
+/// handle is closed now, while the loop and the env still work.
+unsafe extern "C" fn env_cleanup(handle: *mut c_void) {
+    // SAFETY: registered in `Watcher::new` with our handle and removed by
+    // `Watcher::close` before it closes the handle, so the handle is open.
+    // The reference and the async context are released here, while the env
+    // works (the close callback may run after the env is gone); no
+    // callback of ours is running during the env's cleanup.
+    unsafe {
+        if let Some(target) = uv_handle_get_data(handle).cast::<Target>().as_mut() {
+            if !target.callback.is_null() {
+                sys::napi_delete_reference(target.env, target.callback);
+                target.callback = std::ptr::null_mut();
+            }
+            if !target.context.is_null() {
+                sys::napi_async_destroy(target.env, target.context);
+                target.context = std::ptr::null_mut();
+            }
+        }
+        shut(handle);
     }
 }
 

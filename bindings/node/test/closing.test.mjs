@@ -2,7 +2,10 @@
 // away reject every pending call at once, abort the handlers' signals, and
 // leave nothing behind; no unhandled rejection escapes from libacp.
 import assert from "node:assert/strict";
+import path from "node:path";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 
 import { ConnectionClosed, RefusedError } from "libacp";
 
@@ -16,6 +19,9 @@ import {
 } from "./support.mjs";
 
 guardUnhandledRejections();
+
+/** The package directory (the workers load it by path). */
+const PKG = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 test("close() rejects every pending call with ConnectionClosed and is idempotent", async () => {
   const s = waitingAgent();
@@ -79,4 +85,37 @@ test("closed() and terminated() resolve for a connection already closed (the loo
   assert.match(reason, /peer closed|closed locally/);
   await within(pair.client.terminated(), "client terminated()");
   await within(pair.agent.terminated(), "agent terminated()");
+});
+
+/** A worker that opens a connection pair, makes a call that never ends, then says "open". */
+const WORKER = `
+const { AgentConnection, ClientConnection, socketPair } = require(${JSON.stringify(PKG)});
+const { parentPort } = require("node:worker_threads");
+const [a, b] = socketPair();
+AgentConnection.fromFds(a, a, {
+  initialize: () => ({ protocolVersion: 1, agentCapabilities: { loadSession: true } }),
+  extMethod: () => new Promise(() => {}),
+});
+const client = ClientConnection.fromFds(b, b);
+client.initialize({ protocolVersion: 1, clientCapabilities: {} }).then((r) => {
+  client.extMethod("_never", {}).catch(() => {});
+  parentPort.postMessage(JSON.stringify(r.agentCapabilities));
+});
+`;
+
+test("connections work in worker threads, and terminating a worker with them open leaves this process running", async () => {
+  // Each worker has its own loop: the poll handles reading there are closed
+  // by the env's cleanup (a crash here once took the whole process down).
+  for (let i = 0; i < 3; i++) {
+    const worker = new Worker(WORKER, { eval: true });
+    const said = await within(
+      new Promise((resolve, reject) => {
+        worker.once("message", resolve);
+        worker.once("error", reject);
+      }),
+      "the worker's round trip",
+    );
+    assert.equal(said, '{"loadSession":true}');
+    assert.equal(await within(worker.terminate(), "terminate"), 1);
+  }
 });
