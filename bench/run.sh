@@ -63,7 +63,7 @@ PY
   # The Node binding's native module, a release build (scripts/install.js
   # builds it with cargo and strips it), when its sources or the core's changed.
   stamp=$( (git ls-files -s bindings/node/src core; git diff HEAD -- bindings/node/src core) | sha1sum | cut -c1-40)
-  module=$(ls bindings/node/libacp.*.node 2>/dev/null | head -n 1)
+  module=$(ls bindings/node/libacp.*.node 2>/dev/null | head -n 1 || true)
   if [ -z "$module" ] || [ "$(cat bench/node/.libacp-stamp 2>/dev/null)" != "$stamp" ]; then
     say "building libacp's Node binding (bindings/node/scripts/install.js --rebuild, a release build)"
     nice -n 10 node bindings/node/scripts/install.js --rebuild >&2
