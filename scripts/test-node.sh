@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Node binding's tests: installs the official SDKs the interop tests run
 # against (scripts/setup-interop.sh, idempotent), the binding's pinned tools
-# (`npm ci --ignore-scripts` in bindings/node: napi-rs CLI, TypeScript,
+# (`npm install --ignore-scripts --no-save` in bindings/node, the versions of
+# its package-lock.json: napi-rs CLI, TypeScript,
 # json-schema-to-typescript, prettier), builds the native module
 # (`npm run build:native`: napi build --release, which also regenerates
 # native.js and native.d.ts), installs the examples (`npm ci` in
@@ -30,9 +31,13 @@ major=$(node -p 'process.versions.node.split(".")[0]')
 
 check "official SDKs for the interop tests (scripts/setup-interop.sh)" ./scripts/setup-interop.sh
 
-echo "== Node: the pinned tools (npm ci --ignore-scripts in $pkg)"
-(cd "$pkg" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) ||
-  fail "npm ci in $pkg failed"
+# Not `npm ci`: npm 11.19 writes a lock without the other platforms'
+# optional packages of @napi-rs/lzma (a CLI dependency whose engines exclude
+# Node 20) and then `npm ci` refuses that same lock as out of sync.
+# `npm install --no-save` installs the lock's versions and leaves it as it is.
+echo "== Node: the pinned tools (npm install --ignore-scripts --no-save in $pkg)"
+(cd "$pkg" && npm install --ignore-scripts --no-save --no-audit --no-fund --loglevel=error) ||
+  fail "npm install in $pkg failed"
 
 # The committed napi-generated files, to compare with what the build makes.
 committed=$(mktemp -d)
