@@ -2,7 +2,9 @@
 python sdk_client.py WORKLOAD [ARGS] -- AGENT_COMMAND...
 
 Spawns the agent itself (the SDK's spawn_agent_process trims the
-environment and never reads the agent's stderr) and uses connect_to_agent."""
+environment and never reads the agent's stderr) and uses connect_to_agent.
+After a `stream` prompt it yields until the turn's updates were handled
+(the SDK can resolve the response first)."""
 
 from __future__ import annotations
 
@@ -66,6 +68,18 @@ async def run(workload: str, args: list[int], agent: list[str]) -> dict[str, Any
             if resource is not None:
                 blocks.append(resource_block(embedded_text_resource(common.RESOURCE_URI, resource)))
             done = await conn.prompt(session_id=session, prompt=blocks)
+            # SDK quirk (tests/interop/README.md): each notification is
+            # handled in a task of its own and a response resolves its
+            # future at once, so the prompt can return before the turn's
+            # last session/update handlers ran (seen in CI: 0 of 50). Yield
+            # to the loop (bounded) until the chunks are counted, as the
+            # TypeScript SDK's bench client does.
+            command = common.parse_command(text)
+            if command is not None and command[0] == "stream":
+                for _ in range(100_000):
+                    if tracker.chunks.get(session, 0) >= command[1]:
+                        break
+                    await asyncio.sleep(0)
             return done.stop_reason
 
         return await common.drive(workload, args, tracker, new_session, prompt)
