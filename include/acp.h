@@ -161,7 +161,8 @@ typedef void (*acp_event_callback)(void *user_data, acp_event *event);
 // thread that reads or writes the frame: libacp's I/O threads, or the
 // thread whose `acp_*` call wrote an answer or a request directly (when
 // the writer was idle), possibly concurrently with events: it must be
-// thread-safe, quick, and must not call blocking `acp_*` functions.
+// thread-safe, quick, and must not call blocking `acp_*` functions (they
+// return `ACP_ERR_WRONG_THREAD` inside it, on any thread).
 typedef void (*acp_trace_callback)(void *user_data,
                                    acp_direction direction,
                                    const char *frame,

@@ -190,7 +190,7 @@ fn host_options(options: &acp_options) -> HostOptions {
             };
             let ud: UserData = ud;
             // SAFETY: the host registered `cb` with `ud` for exactly this use.
-            unsafe { cb(ud.0, dir, frame.as_ptr().cast(), frame.len()) };
+            runtime::in_hook(|| unsafe { cb(ud.0, dir, frame.as_ptr().cast(), frame.len()) });
         });
         hook
     });

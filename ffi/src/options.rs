@@ -38,7 +38,8 @@ pub type acp_event_callback =
 /// thread that reads or writes the frame: libacp's I/O threads, or the
 /// thread whose `acp_*` call wrote an answer or a request directly (when
 /// the writer was idle), possibly concurrently with events: it must be
-/// thread-safe, quick, and must not call blocking `acp_*` functions.
+/// thread-safe, quick, and must not call blocking `acp_*` functions (they
+/// return `ACP_ERR_WRONG_THREAD` inside it, on any thread).
 pub type acp_trace_callback = Option<
     unsafe extern "C" fn(
         user_data: *mut c_void,
