@@ -649,12 +649,11 @@ impl NativeConnection {
     /// lane; bit 3: drain the ordered lane.
     #[napi]
     pub fn pump(&self) -> u32 {
-        let Some(reader) = self.reader.as_ref() else {
+        let (Some(conn), Some(reader)) = (self.conn.as_ref(), self.reader.as_ref()) else {
             return 3;
         };
-        self.inbox.hold_wakes();
-        let state = reader.pump();
-        let pending = self.inbox.release_wakes();
+        // The core's pump: the inbox's wakes held while the reader runs here.
+        let (state, pending) = conn.pump(reader);
         let next = match state {
             PumpState::Reading => 0,
             PumpState::Again => 1,
