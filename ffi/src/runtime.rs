@@ -2,41 +2,16 @@
 //! on first use, with two worker threads.
 
 use std::cell::Cell;
-use std::sync::OnceLock;
 
-static RUNTIME: OnceLock<Option<tokio::runtime::Runtime>> = OnceLock::new();
+use libacp_core::host::ProcessRuntime;
 
-/// Blocks SIGPIPE on the calling thread. libacp's threads write to pipes and
-/// sockets whose reader may be gone (an agent that exited or closed its
-/// stdin); the write must fail with `EPIPE`, not kill the host. Rust
-/// programs ignore SIGPIPE at startup, but a C or C++ host usually keeps the
-/// default action (terminate), so libacp blocks it on its own threads only
-/// and leaves the host's disposition alone. (Spawned processes start with
-/// an empty signal mask: the standard library resets it in the child.)
-fn block_sigpipe() {
-    // SAFETY: plain libc calls on a local, initialized signal set; they only
-    // change this thread's signal mask.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&raw mut set);
-        libc::sigaddset(&raw mut set, libc::SIGPIPE);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &raw const set, std::ptr::null_mut());
-    }
-}
+static RUNTIME: ProcessRuntime = ProcessRuntime::new();
 
-/// The shared runtime, or `None` if it could not be started.
+/// The shared runtime (the core's [`ProcessRuntime`]: two workers, SIGPIPE
+/// blocked on them, since a C or C++ host usually keeps SIGPIPE's default
+/// action), or `None` if it could not be started.
 pub(crate) fn handle() -> Option<&'static tokio::runtime::Runtime> {
-    RUNTIME
-        .get_or_init(|| {
-            tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .thread_name("libacp-io")
-                .on_thread_start(block_sigpipe)
-                .enable_all()
-                .build()
-                .ok()
-        })
-        .as_ref()
+    RUNTIME.get(|_| {}).ok()
 }
 
 thread_local! {

@@ -24,27 +24,16 @@ use crate::inbox::PyInbox;
 use crate::interpreter::attach_alive;
 
 /// The runtime, or why it could not be started.
-static RUNTIME: std::sync::OnceLock<Result<tokio::runtime::Runtime, String>> =
-    std::sync::OnceLock::new();
+static RUNTIME: libacp_core::host::ProcessRuntime = libacp_core::host::ProcessRuntime::new();
 
 /// libacp's runtime (started on first use). Fails only if the OS refuses
 /// its threads or its I/O driver.
 pub(crate) fn runtime() -> PyResult<&'static tokio::runtime::Runtime> {
     RUNTIME
-        .get_or_init(|| {
-            tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .thread_name("libacp")
-                .on_thread_stop(crate::interpreter::forget_thread_state)
-                .build()
-                .map_err(|e| e.to_string())
+        .get(|builder| {
+            builder.on_thread_stop(crate::interpreter::forget_thread_state);
         })
-        .as_ref()
-        .map_err(|e| {
-            pyo3::exceptions::PyRuntimeError::new_err(format!(
-                "libacp could not start its runtime: {e}"
-            ))
-        })
+        .map_err(pyo3::exceptions::PyRuntimeError::new_err)
 }
 
 /// Completes an asyncio future from libacp's threads, on its loop, unless

@@ -27,12 +27,14 @@
 //! answer is written there too when the writer is idle.
 
 mod inbox;
+mod runtime;
 
 use std::sync::{Arc, Mutex};
 
 use serde_json::value::RawValue;
 
 pub use inbox::{Delivery, HostRequest, Inbox, Pending, Wake};
+pub use runtime::ProcessRuntime;
 
 use crate::error::{CallError, ConnectionError};
 use crate::protocol::{AcpConnection, AcpOptions, AcpPeer, Role};

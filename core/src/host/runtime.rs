@@ -1,0 +1,99 @@
+//! The Tokio runtime a binding runs its connections on: one per process,
+//! started on first use, shared by every connection of that binding.
+//!
+//! [`ProcessRuntime::get`] builds it the same way for every binding: two
+//! worker threads named `libacp`, I/O and timers enabled, and SIGPIPE blocked
+//! on its threads. libacp's threads write to pipes and sockets whose reader
+//! may be gone (an agent that exited or closed its stdin); the write must
+//! fail with `EPIPE`, not kill the host. Rust programs ignore SIGPIPE at
+//! startup, but a C or C++ host usually keeps the default action
+//! (terminate), so libacp blocks it on its own threads only and leaves the
+//! host's disposition alone. (Spawned processes start with an empty signal
+//! mask: the standard library resets it in the child.)
+
+use std::sync::OnceLock;
+
+use tokio::runtime::{Builder, Runtime};
+
+/// A lazily started, process-wide runtime (a `static` of the binding).
+#[derive(Debug)]
+pub struct ProcessRuntime {
+    cell: OnceLock<Result<Runtime, String>>,
+}
+
+impl Default for ProcessRuntime {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ProcessRuntime {
+    /// A runtime not started yet.
+    pub const fn new() -> Self {
+        Self {
+            cell: OnceLock::new(),
+        }
+    }
+
+    /// The runtime, started on the first call with libacp's settings (see
+    /// the module docs) and then `configure` (a binding's own hooks, such as
+    /// `on_thread_stop`); later calls return the same runtime, or the same
+    /// error: why the OS refused its threads or its I/O driver.
+    pub fn get(&self, configure: impl FnOnce(&mut Builder)) -> Result<&Runtime, String> {
+        self.cell
+            .get_or_init(|| {
+                let mut builder = Builder::new_multi_thread();
+                builder
+                    .worker_threads(2)
+                    .thread_name("libacp")
+                    .on_thread_start(block_sigpipe)
+                    .enable_all();
+                configure(&mut builder);
+                builder
+                    .build()
+                    .map_err(|e| format!("libacp could not start its runtime: {e}"))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+/// Blocks SIGPIPE on the calling thread (see the module docs).
+fn block_sigpipe() {
+    // SAFETY: plain libc calls on a local, initialized signal set; they only
+    // change this thread's signal mask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&raw mut set);
+        libc::sigaddset(&raw mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &raw const set, std::ptr::null_mut());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn started_once_with_blocked_sigpipe() {
+        static RT: ProcessRuntime = ProcessRuntime::new();
+        let rt = RT.get(|_| {}).expect("runtime");
+        let again = RT.get(|_| panic!("configured twice")).expect("runtime");
+        assert!(std::ptr::eq(rt, again));
+        let (name, blocked) = rt.block_on(async {
+            tokio::spawn(async {
+                // SAFETY: reads this thread's signal mask into a local set.
+                let blocked = unsafe {
+                    let mut set: libc::sigset_t = std::mem::zeroed();
+                    libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &raw mut set);
+                    libc::sigismember(&raw const set, libc::SIGPIPE) == 1
+                };
+                (std::thread::current().name().map(str::to_owned), blocked)
+            })
+            .await
+            .expect("task")
+        });
+        assert_eq!(name.as_deref(), Some("libacp"));
+        assert!(blocked);
+    }
+}
