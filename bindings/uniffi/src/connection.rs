@@ -1,0 +1,321 @@
+//! [`Connection`]: one ACP connection, in either role, for Swift and Kotlin.
+//! A thin shell over the core's `AcpConnection`: the constructors convert
+//! the host's records into the core's options and transport, the methods
+//! convert JSON text and errors. Every protocol rule, the ordering and the
+//! cancellation machinery are the core's.
+//!
+//! **Lifetime.** The connection stays open until `shutdown()` is awaited, the
+//! peer closes it, or the object is freed (Kotlin `close()`/`destroy()` or
+//! the garbage collector's cleaner, Swift `deinit`), which closes it without
+//! waiting. Closing fails pending calls with [`AcpError::Closed`], ends the
+//! handlers' requests and shuts a spawned agent down (stdin closed, then
+//! SIGTERM, then SIGKILL to its process group); nothing of libacp's is left
+//! behind.
+//!
+//! **Threads.** Every method may be called from any thread. The async ones
+//! are driven by the host's runtime; the engine runs on libacp's own
+//! runtime (`runtime.rs`).
+
+use std::os::fd::IntoRawFd;
+use std::sync::{Arc, Mutex};
+
+use libacp_core::{AcpConnection, AcpPeer, RawValue, Role, Transport};
+
+use crate::error::AcpError;
+use crate::handler::{Dispatch, HostHandler};
+use crate::options::{self, AcpRole, AgentCommand, CallOptions, ConnectOptions};
+use crate::runtime::{self, InRuntime};
+
+/// How a spawned agent process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Record)]
+pub struct ExitStatus {
+    /// Its exit code, when it exited.
+    pub code: Option<i32>,
+    /// The signal that killed it, when one did.
+    pub signal: Option<i32>,
+}
+
+/// One ACP connection (see the module docs).
+#[derive(uniffi::Object)]
+pub struct Connection {
+    runtime: &'static tokio::runtime::Handle,
+    peer: AcpPeer,
+    /// Keeps the connection open; taken by `shutdown()`.
+    owner: Mutex<Option<AcpConnection>>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("peer", &self.peer)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connection {
+    fn start(
+        runtime: &'static tokio::runtime::Handle,
+        role: Role,
+        transport: Transport,
+        handler: Arc<dyn HostHandler>,
+        options: libacp_core::AcpOptions,
+    ) -> Arc<Self> {
+        let conn =
+            AcpConnection::start_on(runtime, role, transport, Dispatch::new(handler), options);
+        Arc::new(Self {
+            runtime,
+            peer: conn.acp_peer(),
+            owner: Mutex::new(Some(conn)),
+        })
+    }
+
+    async fn in_runtime<F: std::future::Future>(&self, f: F) -> F::Output {
+        InRuntime::new(self.runtime, f).await
+    }
+}
+
+/// JSON text to raw params: `None` stays absent; text that does not parse
+/// is refused (nothing is sent).
+fn raw_params(params: Option<String>) -> Result<Option<Box<RawValue>>, AcpError> {
+    params
+        .map(|text| {
+            RawValue::from_string(text).map_err(|e| AcpError::InvalidParams {
+                detail: format!("params are not JSON: {e}"),
+            })
+        })
+        .transpose()
+}
+
+#[uniffi::export]
+impl Connection {
+    /// Client side: spawns the agent `command` and talks ACP over its stdio.
+    /// A program that cannot be started throws [`AcpError::Spawn`] at once.
+    #[uniffi::constructor]
+    pub fn spawn(
+        command: AgentCommand,
+        handler: Arc<dyn HostHandler>,
+        options: ConnectOptions,
+    ) -> Result<Arc<Self>, AcpError> {
+        let runtime = runtime::handle()?;
+        let acp = options::acp_options(Role::Client, &options)?;
+        let command = options::command(&command, &handler)?;
+        let transport = {
+            let _entered = runtime.enter();
+            libacp_core::transport::process::spawn(&command)?
+        };
+        Ok(Self::start(runtime, Role::Client, transport, handler, acp))
+    }
+
+    /// Agent side: serves on this process's stdin and stdout (nothing else
+    /// may write to stdout afterwards: log to stderr).
+    #[uniffi::constructor]
+    pub fn serve_stdio(
+        handler: Arc<dyn HostHandler>,
+        options: ConnectOptions,
+    ) -> Result<Arc<Self>, AcpError> {
+        let runtime = runtime::handle()?;
+        let acp = options::acp_options(Role::Agent, &options)?;
+        Ok(Self::start(
+            runtime,
+            Role::Agent,
+            Transport::stdio(),
+            handler,
+            acp,
+        ))
+    }
+
+    /// Either role over file descriptors the caller gives up (pipes, or one
+    /// stream socket for both: `read_fd == write_fd`). A descriptor that is
+    /// not open or not usable throws [`AcpError::InvalidArgument`], and the
+    /// caller still owns both then.
+    #[uniffi::constructor]
+    pub fn from_fds(
+        role: AcpRole,
+        read_fd: i32,
+        write_fd: i32,
+        handler: Arc<dyn HostHandler>,
+        options: ConnectOptions,
+    ) -> Result<Arc<Self>, AcpError> {
+        let runtime = runtime::handle()?;
+        let role = Role::from(role);
+        let acp = options::acp_options(role, &options)?;
+        // SAFETY: the caller gives the descriptors up (documented above);
+        // from_raw_fds checks them before taking anything over.
+        let transport = unsafe { Transport::from_raw_fds(read_fd, write_fd) }
+            .map_err(|e| AcpError::argument(format!("descriptors {read_fd}/{write_fd}: {e}")))?;
+        Ok(Self::start(runtime, role, transport, handler, acp))
+    }
+
+    /// Sends request `method` with `params` (JSON text) and returns the
+    /// peer's result as JSON text. Checked against the protocol first: a
+    /// refused call throws [`AcpError::Refused`] and nothing is sent.
+    /// Cancelling the caller's coroutine or task abandons the call: the peer
+    /// is sent `$/cancel_request`.
+    pub async fn call(
+        &self,
+        method: String,
+        params: Option<String>,
+        options: CallOptions,
+    ) -> Result<String, AcpError> {
+        let params = raw_params(params)?;
+        let options = options.core()?;
+        let call = {
+            let _entered = self.runtime.enter();
+            self.peer.request_with(&method, params, options)
+        };
+        let result = self.in_runtime(call).await?;
+        Ok(result.get().to_owned())
+    }
+
+    /// Sends notification `method` with `params` (JSON text); returns once
+    /// it is queued for the peer (waiting while the outgoing queue is full).
+    /// On the client side `session/cancel` is [`Connection::cancel_session`].
+    pub async fn notify(&self, method: String, params: Option<String>) -> Result<(), AcpError> {
+        let params = raw_params(params)?;
+        let peer = self.peer.clone();
+        self.in_runtime(async move { peer.notify(&method, params).await })
+            .await
+            .map_err(Into::into)
+    }
+
+    /// Client side: cancels the session's prompt turn: sends
+    /// `session/cancel` and answers the session's pending permission
+    /// requests `cancelled` (their handlers see the cancellation).
+    pub async fn cancel_session(&self, session_id: String) -> Result<(), AcpError> {
+        let peer = self.peer.clone();
+        self.in_runtime(async move { peer.cancel_session(&session_id).await })
+            .await
+            .map_err(Into::into)
+    }
+
+    /// Closes the connection and waits until it is closed, written out and
+    /// a spawned agent is gone. Idempotent.
+    pub async fn shutdown(&self) {
+        let peer = self.peer.clone();
+        self.in_runtime(async move {
+            peer.close().await;
+            peer.terminated().await;
+        })
+        .await;
+        let owner = options::lock(&self.owner).take();
+        drop(owner);
+    }
+
+    /// Waits until the connection is closed; returns why.
+    pub async fn closed(&self) -> String {
+        let peer = self.peer.clone();
+        self.in_runtime(async move { peer.closed().await.to_string() })
+            .await
+    }
+
+    /// Waits until the connection is closed, everything queued was written
+    /// and a spawned agent is gone (what an agent process awaits before it
+    /// exits).
+    pub async fn terminated(&self) {
+        let peer = self.peer.clone();
+        self.in_runtime(async move { peer.terminated().await })
+            .await;
+    }
+
+    /// Why the connection closed; `None` while it is open.
+    pub fn close_reason(&self) -> Option<String> {
+        self.peer.peer().close_reason().map(|r| r.to_string())
+    }
+
+    /// The role this end plays.
+    pub fn role(&self) -> AcpRole {
+        match self.peer.role() {
+            Role::Client => AcpRole::Client,
+            Role::Agent => AcpRole::Agent,
+        }
+    }
+
+    /// The negotiated protocol version, once initialized.
+    pub fn protocol_version(&self) -> Option<u16> {
+        self.peer.protocol_version()
+    }
+
+    /// The capabilities the peer advertised (JSON text; `{}` before
+    /// `initialize`).
+    pub fn peer_capabilities(&self) -> String {
+        self.peer.peer_capabilities().to_string()
+    }
+
+    /// The capabilities this side advertised (JSON text).
+    pub fn local_capabilities(&self) -> String {
+        self.peer.local_capabilities().to_string()
+    }
+
+    /// Ids of the open sessions.
+    pub fn sessions(&self) -> Vec<String> {
+        self.peer.sessions()
+    }
+
+    /// Whether the session has a prompt turn in progress.
+    pub fn turn_in_progress(&self, session_id: String) -> bool {
+        self.peer.turn_in_progress(&session_id)
+    }
+
+    /// Client side, with `session_model`: the session's folded state (JSON
+    /// text), `None` for an unknown session.
+    pub fn session_snapshot(&self, session_id: String) -> Result<Option<String>, AcpError> {
+        let Some(store) = self.peer.services().sessions else {
+            return Err(AcpError::argument(
+                "the session model is not enabled (ConnectOptions.session_model)",
+            ));
+        };
+        Ok(store.snapshot_json(&session_id).map(|v| v.to_string()))
+    }
+
+    /// The spawned agent's process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.peer.process().map(libacp_core::ProcessStatus::pid)
+    }
+
+    /// How the spawned agent ended, once it has.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        self.peer
+            .process()
+            .and_then(libacp_core::ProcessStatus::try_exit)
+            .map(|i| ExitStatus {
+                code: i.code,
+                signal: i.signal,
+            })
+    }
+
+    /// Waits until the spawned agent exits (`None` when none was spawned).
+    pub async fn wait_exit(&self) -> Option<ExitStatus> {
+        let process = self.peer.process().cloned()?;
+        let info = self.in_runtime(async move { process.wait().await }).await;
+        Some(ExitStatus {
+            code: info.code,
+            signal: info.signal,
+        })
+    }
+
+    /// Kills the spawned agent's process group at once (the host is exiting
+    /// and cannot wait for the shutdown ladder).
+    pub fn kill_now(&self) {
+        if let Some(process) = self.peer.process() {
+            process.kill_now();
+        }
+    }
+}
+
+/// A connected pair of Unix stream sockets (close-on-exec), as two
+/// descriptors the caller owns: both roles in one process
+/// ([`Connection::from_fds`] with `read_fd == write_fd`), or a test's
+/// scripted peer on one end.
+#[uniffi::export]
+pub fn socket_pair() -> Result<Vec<i32>, AcpError> {
+    let (a, b) = std::os::unix::net::UnixStream::pair().map_err(|e| AcpError::Internal {
+        detail: format!("socketpair failed: {e}"),
+    })?;
+    Ok(vec![a.into_raw_fd(), b.into_raw_fd()])
+}
+
+/// libacp's version.
+#[uniffi::export]
+pub fn libacp_version() -> String {
+    env!("CARGO_PKG_VERSION").to_owned()
+}

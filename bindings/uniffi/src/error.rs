@@ -1,0 +1,273 @@
+//! The one error type of the binding, [`AcpError`]: what a failed call, a
+//! refused argument or a closed connection throws in Swift (`AcpError`, an
+//! `Error` enum) and Kotlin (`AcpException`, a sealed exception class), and
+//! what a host's request handler throws to answer with a JSON-RPC error.
+//!
+//! The variants and their fields mirror the typed errors every binding
+//! shares (`tests/scenarios/README.md`, "Typed errors"). No field is named
+//! `message`: it would clash with `Throwable.message` in Kotlin; the text
+//! is `detail`.
+
+use std::fmt;
+
+use libacp_core::{CallError, ConnectionError, Refusal, RpcError};
+
+/// Why a call or an operation failed.
+#[derive(Debug, Clone, PartialEq, uniffi::Error)]
+pub enum AcpError {
+    /// The peer answered with a JSON-RPC error. A request handler throws it
+    /// to answer with that error.
+    Rpc {
+        /// The JSON-RPC error code.
+        code: i64,
+        /// The error's message, as the peer sent it.
+        detail: String,
+        /// The error's `data` as JSON text, if any.
+        data: Option<String>,
+    },
+    /// The protocol layer refused the call locally; nothing was sent.
+    Refused {
+        /// `NotInitialized`, `AlreadyInitialized`, `CapabilityNotAdvertised`,
+        /// `UnknownSession`, `PromptInProgress`, `UnsupportedVersion` or
+        /// `WrongDirection`.
+        kind: String,
+        /// The refused method, where the kind has one.
+        method: Option<String>,
+        /// The capability the peer did not advertise
+        /// (`agentCapabilities.loadSession`, ...).
+        capability: Option<String>,
+        /// The session the call named.
+        session_id: Option<String>,
+        /// The protocol version the agent answered with (JSON text).
+        version: Option<String>,
+        /// A sentence saying why.
+        detail: String,
+    },
+    /// The params broke the spec's rules (a relative path, a missing field)
+    /// or were not a JSON object; nothing was sent.
+    InvalidParams {
+        /// What was wrong.
+        detail: String,
+    },
+    /// The peer's result did not decode as the expected type.
+    InvalidResult {
+        /// What was wrong.
+        detail: String,
+    },
+    /// The connection closed before the answer (or before sending).
+    Closed {
+        /// Why it closed.
+        detail: String,
+    },
+    /// The call was cancelled: by the caller (the peer was sent
+    /// `$/cancel_request`), or, thrown by a request handler, because the
+    /// peer cancelled the request (answered `-32800`; a prompt answers
+    /// `stopReason: "cancelled"`).
+    Cancelled {
+        /// What cancelled it.
+        detail: String,
+    },
+    /// No answer within the call's timeout (the peer was sent
+    /// `$/cancel_request`).
+    Timeout {
+        /// Which timeout.
+        detail: String,
+    },
+    /// The agent process could not be started.
+    Spawn {
+        /// The program that was to be run.
+        program: String,
+        /// The operating system's error text.
+        detail: String,
+    },
+    /// An argument was out of range (an option, a descriptor, JSON text
+    /// that does not parse); nothing was started or sent.
+    InvalidArgument {
+        /// Which argument, and why.
+        detail: String,
+    },
+    /// Something failed inside libacp or the host's handler threw something
+    /// that is not an `AcpError` (answered `-32603`).
+    Internal {
+        /// What failed.
+        detail: String,
+    },
+}
+
+impl fmt::Display for AcpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Rpc { code, detail, data } => match data {
+                Some(data) => write!(f, "JSON-RPC error {code}: {detail} (data: {data})"),
+                None => write!(f, "JSON-RPC error {code}: {detail}"),
+            },
+            Self::Refused { detail, .. } => write!(f, "refused locally: {detail}"),
+            Self::InvalidParams { detail } => write!(f, "invalid params: {detail}"),
+            Self::InvalidResult { detail } => write!(f, "unexpected result: {detail}"),
+            Self::Closed { detail } => write!(f, "connection closed: {detail}"),
+            Self::Cancelled { detail } => write!(f, "cancelled: {detail}"),
+            Self::Timeout { detail } => write!(f, "timed out: {detail}"),
+            Self::Spawn { program, detail } => write!(f, "could not start `{program}`: {detail}"),
+            Self::InvalidArgument { detail } => write!(f, "invalid argument: {detail}"),
+            Self::Internal { detail } => write!(f, "internal error: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for AcpError {}
+
+impl AcpError {
+    pub(crate) fn argument(detail: impl Into<String>) -> Self {
+        Self::InvalidArgument {
+            detail: detail.into(),
+        }
+    }
+
+    /// The JSON-RPC error a request handler's thrown error answers with.
+    pub(crate) fn to_rpc(&self) -> RpcError {
+        match self {
+            Self::Rpc { code, detail, data } => {
+                let error = RpcError::new(*code, detail.clone());
+                match data
+                    .as_deref()
+                    .map(serde_json::from_str::<serde_json::Value>)
+                {
+                    None => error,
+                    Some(Ok(value)) => error.with_data(value),
+                    // Not JSON: sent as a string rather than dropped.
+                    Some(Err(_)) => error.with_data(data.clone().unwrap_or_default()),
+                }
+            }
+            Self::Cancelled { .. } => RpcError::request_cancelled(),
+            Self::InvalidParams { detail } => RpcError::invalid_params(detail.clone()),
+            other => RpcError::internal_error(other.to_string()),
+        }
+    }
+}
+
+impl From<ConnectionError> for AcpError {
+    fn from(e: ConnectionError) -> Self {
+        match e {
+            ConnectionError::Closed(reason) => Self::Closed {
+                detail: reason.to_string(),
+            },
+            ConnectionError::Spawn { program, error } => Self::Spawn {
+                program,
+                detail: error,
+            },
+        }
+    }
+}
+
+impl From<CallError> for AcpError {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::Rpc(e) => Self::Rpc {
+                code: e.code,
+                detail: e.message,
+                data: e.data.map(|d| d.to_string()),
+            },
+            CallError::Connection(e) => e.into(),
+            e @ CallError::Cancelled => Self::Cancelled {
+                detail: e.to_string(),
+            },
+            e @ CallError::Timeout => Self::Timeout {
+                detail: e.to_string(),
+            },
+            CallError::InvalidParams(detail) => Self::InvalidParams { detail },
+            CallError::InvalidResult(detail) => Self::InvalidResult { detail },
+            CallError::Refused(r) => refused(&r),
+        }
+    }
+}
+
+fn refused(r: &Refusal) -> AcpError {
+    let json = r.to_json();
+    let field = |name: &str| {
+        json.get(name).map(|v| match v {
+            serde_json::Value::String(s) if name != "version" => s.clone(),
+            other => other.to_string(),
+        })
+    };
+    AcpError::Refused {
+        kind: r.kind().to_owned(),
+        method: field("method"),
+        capability: field("capability"),
+        session_id: field("sessionId"),
+        version: field("version"),
+        detail: r.to_string(),
+    }
+}
+
+/// A host handler threw something that is not an [`AcpError`] (Kotlin: any
+/// other exception; Swift: any other `Error`).
+impl From<uniffi::UnexpectedUniFFICallbackError> for AcpError {
+    fn from(e: uniffi::UnexpectedUniFFICallbackError) -> Self {
+        Self::Internal { detail: e.reason }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rpc_errors_keep_code_and_data() {
+        let e = AcpError::from(CallError::Rpc(
+            RpcError::new(-32002, "nope").with_data(serde_json::json!({"sessionId": "s"})),
+        ));
+        assert_eq!(
+            e,
+            AcpError::Rpc {
+                code: -32002,
+                detail: "nope".into(),
+                data: Some(r#"{"sessionId":"s"}"#.into())
+            }
+        );
+        let back = e.to_rpc();
+        assert_eq!(back.code, -32002);
+        assert_eq!(back.data, Some(serde_json::json!({"sessionId": "s"})));
+    }
+
+    #[test]
+    fn data_that_is_not_json_is_sent_as_a_string() {
+        let e = AcpError::Rpc {
+            code: 1,
+            detail: "x".into(),
+            data: Some("not json".into()),
+        };
+        assert_eq!(e.to_rpc().data, Some(serde_json::json!("not json")));
+    }
+
+    #[test]
+    fn refusals_carry_their_fields() {
+        let e = AcpError::from(CallError::Refused(Refusal::CapabilityNotAdvertised {
+            method: "session/load".into(),
+            capability: "agentCapabilities.loadSession".into(),
+        }));
+        let AcpError::Refused {
+            kind,
+            method,
+            capability,
+            session_id,
+            ..
+        } = e
+        else {
+            panic!("not a refusal: {e:?}");
+        };
+        assert_eq!(kind, "CapabilityNotAdvertised");
+        assert_eq!(method.as_deref(), Some("session/load"));
+        assert_eq!(capability.as_deref(), Some("agentCapabilities.loadSession"));
+        assert_eq!(session_id, None);
+        let e = AcpError::from(CallError::Refused(Refusal::UnsupportedVersion {
+            version: "99".into(),
+        }));
+        assert!(matches!(e, AcpError::Refused { version: Some(v), .. } if v == "99"));
+    }
+
+    #[test]
+    fn a_thrown_cancellation_answers_request_cancelled() {
+        let e = AcpError::Cancelled { detail: "x".into() };
+        assert_eq!(e.to_rpc().code, libacp_core::codes::REQUEST_CANCELLED);
+    }
+}

@@ -1,0 +1,31 @@
+//! libacp for Swift and Kotlin, through UniFFI (namespace `libacp`).
+//!
+//! One [`Connection`] object serves both roles: [`Connection::spawn`] (a
+//! client spawning its agent), [`Connection::serve_stdio`] (an agent) and
+//! [`Connection::from_fds`] (either role over pipes or a socket). The host
+//! implements [`HostHandler`] (a foreign trait) for what the peer sends and
+//! calls [`Connection::call`]/[`Connection::notify`] for what it sends; the
+//! hand-written Kotlin (`bindings/uniffi/kotlin`) and Swift
+//! (`bindings/uniffi/swift`) layers put typed ACP methods and models on top.
+//!
+//! Values cross as JSON text, errors as [`AcpError`]. Everything else is
+//! the core's: this crate only converts values and threads (`runtime.rs`).
+//! The generated Kotlin and Swift sources are committed and drift-checked
+//! (`scripts/uniffi/generate.sh --check`).
+
+// `AcpError` is the FFI's error enum: its shape is what Swift and Kotlin
+// see, and UniFFI cannot pass it boxed. Errors are the cold path.
+#![allow(clippy::result_large_err)]
+
+uniffi::setup_scaffolding!("libacp");
+
+mod connection;
+mod error;
+mod handler;
+mod options;
+mod runtime;
+
+pub use connection::{Connection, ExitStatus, libacp_version, socket_pair};
+pub use error::AcpError;
+pub use handler::{HostHandler, IncomingRequest, RequestSignals};
+pub use options::{AcpRole, AgentCommand, CallOptions, ConnectOptions, WireFraming};
