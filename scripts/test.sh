@@ -3,8 +3,10 @@
 # with one "N passed, N failed" line. Installs what it needs itself: cargo
 # fetches the pinned crates (Cargo.lock), scripts/setup-interop.sh the pinned
 # official TypeScript and Python SDKs (npm, PyPI), the C, Python and Node
-# stages their Debian packages, venvs and npm packages, bench/run.sh --smoke the benchmark
-# programs' builds, venv and npm packages (all pinned).
+# stages their Debian packages, venvs and npm packages, the Kotlin stage its
+# Maven Central libraries (pinned in the poms) and the UniFFI bindgen (PyPI),
+# bench/run.sh --smoke the benchmark programs' builds, venv and npm packages
+# (all pinned).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -69,6 +71,10 @@ stage "Python binding: pip install ./bindings/python, pytest, mypy, ruff (script
 # The Node binding: the napi build, node --test, the generated files, lint.
 stage "Node binding: napi build, node --test, generated-file and lint checks (scripts/test-node.sh)" \
   Node ./scripts/test-node.sh
+# The Kotlin binding (UniFFI): generated-source drift, mvn test (JUnit and the
+# shared scenarios), the examples.
+stage "Kotlin binding: generated sources, mvn test, examples (scripts/test-kotlin.sh)" \
+  Kotlin ./scripts/test-kotlin.sh
 # The benchmark cross-check (bench/): every bench client against every bench
 # agent (libacp Rust, C, Python and Node, the official Rust, TypeScript and Python
 # SDKs, the raw baseline) on tiny workloads. Correctness only: no timing is

@@ -1,0 +1,196 @@
+package dev.libacp
+
+import kotlin.coroutines.CoroutineContext
+import kotlin.time.Duration
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.jsonObject
+
+/**
+ * What a host implements for the dynamic API: requests and notifications by
+ * method name, with JSON params. The defaults answer `-32601` and ignore
+ * notifications.
+ */
+interface AcpHandler {
+    /** Answers a request with its result, or throws [AcpException]. */
+    suspend fun onRequest(call: IncomingCall): JsonElement = throw AcpErrors.methodNotFound(call.method)
+
+    /**
+     * Handles a notification; the next message from the peer waits until it
+     * returns (so notifications are seen in order, and before the answers
+     * that follow them).
+     */
+    suspend fun onNotification(method: String, params: JsonElement?) {}
+
+    /**
+     * A line of the spawned agent's stderr (with
+     * `AgentCommand.stderrToHost`). Called on a libacp thread: do not block.
+     */
+    fun onStderr(line: String) {}
+}
+
+private class DynamicHost(private val handler: AcpHandler) : RawHost {
+    override suspend fun request(call: IncomingCall): String = handler.onRequest(call).toString()
+
+    override suspend fun notification(method: String, params: String?) =
+        handler.onNotification(method, params?.let { Json.parseToJsonElement(it) })
+
+    override fun stderr(line: String) = handler.onStderr(line)
+}
+
+/**
+ * One ACP connection, in either role, with the dynamic (method name + JSON)
+ * API. [ClientConnection] and [AgentConnection] put the typed ACP methods on
+ * top of one.
+ *
+ * Every protocol rule is libacp's: calls the peer did not advertise, or
+ * made before `initialize`, throw [AcpException.Refused] without sending;
+ * notifications reach the handler in order, before the answers that follow
+ * them; cancelling a coroutine awaiting [call] sends `$/cancel_request`.
+ *
+ * [close] closes without waiting (also what `use {}` does); [shutdown] closes
+ * and waits until everything was written and a spawned agent is gone.
+ */
+class AcpConnection private constructor(
+    private val native: Connection,
+    private val bridge: HostBridge,
+) : AutoCloseable {
+    companion object {
+        /**
+         * Client side: spawns [command] and talks ACP over its stdio.
+         * Handlers run in [context]. Throws [AcpException.Spawn] if the
+         * program cannot be started.
+         */
+        fun spawn(
+            command: AgentCommand,
+            handler: AcpHandler = object : AcpHandler {},
+            options: ConnectOptions = ConnectOptions(),
+            context: CoroutineContext = Dispatchers.Default,
+        ): AcpConnection = open(DynamicHost(handler), context) { Connection.spawn(command, it, options) }
+
+        /** Agent side: serves on this process's stdin/stdout (log to stderr only). */
+        fun serveStdio(
+            handler: AcpHandler,
+            options: ConnectOptions = ConnectOptions(),
+            context: CoroutineContext = Dispatchers.Default,
+        ): AcpConnection = open(DynamicHost(handler), context) { Connection.serveStdio(it, options) }
+
+        /**
+         * Either role over descriptors the caller gives up: two pipes, or one
+         * stream socket for both ([readFd] == [writeFd]; see [socketPair]).
+         */
+        fun fromFds(
+            role: AcpRole,
+            readFd: Int,
+            writeFd: Int,
+            handler: AcpHandler = object : AcpHandler {},
+            options: ConnectOptions = ConnectOptions(),
+            context: CoroutineContext = Dispatchers.Default,
+        ): AcpConnection =
+            open(DynamicHost(handler), context) { Connection.fromFds(role, readFd, writeFd, it, options) }
+
+        internal fun open(
+            host: RawHost,
+            context: CoroutineContext,
+            make: (HostHandler) -> Connection,
+        ): AcpConnection {
+            val bridge = HostBridge(host, context)
+            return AcpConnection(make(bridge), bridge)
+        }
+    }
+
+    /** The role this end plays. */
+    val role: AcpRole
+        get() = native.role()
+
+    /**
+     * Sends request [method] and returns the peer's result. [timeout]
+     * overrides the connection's default; [noTimeout] removes it.
+     */
+    suspend fun call(
+        method: String,
+        params: JsonElement? = null,
+        timeout: Duration? = null,
+        noTimeout: Boolean = false,
+    ): JsonElement = Json.parseToJsonElement(callJson(method, params?.toString(), timeout, noTimeout))
+
+    /** [call] with params and result as JSON text. */
+    suspend fun callJson(
+        method: String,
+        params: String?,
+        timeout: Duration? = null,
+        noTimeout: Boolean = false,
+    ): String {
+        val inNotification = currentCoroutineContext()[InNotification]?.bridge === bridge
+        val options = CallOptions(
+            timeoutMs = timeout?.inWholeMilliseconds?.coerceAtLeast(1)?.toULong(),
+            noTimeout = noTimeout,
+            skipBarrier = inNotification,
+        )
+        return native.call(method, params, options)
+    }
+
+    /** Sends notification [method]; returns once it is queued for the peer. */
+    suspend fun notify(method: String, params: JsonElement? = null) = native.notify(method, params?.toString())
+
+    /** [notify] with params as JSON text. */
+    suspend fun notifyJson(method: String, params: String?) = native.notify(method, params)
+
+    /**
+     * Client side: cancels the session's prompt turn (`session/cancel`); the
+     * session's pending permission requests are answered `cancelled`.
+     */
+    suspend fun cancelSession(sessionId: String) = native.cancelSession(sessionId)
+
+    /** Closes and waits until written out and a spawned agent is gone. Idempotent. */
+    suspend fun shutdown() = native.shutdown()
+
+    /** Waits until the connection closes; returns why. */
+    suspend fun closed(): String = native.closed()
+
+    /** Waits until closed, written out and a spawned agent is gone. */
+    suspend fun terminated() = native.terminated()
+
+    /** Why the connection closed; `null` while open. */
+    val closeReason: String?
+        get() = native.closeReason()
+
+    /** The negotiated protocol version, once initialized. */
+    val protocolVersion: Int?
+        get() = native.protocolVersion()?.toInt()
+
+    /** The capabilities the peer advertised (`{}` before `initialize`). */
+    val peerCapabilities: JsonObject
+        get() = Json.parseToJsonElement(native.peerCapabilities()).jsonObject
+
+    /** The open sessions' ids. */
+    val sessions: List<String>
+        get() = native.sessions()
+
+    /** Whether the session has a prompt turn in progress. */
+    fun turnInProgress(sessionId: String): Boolean = native.turnInProgress(sessionId)
+
+    /** With `ConnectOptions.sessionModel`: the session's folded state, `null` if unknown. */
+    fun sessionSnapshot(sessionId: String): JsonObject? =
+        native.sessionSnapshot(sessionId)?.let { Json.parseToJsonElement(it).jsonObject }
+
+    /** The spawned agent's process id. */
+    val pid: Int?
+        get() = native.pid()?.toInt()
+
+    /** How the spawned agent ended, once it has. */
+    val exitStatus: ExitStatus?
+        get() = native.exitStatus()
+
+    /** Waits until the spawned agent exits (`null` if none was spawned). */
+    suspend fun waitExit(): ExitStatus? = native.waitExit()
+
+    /** Kills the spawned agent's process group now. */
+    fun killNow() = native.killNow()
+
+    /** Closes without waiting and frees the native connection. Idempotent. */
+    override fun close() = native.destroy()
+}

@@ -1,0 +1,86 @@
+package dev.libacp
+
+import java.util.concurrent.ConcurrentHashMap
+import kotlin.coroutines.AbstractCoroutineContextElement
+import kotlin.coroutines.CoroutineContext
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.async
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.withContext
+
+/**
+ * What the typed and dynamic layers give the bridge: the peer's requests and
+ * notifications as JSON text, so the typed layer decodes straight into its
+ * models.
+ */
+internal interface RawHost {
+    /** Answers a request: its result as JSON text, or throws [AcpException]. */
+    suspend fun request(call: IncomingCall): String
+
+    /** Handles a notification (the next message waits for it). */
+    suspend fun notification(method: String, params: String?)
+
+    /** A line of the spawned agent's stderr (libacp runtime thread). */
+    fun stderr(line: String)
+}
+
+/**
+ * Set while a notification handler of the connection with this bridge runs:
+ * calls made under it skip the ordering barrier (their answers would
+ * otherwise wait for that very handler: DESIGN.md, decision 1).
+ */
+internal class InNotification(val bridge: HostBridge) : AbstractCoroutineContextElement(Key) {
+    companion object Key : CoroutineContext.Key<InNotification>
+}
+
+/**
+ * The [HostHandler] libacp calls. Handlers run in [context] (by default
+ * `Dispatchers.Default`); a request handler runs as a child coroutine that
+ * is cancelled when the peer cancels the request (`$/cancel_request`,
+ * `session/cancel` for a prompt), and then answers `-32800` (a prompt:
+ * `stopReason: "cancelled"`) unless it returns first.
+ */
+internal class HostBridge(
+    private val host: RawHost,
+    private val context: CoroutineContext,
+) : HostHandler {
+    private val inflight = ConcurrentHashMap<ULong, Job>()
+
+    override suspend fun onRequest(request: IncomingRequest, signals: RequestSignals): String {
+        try {
+            val call = IncomingCall(request.method, request.params, request.id, request.key, signals)
+            return coroutineScope {
+                val work = async(context) { host.request(call) }
+                inflight[request.key] = work
+                // A cancellation that came before the registration is seen
+                // here; a later one finds the job in the map (onCancel).
+                if (signals.isCancelled()) work.cancel(peerCancelled(request.method))
+                try {
+                    work.await()
+                } catch (e: CancellationException) {
+                    if (!signals.isCancelled()) throw e
+                    throw AcpException.Cancelled("the peer cancelled ${request.method}")
+                } finally {
+                    inflight.remove(request.key)
+                }
+            }
+        } finally {
+            signals.destroy()
+        }
+    }
+
+    override suspend fun onNotification(method: String, params: String?) {
+        withContext(context + InNotification(this)) { host.notification(method, params) }
+    }
+
+    override fun onCancel(key: ULong) {
+        inflight[key]?.cancel(peerCancelled("the request"))
+    }
+
+    override fun onStderr(line: String) {
+        host.stderr(line)
+    }
+
+    private fun peerCancelled(what: String) = CancellationException("the peer cancelled $what")
+}

@@ -1,0 +1,48 @@
+package dev.libacp
+
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonPrimitive
+
+/**
+ * A request from the peer, as handlers see it. [paramsJson] and [idJson] are
+ * the JSON text as it arrived: every field, known or not, is there.
+ */
+class IncomingCall internal constructor(
+    /** The method name, as sent. */
+    val method: String,
+    /** The params as JSON text; `null` when absent. */
+    val paramsJson: String?,
+    /** The id the peer chose, as JSON text. */
+    val idJson: String,
+    /** Unique per connection. */
+    val key: ULong,
+    private val signals: RequestSignals,
+) {
+    /** The params, parsed; `null` when absent. */
+    val params: JsonElement? by lazy { paramsJson?.let { Json.parseToJsonElement(it) } }
+
+    /**
+     * Whether the peer cancelled the request. The handler's coroutine is
+     * cancelled too; a handler that must finish something (a prompt sending
+     * its last updates) does it under `withContext(NonCancellable)`.
+     */
+    val isCancelled: Boolean
+        get() = signals.isCancelled()
+
+    override fun toString() = "IncomingCall($method, id=$idJson)"
+}
+
+/** The errors handlers throw for the standard JSON-RPC answers. */
+object AcpErrors {
+    /** `-32601` with `data: {"method": method}`, as libacp answers unhandled methods. */
+    fun methodNotFound(method: String): AcpException =
+        AcpException.Rpc(-32601, "Method not found", """{"method":${JsonPrimitive(method)}}""")
+
+    /** `-32602` with [detail] as `data`. */
+    fun invalidParams(detail: String): AcpException = AcpException.InvalidParams(detail)
+
+    /** An error with this code, message and `data` (JSON). */
+    fun rpc(code: Long, message: String, data: JsonElement? = null): AcpException =
+        AcpException.Rpc(code, message, data?.toString())
+}

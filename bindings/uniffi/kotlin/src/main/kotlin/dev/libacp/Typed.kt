@@ -1,0 +1,358 @@
+package dev.libacp
+
+import com.agentclientprotocol.model.AuthenticateRequest
+import com.agentclientprotocol.model.AuthenticateResponse
+import com.agentclientprotocol.model.CancelNotification
+import com.agentclientprotocol.model.CreateTerminalRequest
+import com.agentclientprotocol.model.CreateTerminalResponse
+import com.agentclientprotocol.model.InitializeRequest
+import com.agentclientprotocol.model.InitializeResponse
+import com.agentclientprotocol.model.KillTerminalCommandRequest
+import com.agentclientprotocol.model.KillTerminalCommandResponse
+import com.agentclientprotocol.model.LoadSessionRequest
+import com.agentclientprotocol.model.LoadSessionResponse
+import com.agentclientprotocol.model.NewSessionRequest
+import com.agentclientprotocol.model.NewSessionResponse
+import com.agentclientprotocol.model.PromptRequest
+import com.agentclientprotocol.model.PromptResponse
+import com.agentclientprotocol.model.ReadTextFileRequest
+import com.agentclientprotocol.model.ReadTextFileResponse
+import com.agentclientprotocol.model.ReleaseTerminalRequest
+import com.agentclientprotocol.model.ReleaseTerminalResponse
+import com.agentclientprotocol.model.RequestPermissionRequest
+import com.agentclientprotocol.model.RequestPermissionResponse
+import com.agentclientprotocol.model.SessionNotification
+import com.agentclientprotocol.model.SetSessionModeRequest
+import com.agentclientprotocol.model.SetSessionModeResponse
+import com.agentclientprotocol.model.TerminalOutputRequest
+import com.agentclientprotocol.model.TerminalOutputResponse
+import com.agentclientprotocol.model.WaitForTerminalExitRequest
+import com.agentclientprotocol.model.WaitForTerminalExitResponse
+import com.agentclientprotocol.model.WriteTextFileRequest
+import com.agentclientprotocol.model.WriteTextFileResponse
+import com.agentclientprotocol.rpc.ACPJson
+import kotlin.coroutines.CoroutineContext
+import kotlinx.coroutines.Dispatchers
+import kotlinx.serialization.KSerializer
+import kotlinx.serialization.SerializationException
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonElement
+
+// The typed layer: ACP v1 methods with the official Kotlin SDK's models
+// (com.agentclientprotocol:acp-model-jvm), encoded and decoded with its
+// `ACPJson`. Unknown fields are not in the models: a handler that needs
+// them reads `IncomingCall.paramsJson`; a call that needs to send them uses
+// `AcpConnection.call` (the dynamic API of the same connection).
+
+private fun <T> decode(serializer: KSerializer<T>, text: String?, params: Boolean): T =
+    try {
+        ACPJson.decodeFromString(serializer, text ?: "null")
+    } catch (e: SerializationException) {
+        throw if (params) AcpException.InvalidParams(e.message ?: "params did not decode")
+        else AcpException.InvalidResult(e.message ?: "result did not decode")
+    } catch (e: IllegalArgumentException) {
+        throw if (params) AcpException.InvalidParams(e.message ?: "params did not decode")
+        else AcpException.InvalidResult(e.message ?: "result did not decode")
+    }
+
+private suspend fun <P, R> AcpConnection.typed(
+    method: String,
+    params: P,
+    ps: KSerializer<P>,
+    rs: KSerializer<R>,
+): R = decode(rs, callJson(method, ACPJson.encodeToString(ps, params)), params = false)
+
+/** Serves a request by decoding its params with [ps] and encoding the result with [rs]. */
+private class Route<P, R>(
+    val ps: KSerializer<P>,
+    val rs: KSerializer<R>,
+    val handle: suspend (P, IncomingCall) -> R,
+) {
+    suspend fun serve(call: IncomingCall): String =
+        ACPJson.encodeToString(rs, handle(decode(ps, call.paramsJson, params = true), call))
+}
+
+/**
+ * The client side's handlers: what an editor answers. Every method has a
+ * default that answers `-32601` (or ignores a notification); implement those
+ * whose capabilities the client advertises.
+ */
+interface Client {
+    /** `session/request_permission`; cancelled (coroutine) when the turn is cancelled. */
+    suspend fun requestPermission(request: RequestPermissionRequest, call: IncomingCall): RequestPermissionResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `fs/read_text_file`. */
+    suspend fun readTextFile(request: ReadTextFileRequest, call: IncomingCall): ReadTextFileResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `fs/write_text_file`. */
+    suspend fun writeTextFile(request: WriteTextFileRequest, call: IncomingCall): WriteTextFileResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `terminal/create`. */
+    suspend fun createTerminal(request: CreateTerminalRequest, call: IncomingCall): CreateTerminalResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `terminal/output`. */
+    suspend fun terminalOutput(request: TerminalOutputRequest, call: IncomingCall): TerminalOutputResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `terminal/release`. */
+    suspend fun releaseTerminal(request: ReleaseTerminalRequest, call: IncomingCall): ReleaseTerminalResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `terminal/wait_for_exit`. */
+    suspend fun waitForTerminalExit(
+        request: WaitForTerminalExitRequest,
+        call: IncomingCall,
+    ): WaitForTerminalExitResponse = throw AcpErrors.methodNotFound(call.method)
+
+    /** `terminal/kill`. */
+    suspend fun killTerminal(request: KillTerminalCommandRequest, call: IncomingCall): KillTerminalCommandResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /**
+     * `session/update`, in order; a prompt returns only after the updates the
+     * agent sent before its answer were handled here.
+     */
+    suspend fun sessionUpdate(notification: SessionNotification) {}
+
+    /** A request of another method (an extension). */
+    suspend fun extMethod(call: IncomingCall): JsonElement = throw AcpErrors.methodNotFound(call.method)
+
+    /** A notification of another method (an extension). */
+    suspend fun extNotification(method: String, params: JsonElement?) {}
+
+    /** A line of the agent's stderr (libacp thread; with `AgentCommand.stderrToHost`). */
+    fun onStderr(line: String) {}
+}
+
+/**
+ * The agent side's handlers. [initialize], [newSession] and [prompt] are
+ * required; the others answer `-32601` unless implemented.
+ */
+interface Agent {
+    /** `initialize`. */
+    suspend fun initialize(request: InitializeRequest, call: IncomingCall): InitializeResponse
+
+    /** `authenticate`. */
+    suspend fun authenticate(request: AuthenticateRequest, call: IncomingCall): AuthenticateResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `session/new`. */
+    suspend fun newSession(request: NewSessionRequest, call: IncomingCall): NewSessionResponse
+
+    /** `session/load` (advertise `loadSession`). */
+    suspend fun loadSession(request: LoadSessionRequest, call: IncomingCall): LoadSessionResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /**
+     * `session/prompt`. A `session/cancel` cancels this coroutine; the turn
+     * then answers `stopReason: "cancelled"` whatever it returns.
+     */
+    suspend fun prompt(request: PromptRequest, call: IncomingCall): PromptResponse
+
+    /** `session/set_mode`. */
+    suspend fun setSessionMode(request: SetSessionModeRequest, call: IncomingCall): SetSessionModeResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `session/cancel` (the prompt's coroutine is already being cancelled). */
+    suspend fun cancel(notification: CancelNotification) {}
+
+    /** A request of another method (an extension). */
+    suspend fun extMethod(call: IncomingCall): JsonElement = throw AcpErrors.methodNotFound(call.method)
+
+    /** A notification of another method (an extension). */
+    suspend fun extNotification(method: String, params: JsonElement?) {}
+}
+
+private class ClientHost(private val client: Client) : RawHost {
+    private val routes: Map<String, Route<*, *>> = mapOf(
+        "session/request_permission" to Route(RequestPermissionRequest.serializer(), RequestPermissionResponse.serializer(), client::requestPermission),
+        "fs/read_text_file" to Route(ReadTextFileRequest.serializer(), ReadTextFileResponse.serializer(), client::readTextFile),
+        "fs/write_text_file" to Route(WriteTextFileRequest.serializer(), WriteTextFileResponse.serializer(), client::writeTextFile),
+        "terminal/create" to Route(CreateTerminalRequest.serializer(), CreateTerminalResponse.serializer(), client::createTerminal),
+        "terminal/output" to Route(TerminalOutputRequest.serializer(), TerminalOutputResponse.serializer(), client::terminalOutput),
+        "terminal/release" to Route(ReleaseTerminalRequest.serializer(), ReleaseTerminalResponse.serializer(), client::releaseTerminal),
+        "terminal/wait_for_exit" to Route(WaitForTerminalExitRequest.serializer(), WaitForTerminalExitResponse.serializer(), client::waitForTerminalExit),
+        "terminal/kill" to Route(KillTerminalCommandRequest.serializer(), KillTerminalCommandResponse.serializer(), client::killTerminal),
+    )
+
+    override suspend fun request(call: IncomingCall): String =
+        routes[call.method]?.serve(call) ?: client.extMethod(call).toString()
+
+    override suspend fun notification(method: String, params: String?) {
+        if (method == "session/update") {
+            client.sessionUpdate(decode(SessionNotification.serializer(), params, params = true))
+        } else {
+            client.extNotification(method, params?.let { Json.parseToJsonElement(it) })
+        }
+    }
+
+    override fun stderr(line: String) = client.onStderr(line)
+}
+
+private class AgentHost(private val agent: Agent) : RawHost {
+    private val routes: Map<String, Route<*, *>> = mapOf(
+        "initialize" to Route(InitializeRequest.serializer(), InitializeResponse.serializer(), agent::initialize),
+        "authenticate" to Route(AuthenticateRequest.serializer(), AuthenticateResponse.serializer(), agent::authenticate),
+        "session/new" to Route(NewSessionRequest.serializer(), NewSessionResponse.serializer(), agent::newSession),
+        "session/load" to Route(LoadSessionRequest.serializer(), LoadSessionResponse.serializer(), agent::loadSession),
+        "session/prompt" to Route(PromptRequest.serializer(), PromptResponse.serializer(), agent::prompt),
+        "session/set_mode" to Route(SetSessionModeRequest.serializer(), SetSessionModeResponse.serializer(), agent::setSessionMode),
+    )
+
+    override suspend fun request(call: IncomingCall): String =
+        routes[call.method]?.serve(call) ?: agent.extMethod(call).toString()
+
+    override suspend fun notification(method: String, params: String?) {
+        if (method == "session/cancel") {
+            agent.cancel(decode(CancelNotification.serializer(), params, params = true))
+        } else {
+            agent.extNotification(method, params?.let { Json.parseToJsonElement(it) })
+        }
+    }
+
+    override fun stderr(line: String) {}
+}
+
+/**
+ * The client side with typed ACP methods. [connection] is the same
+ * connection's dynamic API (extensions, capabilities, closing).
+ */
+class ClientConnection private constructor(val connection: AcpConnection) : AutoCloseable {
+    companion object {
+        /** Spawns the agent [command]; [client] answers what it asks. */
+        fun spawn(
+            command: AgentCommand,
+            client: Client,
+            options: ConnectOptions = ConnectOptions(),
+            context: CoroutineContext = Dispatchers.Default,
+        ) = ClientConnection(AcpConnection.open(ClientHost(client), context) { Connection.spawn(command, it, options) })
+
+        /** Over descriptors the caller gives up (see [AcpConnection.fromFds]). */
+        fun fromFds(
+            readFd: Int,
+            writeFd: Int,
+            client: Client,
+            options: ConnectOptions = ConnectOptions(),
+            context: CoroutineContext = Dispatchers.Default,
+        ) = ClientConnection(
+            AcpConnection.open(ClientHost(client), context) {
+                Connection.fromFds(AcpRole.CLIENT, readFd, writeFd, it, options)
+            },
+        )
+    }
+
+    /** `initialize`. */
+    suspend fun initialize(request: InitializeRequest): InitializeResponse =
+        connection.typed("initialize", request, InitializeRequest.serializer(), InitializeResponse.serializer())
+
+    /** `authenticate`. */
+    suspend fun authenticate(request: AuthenticateRequest): AuthenticateResponse =
+        connection.typed("authenticate", request, AuthenticateRequest.serializer(), AuthenticateResponse.serializer())
+
+    /** `session/new`. */
+    suspend fun newSession(request: NewSessionRequest): NewSessionResponse =
+        connection.typed("session/new", request, NewSessionRequest.serializer(), NewSessionResponse.serializer())
+
+    /** `session/load` (refused unless the agent advertised `loadSession`). */
+    suspend fun loadSession(request: LoadSessionRequest): LoadSessionResponse =
+        connection.typed("session/load", request, LoadSessionRequest.serializer(), LoadSessionResponse.serializer())
+
+    /** `session/prompt`: returns after every update the agent sent before its answer was handled. */
+    suspend fun prompt(request: PromptRequest): PromptResponse =
+        connection.typed("session/prompt", request, PromptRequest.serializer(), PromptResponse.serializer())
+
+    /** `session/set_mode`. */
+    suspend fun setSessionMode(request: SetSessionModeRequest): SetSessionModeResponse =
+        connection.typed("session/set_mode", request, SetSessionModeRequest.serializer(), SetSessionModeResponse.serializer())
+
+    /** `session/cancel`: the turn ends `cancelled`; pending permission requests are answered `cancelled`. */
+    suspend fun cancel(sessionId: String) = connection.cancelSession(sessionId)
+
+    /** Closes and waits for the agent to be gone. */
+    suspend fun shutdown() = connection.shutdown()
+
+    override fun close() = connection.close()
+}
+
+/**
+ * The agent side with typed ACP methods toward the client. [connection] is
+ * the same connection's dynamic API.
+ */
+class AgentConnection private constructor(val connection: AcpConnection) : AutoCloseable {
+    companion object {
+        /** Serves [agent] on this process's stdin/stdout. */
+        fun serveStdio(
+            agent: Agent,
+            options: ConnectOptions = ConnectOptions(),
+            context: CoroutineContext = Dispatchers.Default,
+        ) = AgentConnection(AcpConnection.open(AgentHost(agent), context) { Connection.serveStdio(it, options) })
+
+        /** Over descriptors the caller gives up (see [AcpConnection.fromFds]). */
+        fun fromFds(
+            readFd: Int,
+            writeFd: Int,
+            agent: Agent,
+            options: ConnectOptions = ConnectOptions(),
+            context: CoroutineContext = Dispatchers.Default,
+        ) = AgentConnection(
+            AcpConnection.open(AgentHost(agent), context) {
+                Connection.fromFds(AcpRole.AGENT, readFd, writeFd, it, options)
+            },
+        )
+    }
+
+    /** `session/update`: returns once queued for the client. */
+    suspend fun sessionUpdate(notification: SessionNotification) =
+        connection.notifyJson("session/update", ACPJson.encodeToString(SessionNotification.serializer(), notification))
+
+    /** `session/request_permission`. */
+    suspend fun requestPermission(request: RequestPermissionRequest): RequestPermissionResponse =
+        connection.typed(
+            "session/request_permission",
+            request,
+            RequestPermissionRequest.serializer(),
+            RequestPermissionResponse.serializer(),
+        )
+
+    /** `fs/read_text_file` (refused unless the client advertised it). */
+    suspend fun readTextFile(request: ReadTextFileRequest): ReadTextFileResponse =
+        connection.typed("fs/read_text_file", request, ReadTextFileRequest.serializer(), ReadTextFileResponse.serializer())
+
+    /** `fs/write_text_file` (refused unless the client advertised it). */
+    suspend fun writeTextFile(request: WriteTextFileRequest): WriteTextFileResponse =
+        connection.typed("fs/write_text_file", request, WriteTextFileRequest.serializer(), WriteTextFileResponse.serializer())
+
+    /** `terminal/create` (refused unless the client advertised `terminal`). */
+    suspend fun createTerminal(request: CreateTerminalRequest): CreateTerminalResponse =
+        connection.typed("terminal/create", request, CreateTerminalRequest.serializer(), CreateTerminalResponse.serializer())
+
+    /** `terminal/output`. */
+    suspend fun terminalOutput(request: TerminalOutputRequest): TerminalOutputResponse =
+        connection.typed("terminal/output", request, TerminalOutputRequest.serializer(), TerminalOutputResponse.serializer())
+
+    /** `terminal/release`. */
+    suspend fun releaseTerminal(request: ReleaseTerminalRequest): ReleaseTerminalResponse =
+        connection.typed("terminal/release", request, ReleaseTerminalRequest.serializer(), ReleaseTerminalResponse.serializer())
+
+    /** `terminal/wait_for_exit`. */
+    suspend fun waitForTerminalExit(request: WaitForTerminalExitRequest): WaitForTerminalExitResponse =
+        connection.typed(
+            "terminal/wait_for_exit",
+            request,
+            WaitForTerminalExitRequest.serializer(),
+            WaitForTerminalExitResponse.serializer(),
+        )
+
+    /** `terminal/kill`. */
+    suspend fun killTerminal(request: KillTerminalCommandRequest): KillTerminalCommandResponse =
+        connection.typed("terminal/kill", request, KillTerminalCommandRequest.serializer(), KillTerminalCommandResponse.serializer())
+
+    /** Waits until the client closes the connection and everything was written. */
+    suspend fun terminated() = connection.terminated()
+
+    override fun close() = connection.close()
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The Kotlin binding's tests (bindings/uniffi/kotlin, a Maven module):
+#
+#   * the generated Kotlin and Swift sources match the Rust crate
+#     (scripts/uniffi/generate.sh --check; it also builds the release
+#     libacp_uniffi.so that the jar packs);
+#   * the Rust test peers (cargo build -p libacp-tests --bins: the official
+#     Rust SDK's agent, spawned by the tests);
+#   * `mvn test`: JUnit 5 (both roles, cancellation both ways, closing, the
+#     shared scenarios in tests/scenarios);
+#   * `mvn install` of the binding, then the examples (examples/kotlin/run.sh:
+#     the example client spawns the example agent and prints a turn).
+#
+# Needs a JDK >= 17 and Maven; every library comes from Maven Central at the
+# versions pinned in the poms. The JUnit counts and each check (1 passed or
+# 1 failed) end as "Kotlin: N passed, M failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+LANGUAGE_NAME=Kotlin
+# shellcheck source=lib/checks.sh
+source scripts/lib/checks.sh
+
+command -v mvn >/dev/null || fail "mvn not found (Maven 3.8+ and a JDK 17+ are needed)"
+command -v java >/dev/null || fail "java not found (a JDK 17+ is needed)"
+
+check "generated UniFFI sources are up to date (scripts/uniffi/generate.sh --check)" \
+  scripts/uniffi/generate.sh --check
+[ -f target/release/libacp_uniffi.so ] || fail "target/release/libacp_uniffi.so was not built"
+
+echo "== Kotlin: the Rust test peers (cargo build -p libacp-tests --bins)"
+cargo build --locked --quiet -p libacp-tests --bins || fail "cargo build -p libacp-tests failed"
+
+echo "== Kotlin: mvn test (bindings/uniffi/kotlin)"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+(cd bindings/uniffi/kotlin && mvn -B -ntp -Dstyle.color=never test) 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+# Surefire's last "Tests run:" line (without "in <class>") is the total.
+read -r run failures errors < <(sed -n 's/^\[[A-Z]*\] Tests run: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\), Skipped: [0-9]*$/\1 \2 \3/p' "$log" | tail -n 1)
+run=${run:-0}
+failures=${failures:-0}
+errors=${errors:-0}
+junit_failed=$((failures + errors))
+junit_passed=$((run - junit_failed))
+if [ "$status" -ne 0 ] && [ "$junit_failed" -eq 0 ]; then
+  junit_failed=1
+fi
+
+check "mvn install of the binding (for the examples)" \
+  sh -c 'cd bindings/uniffi/kotlin && mvn -B -q -ntp install -DskipTests'
+check "examples/kotlin: the client spawns the agent and prints a turn" examples/kotlin/run.sh
+
+report "$junit_passed" "$junit_failed"
