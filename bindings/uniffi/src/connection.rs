@@ -19,12 +19,20 @@
 use std::os::fd::IntoRawFd;
 use std::sync::{Arc, Mutex};
 
-use libacp_core::{AcpConnection, AcpPeer, RawValue, Role, Transport};
+use libacp_core::host::{HostConnection, HostOptions, Inbox};
+use libacp_core::rpc::TryNotify;
+use libacp_core::{AcpPeer, CallError, CancelHandle, CancelMode, RawValue, Role, Transport};
+use tokio::sync::oneshot;
 
+use crate::drain::{self, Tag, Wakes};
 use crate::error::AcpError;
-use crate::handler::{Dispatch, HostHandler};
+use crate::handler::HostHandler;
 use crate::options::{self, AcpRole, AgentCommand, CallOptions, ConnectOptions};
 use crate::runtime::{self, InRuntime};
+
+/// How many notifications may wait in the inbox before the reader stops
+/// reading (the peer's writes then block).
+const INBOX_CAPACITY: usize = 1024;
 
 /// How a spawned agent process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Record)]
@@ -41,7 +49,7 @@ pub struct Connection {
     runtime: &'static tokio::runtime::Handle,
     peer: AcpPeer,
     /// Keeps the connection open; taken by `shutdown()`.
-    owner: Mutex<Option<AcpConnection>>,
+    owner: Mutex<Option<HostConnection<Tag>>>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -60,8 +68,18 @@ impl Connection {
         handler: Arc<dyn HostHandler>,
         options: libacp_core::AcpOptions,
     ) -> Arc<Self> {
-        let conn =
-            AcpConnection::start_on(runtime, role, transport, Dispatch::new(handler), options);
+        let wakes = Arc::new(Wakes::default());
+        let waker = Arc::clone(&wakes);
+        let inbox = Inbox::new(INBOX_CAPACITY, Arc::new(move || waker.wake()));
+        {
+            let _entered = runtime.enter();
+            drain::start(&inbox, &wakes, &handler);
+        }
+        let host = HostOptions {
+            acp: options,
+            drive_reads: false,
+        };
+        let conn = HostConnection::start(runtime, role, transport, inbox, host);
         Arc::new(Self {
             runtime,
             peer: conn.acp_peer(),
@@ -84,6 +102,35 @@ fn raw_params(params: Option<String>) -> Result<Option<Box<RawValue>>, AcpError>
             })
         })
         .transpose()
+}
+
+impl Connection {
+    fn closed_error(&self) -> AcpError {
+        let reason = self
+            .peer
+            .peer()
+            .close_reason()
+            .unwrap_or(libacp_core::CloseReason::Local);
+        CallError::Connection(libacp_core::ConnectionError::Closed(reason)).into()
+    }
+}
+
+/// Abandons a call when dropped (unless disarmed).
+struct AbandonOnDrop(Option<CancelHandle>);
+
+impl AbandonOnDrop {
+    fn disarm(mut self) -> Self {
+        self.0 = None;
+        self
+    }
+}
+
+impl Drop for AbandonOnDrop {
+    fn drop(&mut self) {
+        if let Some(cancel) = self.0.take() {
+            cancel.cancel(CancelMode::Abandon);
+        }
+    }
 }
 
 #[uniffi::export]
@@ -159,12 +206,37 @@ impl Connection {
     ) -> Result<String, AcpError> {
         let params = raw_params(params)?;
         let options = options.core()?;
-        let call = {
+        let (tag, answer) = oneshot::channel();
+        let cancel = {
+            let owner = options::lock(&self.owner);
+            let Some(conn) = owner.as_ref() else {
+                return Err(self.closed_error());
+            };
             let _entered = self.runtime.enter();
-            self.peer.request_with(&method, params, options)
+            conn.call(&method, params, options, tag)?
         };
-        let result = self.in_runtime(call).await?;
-        Ok(result.get().to_owned())
+        // Dropped before the answer (the caller's coroutine or task was
+        // cancelled): the call is abandoned and the peer is sent
+        // `$/cancel_request`.
+        let guard = AbandonOnDrop(Some(cancel));
+        let outcome = answer.await;
+        drop(guard.disarm());
+        match outcome {
+            Ok(result) => Ok(result?.get().to_owned()),
+            Err(_) => Err(self.closed_error()),
+        }
+    }
+
+    /// Sends notification `method` if the outgoing queue has room now:
+    /// `true` when it was queued, `false` when the queue is full (then use
+    /// [`Connection::notify`], which waits). Checked against the protocol
+    /// like `notify`. Never blocks: the fast path for streaming updates.
+    pub fn try_notify(&self, method: String, params: Option<String>) -> Result<bool, AcpError> {
+        let params = raw_params(params)?;
+        match self.peer.try_notify(&method, params)? {
+            TryNotify::Sent => Ok(true),
+            TryNotify::Full(_) => Ok(false),
+        }
     }
 
     /// Sends notification `method` with `params` (JSON text); returns once

@@ -1,12 +1,11 @@
 //! The host's side of a connection: [`HostHandler`], a trait that Swift and
-//! Kotlin implement (a UniFFI foreign trait), and [`Dispatch`], which plugs
-//! it into the core's engine as its [`libacp_core::Handler`].
-//!
-//! The engine gives the guarantees (DESIGN.md, "Contracts"): notifications
-//! reach [`HostHandler::on_notification`] in arrival order, one at a time,
-//! each awaited before the next message is dispatched, and an outgoing
-//! call's answer is delivered only after the notifications received before
-//! it were handled; requests start in arrival order and run concurrently.
+//! Kotlin implement (a UniFFI foreign trait), and how each request reaches
+//! it ([`serve_request`]). What comes from the peer arrives through the
+//! core's inbox (`drain.rs`), which gives the guarantees (DESIGN.md,
+//! "Contracts"): notifications reach [`HostHandler::on_notifications`] in
+//! arrival order, in batches, each batch handled before the next and before
+//! the answers that followed it on the wire; requests start in arrival order
+//! and run concurrently.
 //!
 //! **Threads.** The async methods run on the host's async runtime (UniFFI
 //! starts them there: a coroutine in Kotlin, a `Task` in Swift); the sync
@@ -25,9 +24,8 @@
 //! coroutine or task.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use libacp_core::rpc::{BoxFuture, IncomingNotification, Responder};
+use libacp_core::host::HostRequest;
 use libacp_core::{CancellationToken, RawValue, RequestId, RpcError};
 
 use crate::error::AcpError;
@@ -49,11 +47,12 @@ pub trait HostHandler: Send + Sync {
         signals: Arc<RequestSignals>,
     ) -> Result<String, AcpError>;
 
-    /// A notification from the peer; the next message waits until this
-    /// returns. A call it makes must set `CallOptions.skip_barrier` (its
-    /// answer would otherwise wait for this very handler).
-    async fn on_notification(&self, method: String, params: Option<String>)
-    -> Result<(), AcpError>;
+    /// Notifications from the peer, in arrival order (all that arrived
+    /// since the last batch, up to a bound): handle them one after the
+    /// other. Nothing that came after them is delivered until this returns.
+    /// A call made while handling them must set `CallOptions.skip_barrier`
+    /// (its answer would otherwise wait for this very batch).
+    async fn on_notifications(&self, batch: Vec<Notification>) -> Result<(), AcpError>;
 
     /// The peer cancelled the request with this key (libacp runtime thread;
     /// do not block).
@@ -78,6 +77,15 @@ pub struct IncomingRequest {
     pub params: Option<String>,
 }
 
+/// A notification from the peer.
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct Notification {
+    /// The method name, as sent.
+    pub method: String,
+    /// The params as JSON text; `None` when absent.
+    pub params: Option<String>,
+}
+
 /// The cancellation state of one incoming request (owned by the host's
 /// handler; cheap to drop).
 #[derive(Debug, uniffi::Object)]
@@ -93,70 +101,46 @@ impl RequestSignals {
     }
 }
 
-/// The core's handler for a connection whose host is a [`HostHandler`].
-pub(crate) struct Dispatch {
-    pub(crate) host: Arc<dyn HostHandler>,
-    next_key: AtomicU64,
-}
-
-impl Dispatch {
-    pub(crate) fn new(host: Arc<dyn HostHandler>) -> Self {
-        Self {
-            host,
-            next_key: AtomicU64::new(1),
-        }
-    }
-}
-
-impl libacp_core::Handler for Dispatch {
-    fn on_request(&self, request: libacp_core::IncomingRequest, responder: Responder) {
-        let key = self.next_key.fetch_add(1, Ordering::Relaxed);
-        let host = Arc::clone(&self.host);
-        let info = IncomingRequest {
-            key,
-            id: id_text(&request.id),
-            method: request.method,
-            params: request.params.map(|p| p.get().to_owned()),
-        };
-        let cancelled = responder.cancellation().clone();
-        let superseded = responder.superseded().clone();
-        let signals = Arc::new(RequestSignals {
-            cancelled: cancelled.clone(),
-        });
-        tokio::spawn(async move {
-            let work = host.on_request(info, signals);
-            tokio::pin!(work);
-            let mut told = false;
-            let outcome = loop {
-                tokio::select! {
-                    biased;
-                    result = &mut work => break result,
-                    // Dropping `work` cancels the host's coroutine or task.
-                    () = superseded.cancelled() => return,
-                    () = cancelled.cancelled(), if !told => {
-                        told = true;
-                        let _ = host.on_cancel(key);
-                    }
+/// Runs the host's handler for `request` on the current runtime and answers
+/// with what it returns (see the module docs for cancellation).
+pub(crate) fn serve_request(host: Arc<dyn HostHandler>, request: HostRequest) {
+    let info = IncomingRequest {
+        key: request.key(),
+        id: id_text(&request.id),
+        method: request.method.clone(),
+        params: request.params.as_ref().map(|p| p.get().to_owned()),
+    };
+    let cancelled = request.responder().cancellation().clone();
+    let superseded = request.responder().superseded().clone();
+    let signals = Arc::new(RequestSignals {
+        cancelled: cancelled.clone(),
+    });
+    tokio::spawn(async move {
+        let key = info.key;
+        let work = host.on_request(info, signals);
+        tokio::pin!(work);
+        let mut told = false;
+        let outcome = loop {
+            tokio::select! {
+                biased;
+                result = &mut work => break result,
+                // Dropping `work` cancels the host's coroutine or task.
+                () = superseded.cancelled() => return,
+                () = cancelled.cancelled(), if !told => {
+                    told = true;
+                    let _ = host.on_cancel(key);
                 }
-            };
-            let answer = match outcome {
-                Ok(text) => RawValue::from_string(text).map_err(|e| {
-                    RpcError::internal_error(format!("the handler's result is not JSON: {e}"))
-                }),
-                Err(e) => Err(e.to_rpc()),
-            };
-            // Refused when the engine already answered: nothing to do.
-            let _ = responder.respond(answer);
-        });
-    }
-
-    fn on_notification(&self, notification: IncomingNotification) -> BoxFuture<'static, ()> {
-        let host = Arc::clone(&self.host);
-        let params = notification.params.map(|p| p.get().to_owned());
-        Box::pin(async move {
-            let _ = host.on_notification(notification.method, params).await;
-        })
-    }
+            }
+        };
+        let answer = match outcome {
+            Ok(text) => RawValue::from_string(text).map_err(|e| {
+                RpcError::internal_error(format!("the handler's result is not JSON: {e}"))
+            }),
+            Err(e) => Err(e.to_rpc()),
+        };
+        // Refused when the engine already answered: nothing to do.
+        let _ = request.respond(answer);
+    });
 }
 
 fn id_text(id: &RequestId) -> String {

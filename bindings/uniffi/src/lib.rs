@@ -3,8 +3,9 @@
 //! One [`Connection`] object serves both roles: [`Connection::spawn`] (a
 //! client spawning its agent), [`Connection::serve_stdio`] (an agent) and
 //! [`Connection::from_fds`] (either role over pipes or a socket). The host
-//! implements [`HostHandler`] (a foreign trait) for what the peer sends and
-//! calls [`Connection::call`]/[`Connection::notify`] for what it sends; the
+//! implements [`HostHandler`] (a foreign trait) for what the peer sends,
+//! delivered through the core's inbox (`drain.rs`), and calls
+//! [`Connection::call`]/[`Connection::notify`] for what it sends; the
 //! hand-written Kotlin (`bindings/uniffi/kotlin`) and Swift
 //! (`bindings/uniffi/swift`) layers put typed ACP methods and models on top.
 //!
@@ -20,6 +21,7 @@
 uniffi::setup_scaffolding!("libacp");
 
 mod connection;
+mod drain;
 mod error;
 mod handler;
 mod options;
@@ -27,5 +29,5 @@ mod runtime;
 
 pub use connection::{Connection, ExitStatus, libacp_version, socket_pair};
 pub use error::AcpError;
-pub use handler::{HostHandler, IncomingRequest, RequestSignals};
+pub use handler::{HostHandler, IncomingRequest, Notification, RequestSignals};
 pub use options::{AcpRole, AgentCommand, CallOptions, ConnectOptions, WireFraming};

@@ -670,6 +670,14 @@ public protocol ConnectionProtocol: AnyObject, Sendable {
     func terminated() async 
     
     /**
+     * Sends notification `method` if the outgoing queue has room now:
+     * `true` when it was queued, `false` when the queue is full (then use
+     * [`Connection::notify`], which waits). Checked against the protocol
+     * like `notify`. Never blocks: the fast path for streaming updates.
+     */
+    func tryNotify(method: String, params: String?) throws  -> Bool
+    
+    /**
      * Whether the session has a prompt turn in progress.
      */
     func turnInProgress(sessionId: String)  -> Bool
@@ -1029,6 +1037,22 @@ open func terminated()async   {
 }
     
     /**
+     * Sends notification `method` if the outgoing queue has room now:
+     * `true` when it was queued, `false` when the queue is full (then use
+     * [`Connection::notify`], which waits). Checked against the protocol
+     * like `notify`. Never blocks: the fast path for streaming updates.
+     */
+open func tryNotify(method: String, params: String?)throws  -> Bool  {
+    return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeAcpError_lift) {
+    uniffi_acp_uniffi_fn_method_connection_try_notify(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(method),
+        FfiConverterOptionString.lower(params),$0
+    )
+})
+}
+    
+    /**
      * Whether the session has a prompt turn in progress.
      */
 open func turnInProgress(sessionId: String) -> Bool  {
@@ -1128,11 +1152,13 @@ public protocol HostHandler: AnyObject, Sendable {
     func onRequest(request: IncomingRequest, signals: RequestSignals) async throws  -> String
     
     /**
-     * A notification from the peer; the next message waits until this
-     * returns. A call it makes must set `CallOptions.skip_barrier` (its
-     * answer would otherwise wait for this very handler).
+     * Notifications from the peer, in arrival order (all that arrived
+     * since the last batch, up to a bound): handle them one after the
+     * other. Nothing that came after them is delivered until this returns.
+     * A call made while handling them must set `CallOptions.skip_barrier`
+     * (its answer would otherwise wait for this very batch).
      */
-    func onNotification(method: String, params: String?) async throws 
+    func onNotifications(batch: [Notification]) async throws 
     
     /**
      * The peer cancelled the request with this key (libacp runtime thread;
@@ -1231,17 +1257,19 @@ open func onRequest(request: IncomingRequest, signals: RequestSignals)async thro
 }
     
     /**
-     * A notification from the peer; the next message waits until this
-     * returns. A call it makes must set `CallOptions.skip_barrier` (its
-     * answer would otherwise wait for this very handler).
+     * Notifications from the peer, in arrival order (all that arrived
+     * since the last batch, up to a bound): handle them one after the
+     * other. Nothing that came after them is delivered until this returns.
+     * A call made while handling them must set `CallOptions.skip_barrier`
+     * (its answer would otherwise wait for this very batch).
      */
-open func onNotification(method: String, params: String?)async throws   {
+open func onNotifications(batch: [Notification])async throws   {
     return
         try  await uniffiRustCallAsync(
             rustFutureFunc: {
-                uniffi_acp_uniffi_fn_method_hosthandler_on_notification(
+                uniffi_acp_uniffi_fn_method_hosthandler_on_notifications(
                     self.uniffiCloneHandle(),
-                    FfiConverterString.lower(method),FfiConverterOptionString.lower(params)
+                    FfiConverterSequenceTypeNotification.lower(batch)
                 )
             },
             pollFunc: ffi_acp_uniffi_rust_future_poll_void,
@@ -1351,10 +1379,9 @@ fileprivate struct UniffiCallbackInterfaceHostHandler {
                 droppedCallback: uniffiOutDroppedCallback
             )
         },
-        onNotification: { (
+        onNotifications: { (
             uniffiHandle: UInt64,
-            method: RustBuffer,
-            params: RustBuffer,
+            batch: RustBuffer,
             uniffiFutureCallback: @escaping UniffiForeignFutureCompleteVoid,
             uniffiCallbackData: UInt64,
             uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
@@ -1364,9 +1391,8 @@ fileprivate struct UniffiCallbackInterfaceHostHandler {
                 guard let uniffiObj = try? FfiConverterTypeHostHandler.handleMap.get(handle: uniffiHandle) else {
                     throw UniffiInternalError.unexpectedStaleHandle
                 }
-                return try await uniffiObj.onNotification(
-                     method: try FfiConverterString.lift(method),
-                     params: try FfiConverterOptionString.lift(params)
+                return try await uniffiObj.onNotifications(
+                     batch: try FfiConverterSequenceTypeNotification.lift(batch)
                 )
             }
 
@@ -2170,6 +2196,75 @@ public func FfiConverterTypeIncomingRequest_lower(_ value: IncomingRequest) -> R
 
 
 /**
+ * A notification from the peer.
+ */
+public struct Notification: Equatable, Hashable {
+    /**
+     * The method name, as sent.
+     */
+    public var method: String
+    /**
+     * The params as JSON text; `None` when absent.
+     */
+    public var params: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The method name, as sent.
+         */method: String, 
+        /**
+         * The params as JSON text; `None` when absent.
+         */params: String?) {
+        self.method = method
+        self.params = params
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension Notification: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNotification: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Notification {
+        return
+            try Notification(
+                method: FfiConverterString.read(from: &buf), 
+                params: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: Notification, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.method, into: &buf)
+        FfiConverterOptionString.write(value.params, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNotification_lift(_ buf: RustBuffer) throws -> Notification {
+    return try FfiConverterTypeNotification.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNotification_lower(_ value: Notification) -> RustBuffer {
+    return FfiConverterTypeNotification.lower(value)
+}
+
+
+/**
  * Why a call or an operation failed.
  */
 public enum AcpError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
@@ -2820,6 +2915,31 @@ fileprivate struct FfiConverterSequenceString: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypeNotification: FfiConverterRustBuffer {
+    typealias SwiftType = [Notification]
+
+    public static func write(_ value: [Notification], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeNotification.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [Notification] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [Notification]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeNotification.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterDictionaryStringString: FfiConverterRustBuffer {
     public static func write(_ value: [String: String], into buf: inout [UInt8]) {
         let len = Int32(value.count)
@@ -3071,6 +3191,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_acp_uniffi_checksum_method_connection_terminated() != 42485) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_acp_uniffi_checksum_method_connection_try_notify() != 39332) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_acp_uniffi_checksum_method_connection_turn_in_progress() != 54136) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -3080,7 +3203,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_acp_uniffi_checksum_method_hosthandler_on_request() != 25283) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_notification() != 58465) {
+    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_notifications() != 64539) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_method_hosthandler_on_cancel() != 37998) {

@@ -251,7 +251,7 @@ typedef void (*UniffiCallbackInterfaceHostHandlerMethod0)(uint64_t, RustBuffer, 
 #endif
 #ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_HANDLER_METHOD1
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_HANDLER_METHOD1
-typedef void (*UniffiCallbackInterfaceHostHandlerMethod1)(uint64_t, RustBuffer, RustBuffer, UniffiForeignFutureCompleteVoid _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+typedef void (*UniffiCallbackInterfaceHostHandlerMethod1)(uint64_t, RustBuffer, UniffiForeignFutureCompleteVoid _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
     );
 
 #endif
@@ -275,7 +275,7 @@ typedef struct UniffiVTableCallbackInterfaceHostHandler {
     UniffiCallbackInterfaceFree _Nonnull uniffiFree;
     UniffiCallbackInterfaceClone _Nonnull uniffiClone;
     UniffiCallbackInterfaceHostHandlerMethod0 _Nonnull onRequest;
-    UniffiCallbackInterfaceHostHandlerMethod1 _Nonnull onNotification;
+    UniffiCallbackInterfaceHostHandlerMethod1 _Nonnull onNotifications;
     UniffiCallbackInterfaceHostHandlerMethod2 _Nonnull onCancel;
     UniffiCallbackInterfaceHostHandlerMethod3 _Nonnull onStderr;
 } UniffiVTableCallbackInterfaceHostHandler;
@@ -386,6 +386,11 @@ uint64_t uniffi_acp_uniffi_fn_method_connection_shutdown(uint64_t ptr
 uint64_t uniffi_acp_uniffi_fn_method_connection_terminated(uint64_t ptr
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_TRY_NOTIFY
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_TRY_NOTIFY
+int8_t uniffi_acp_uniffi_fn_method_connection_try_notify(uint64_t ptr, RustBuffer method, RustBuffer params, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_TURN_IN_PROGRESS
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_TURN_IN_PROGRESS
 int8_t uniffi_acp_uniffi_fn_method_connection_turn_in_progress(uint64_t ptr, RustBuffer session_id, RustCallStatus *_Nonnull out_status
@@ -416,9 +421,9 @@ void uniffi_acp_uniffi_fn_init_callback_vtable_hosthandler(const UniffiVTableCal
 uint64_t uniffi_acp_uniffi_fn_method_hosthandler_on_request(uint64_t ptr, RustBuffer request, uint64_t signals
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_NOTIFICATION
-#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_NOTIFICATION
-uint64_t uniffi_acp_uniffi_fn_method_hosthandler_on_notification(uint64_t ptr, RustBuffer method, RustBuffer params
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_NOTIFICATIONS
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_NOTIFICATIONS
+uint64_t uniffi_acp_uniffi_fn_method_hosthandler_on_notifications(uint64_t ptr, RustBuffer batch
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_CANCEL
@@ -826,6 +831,12 @@ uint16_t uniffi_acp_uniffi_checksum_method_connection_terminated(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_TRY_NOTIFY
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_TRY_NOTIFY
+uint16_t uniffi_acp_uniffi_checksum_method_connection_try_notify(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_TURN_IN_PROGRESS
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_TURN_IN_PROGRESS
 uint16_t uniffi_acp_uniffi_checksum_method_connection_turn_in_progress(void
@@ -844,9 +855,9 @@ uint16_t uniffi_acp_uniffi_checksum_method_hosthandler_on_request(void
     
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_NOTIFICATION
-#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_NOTIFICATION
-uint16_t uniffi_acp_uniffi_checksum_method_hosthandler_on_notification(void
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_NOTIFICATIONS
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_NOTIFICATIONS
+uint16_t uniffi_acp_uniffi_checksum_method_hosthandler_on_notifications(void
     
 );
 #endif

@@ -133,11 +133,16 @@ class AcpConnection private constructor(
         return native.call(method, params, options)
     }
 
-    /** Sends notification [method]; returns once it is queued for the peer. */
-    suspend fun notify(method: String, params: JsonElement? = null) = native.notify(method, params?.toString())
+    /**
+     * Sends notification [method]; returns once it is queued for the peer
+     * (at once when the outgoing queue has room, else when it has).
+     */
+    suspend fun notify(method: String, params: JsonElement? = null) = notifyJson(method, params?.toString())
 
     /** [notify] with params as JSON text. */
-    suspend fun notifyJson(method: String, params: String?) = native.notify(method, params)
+    suspend fun notifyJson(method: String, params: String?) {
+        if (!native.tryNotify(method, params)) native.notify(method, params)
+    }
 
     /**
      * Client side: cancels the session's prompt turn (`session/cancel`); the

@@ -70,8 +70,19 @@ internal class HostBridge(
         }
     }
 
-    override suspend fun onNotification(method: String, params: String?) {
-        withContext(context + InNotification(this)) { host.notification(method, params) }
+    override suspend fun onNotifications(batch: List<Notification>) {
+        withContext(context + InNotification(this)) {
+            for (n in batch) {
+                try {
+                    host.notification(n.method, n.params)
+                } catch (e: CancellationException) {
+                    throw e
+                } catch (e: Exception) {
+                    // A notification has no answer: its handler's failure
+                    // ends that notification only.
+                }
+            }
+        }
     }
 
     override fun onCancel(key: ULong) {

@@ -624,7 +624,7 @@ internal interface UniffiCallbackInterfaceHostHandlerMethod0 : com.sun.jna.Callb
     fun callback(`uniffiHandle`: Long,`request`: RustBuffer.ByValue,`signals`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
 }
 internal interface UniffiCallbackInterfaceHostHandlerMethod1 : com.sun.jna.Callback {
-    fun callback(`uniffiHandle`: Long,`method`: RustBuffer.ByValue,`params`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteVoid,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+    fun callback(`uniffiHandle`: Long,`batch`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteVoid,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
 }
 internal interface UniffiCallbackInterfaceHostHandlerMethod2 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`key`: Long,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
@@ -632,12 +632,12 @@ internal interface UniffiCallbackInterfaceHostHandlerMethod2 : com.sun.jna.Callb
 internal interface UniffiCallbackInterfaceHostHandlerMethod3 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`line`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
 }
-@Structure.FieldOrder("uniffiFree", "uniffiClone", "onRequest", "onNotification", "onCancel", "onStderr")
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "onRequest", "onNotifications", "onCancel", "onStderr")
 internal open class UniffiVTableCallbackInterfaceHostHandler(
     @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
     @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
     @JvmField internal var `onRequest`: UniffiCallbackInterfaceHostHandlerMethod0? = null,
-    @JvmField internal var `onNotification`: UniffiCallbackInterfaceHostHandlerMethod1? = null,
+    @JvmField internal var `onNotifications`: UniffiCallbackInterfaceHostHandlerMethod1? = null,
     @JvmField internal var `onCancel`: UniffiCallbackInterfaceHostHandlerMethod2? = null,
     @JvmField internal var `onStderr`: UniffiCallbackInterfaceHostHandlerMethod3? = null,
 ) : Structure() {
@@ -645,16 +645,16 @@ internal open class UniffiVTableCallbackInterfaceHostHandler(
         `uniffiFree`: UniffiCallbackInterfaceFree? = null,
         `uniffiClone`: UniffiCallbackInterfaceClone? = null,
         `onRequest`: UniffiCallbackInterfaceHostHandlerMethod0? = null,
-        `onNotification`: UniffiCallbackInterfaceHostHandlerMethod1? = null,
+        `onNotifications`: UniffiCallbackInterfaceHostHandlerMethod1? = null,
         `onCancel`: UniffiCallbackInterfaceHostHandlerMethod2? = null,
         `onStderr`: UniffiCallbackInterfaceHostHandlerMethod3? = null,
-    ): UniffiVTableCallbackInterfaceHostHandler(`uniffiFree`,`uniffiClone`,`onRequest`,`onNotification`,`onCancel`,`onStderr`,), Structure.ByValue
+    ): UniffiVTableCallbackInterfaceHostHandler(`uniffiFree`,`uniffiClone`,`onRequest`,`onNotifications`,`onCancel`,`onStderr`,), Structure.ByValue
 
    internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceHostHandler) {
         `uniffiFree` = other.`uniffiFree`
         `uniffiClone` = other.`uniffiClone`
         `onRequest` = other.`onRequest`
-        `onNotification` = other.`onNotification`
+        `onNotifications` = other.`onNotifications`
         `onCancel` = other.`onCancel`
         `onStderr` = other.`onStderr`
     }
@@ -719,13 +719,15 @@ internal object IntegrityCheckingUniffiLib {
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_terminated(
     ): Short
+    external fun uniffi_acp_uniffi_checksum_method_connection_try_notify(
+    ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_turn_in_progress(
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_wait_exit(
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_hosthandler_on_request(
     ): Short
-    external fun uniffi_acp_uniffi_checksum_method_hosthandler_on_notification(
+    external fun uniffi_acp_uniffi_checksum_method_hosthandler_on_notifications(
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_hosthandler_on_cancel(
     ): Short
@@ -800,6 +802,8 @@ external fun uniffi_acp_uniffi_fn_method_connection_shutdown(`ptr`: Long,
 ): Long
 external fun uniffi_acp_uniffi_fn_method_connection_terminated(`ptr`: Long,
 ): Long
+external fun uniffi_acp_uniffi_fn_method_connection_try_notify(`ptr`: Long,`method`: RustBuffer.ByValue,`params`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+): Byte
 external fun uniffi_acp_uniffi_fn_method_connection_turn_in_progress(`ptr`: Long,`sessionId`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
 ): Byte
 external fun uniffi_acp_uniffi_fn_method_connection_wait_exit(`ptr`: Long,
@@ -812,7 +816,7 @@ external fun uniffi_acp_uniffi_fn_init_callback_vtable_hosthandler(`vtable`: Uni
 ): Unit
 external fun uniffi_acp_uniffi_fn_method_hosthandler_on_request(`ptr`: Long,`request`: RustBuffer.ByValue,`signals`: Long,
 ): Long
-external fun uniffi_acp_uniffi_fn_method_hosthandler_on_notification(`ptr`: Long,`method`: RustBuffer.ByValue,`params`: RustBuffer.ByValue,
+external fun uniffi_acp_uniffi_fn_method_hosthandler_on_notifications(`ptr`: Long,`batch`: RustBuffer.ByValue,
 ): Long
 external fun uniffi_acp_uniffi_fn_method_hosthandler_on_cancel(`ptr`: Long,`key`: Long,uniffi_out_err: UniffiRustCallStatus, 
 ): Unit
@@ -1001,6 +1005,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if (lib.uniffi_acp_uniffi_checksum_method_connection_terminated() != 42485.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if (lib.uniffi_acp_uniffi_checksum_method_connection_try_notify() != 39332.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if (lib.uniffi_acp_uniffi_checksum_method_connection_turn_in_progress() != 54136.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1010,7 +1017,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_request() != 25283.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_notification() != 58465.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_notifications() != 64539.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_cancel() != 37998.toShort()) {
@@ -1739,6 +1746,14 @@ public interface ConnectionInterface {
     suspend fun `terminated`()
     
     /**
+     * Sends notification `method` if the outgoing queue has room now:
+     * `true` when it was queued, `false` when the queue is full (then use
+     * [`Connection::notify`], which waits). Checked against the protocol
+     * like `notify`. Never blocks: the fast path for streaming updates.
+     */
+    fun `tryNotify`(`method`: kotlin.String, `params`: kotlin.String?): kotlin.Boolean
+    
+    /**
      * Whether the session has a prompt turn in progress.
      */
     fun `turnInProgress`(`sessionId`: kotlin.String): kotlin.Boolean
@@ -2171,6 +2186,26 @@ open class Connection: Disposable, AutoCloseable, ConnectionInterface
 
     
     /**
+     * Sends notification `method` if the outgoing queue has room now:
+     * `true` when it was queued, `false` when the queue is full (then use
+     * [`Connection::notify`], which waits). Checked against the protocol
+     * like `notify`. Never blocks: the fast path for streaming updates.
+     */
+    @Throws(AcpException::class)override fun `tryNotify`(`method`: kotlin.String, `params`: kotlin.String?): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCallWithError(AcpException) { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_connection_try_notify(
+        it,
+        FfiConverterString.lower(`method`),FfiConverterOptionalString.lower(`params`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
      * Whether the session has a prompt turn in progress.
      */override fun `turnInProgress`(`sessionId`: kotlin.String): kotlin.Boolean {
             return FfiConverterBoolean.lift(
@@ -2407,11 +2442,13 @@ public interface HostHandler {
     suspend fun `onRequest`(`request`: IncomingRequest, `signals`: RequestSignals): kotlin.String
     
     /**
-     * A notification from the peer; the next message waits until this
-     * returns. A call it makes must set `CallOptions.skip_barrier` (its
-     * answer would otherwise wait for this very handler).
+     * Notifications from the peer, in arrival order (all that arrived
+     * since the last batch, up to a bound): handle them one after the
+     * other. Nothing that came after them is delivered until this returns.
+     * A call made while handling them must set `CallOptions.skip_barrier`
+     * (its answer would otherwise wait for this very batch).
      */
-    suspend fun `onNotification`(`method`: kotlin.String, `params`: kotlin.String?)
+    suspend fun `onNotifications`(`batch`: List<Notification>)
     
     /**
      * The peer cancelled the request with this key (libacp runtime thread;
@@ -2560,18 +2597,20 @@ open class HostHandlerImpl: Disposable, AutoCloseable, HostHandler
 
     
     /**
-     * A notification from the peer; the next message waits until this
-     * returns. A call it makes must set `CallOptions.skip_barrier` (its
-     * answer would otherwise wait for this very handler).
+     * Notifications from the peer, in arrival order (all that arrived
+     * since the last batch, up to a bound): handle them one after the
+     * other. Nothing that came after them is delivered until this returns.
+     * A call made while handling them must set `CallOptions.skip_barrier`
+     * (its answer would otherwise wait for this very batch).
      */
     @Throws(AcpException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
-    override suspend fun `onNotification`(`method`: kotlin.String, `params`: kotlin.String?) {
+    override suspend fun `onNotifications`(`batch`: List<Notification>) {
         return uniffiRustCallAsync(
         callWithHandle { uniffiHandle ->
-            UniffiLib.uniffi_acp_uniffi_fn_method_hosthandler_on_notification(
+            UniffiLib.uniffi_acp_uniffi_fn_method_hosthandler_on_notifications(
                 uniffiHandle,
-                FfiConverterString.lower(`method`),FfiConverterOptionalString.lower(`params`),
+                FfiConverterSequenceTypeNotification.lower(`batch`),
             )
         },
         { future, callback, continuation -> UniffiLib.ffi_acp_uniffi_rust_future_poll_void(future, callback, continuation) },
@@ -2673,13 +2712,12 @@ internal object uniffiCallbackInterfaceHostHandler {
             )
         }
     }
-    internal object `onNotification`: UniffiCallbackInterfaceHostHandlerMethod1 {
-        override fun callback(`uniffiHandle`: Long,`method`: RustBuffer.ByValue,`params`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteVoid,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+    internal object `onNotifications`: UniffiCallbackInterfaceHostHandlerMethod1 {
+        override fun callback(`uniffiHandle`: Long,`batch`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteVoid,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
             val uniffiObj = FfiConverterTypeHostHandler.handleMap.get(uniffiHandle)
             val makeCall = suspend { ->
-                uniffiObj.`onNotification`(
-                    FfiConverterString.lift(`method`),
-                    FfiConverterOptionalString.lift(`params`),
+                uniffiObj.`onNotifications`(
+                    FfiConverterSequenceTypeNotification.lift(`batch`),
                 )
             }
             val uniffiHandleSuccess = { _: Unit ->
@@ -2757,7 +2795,7 @@ internal object uniffiCallbackInterfaceHostHandler {
         uniffiFree,
         uniffiClone,
         `onRequest`,
-        `onNotification`,
+        `onNotifications`,
         `onCancel`,
         `onStderr`,
     )
@@ -3445,6 +3483,53 @@ public object FfiConverterTypeIncomingRequest: FfiConverterRustBuffer<IncomingRe
     override fun write(value: IncomingRequest, buf: ByteBuffer) {
             FfiConverterULong.write(value.`key`, buf)
             FfiConverterString.write(value.`id`, buf)
+            FfiConverterString.write(value.`method`, buf)
+            FfiConverterOptionalString.write(value.`params`, buf)
+    }
+}
+
+
+
+/**
+ * A notification from the peer.
+ */
+data class Notification (
+    /**
+     * The method name, as sent.
+     */
+    var `method`: kotlin.String
+    , 
+    /**
+     * The params as JSON text; `None` when absent.
+     */
+    var `params`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeNotification: FfiConverterRustBuffer<Notification> {
+    override fun read(buf: ByteBuffer): Notification {
+        return Notification(
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: Notification) = (
+            FfiConverterString.allocationSize(value.`method`) +
+            FfiConverterOptionalString.allocationSize(value.`params`)
+    )
+
+    override fun write(value: Notification, buf: ByteBuffer) {
             FfiConverterString.write(value.`method`, buf)
             FfiConverterOptionalString.write(value.`params`, buf)
     }
@@ -4202,6 +4287,34 @@ public object FfiConverterSequenceString: FfiConverterRustBuffer<List<kotlin.Str
         buf.putInt(value.size)
         value.iterator().forEach {
             FfiConverterString.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeNotification: FfiConverterRustBuffer<List<Notification>> {
+    override fun read(buf: ByteBuffer): List<Notification> {
+        val len = buf.getInt()
+        return List<Notification>(len) {
+            FfiConverterTypeNotification.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<Notification>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeNotification.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<Notification>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeNotification.write(it, buf)
         }
     }
 }
