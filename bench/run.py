@@ -30,9 +30,22 @@ TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release"
 VENV_PY = BENCH / ".venv" / "bin" / "python"
 GNU_TIME = "/usr/bin/time"
 
+
+def kotlin_classpath() -> str:
+    """The Kotlin bench programs' classpath (written by bench/run.sh's Maven build)."""
+    built = BENCH / "kotlin" / "target"
+    try:
+        deps = (built / "classpath.txt").read_text().strip()
+    except OSError:
+        return str(built / "classes")
+    return f"{built / 'classes'}:{deps}"
+
+
+KOTLIN_CP = kotlin_classpath()
+
 # Every implementation: its client and agent commands, and the workloads it
 # is timed on (the raw baseline is W1 and W2 only). New implementations
-# (Node binding, Swift, Kotlin) are one more entry here.
+# (Swift next) are one more entry here.
 IMPLS: dict[str, dict] = {
     "raw": {
         "client": [str(TARGET / "bench-raw-client")],
@@ -63,6 +76,14 @@ IMPLS: dict[str, dict] = {
     "ts-sdk": {
         "client": ["node", str(BENCH / "ts" / "client.mjs")],
         "agent": ["node", str(BENCH / "ts" / "agent.mjs")],
+    },
+    "libacp-kotlin": {
+        "client": ["java", "-cp", KOTLIN_CP, "bench.LibacpKt", "client"],
+        "agent": ["java", "-cp", KOTLIN_CP, "bench.LibacpKt", "agent"],
+    },
+    "kotlin-sdk": {
+        "client": ["java", "-cp", KOTLIN_CP, "bench.SdkKt", "client"],
+        "agent": ["java", "-cp", KOTLIN_CP, "bench.SdkKt", "agent"],
     },
     "python-sdk": {
         "client": [str(VENV_PY), str(BENCH / "python" / "sdk_client.py")],
@@ -214,6 +235,7 @@ def table(records: list[dict], impls: list[str], workloads: list[str]) -> str:
         ref_sdk = rows.get("rust-sdk", {}).get("time")
         ref_raw = rows.get("raw", {}).get("time")
         ref_ts = rows.get("ts-sdk", {}).get("time")
+        ref_kt = rows.get("kotlin-sdk", {}).get("time")
         title = {
             "w1": "W1 stream: one prompt `stream N` (time to the response, all N chunks checked in order)",
             "w2": "W2 read: one prompt `read M` (sequential fs/read_text_file round trips)",
@@ -222,9 +244,9 @@ def table(records: list[dict], impls: list[str], workloads: list[str]) -> str:
         }[w]
         lines.append(f"\n### {title}\n")
         if w == "w1":
-            head = ["impl", "runs", "time s", "chunks/s", "vs rust-sdk", "vs ts-sdk", "vs raw", "client MiB", "agent MiB", "client cpu s", "agent cpu s"]
+            head = ["impl", "runs", "time s", "chunks/s", "vs rust-sdk", "vs ts-sdk", "vs kotlin-sdk", "vs raw", "client MiB", "agent MiB", "client cpu s", "agent cpu s"]
         elif w == "w2":
-            head = ["impl", "runs", "time s", "round trips/s", "p50 us", "p99 us", "vs rust-sdk", "vs ts-sdk", "vs raw", "client MiB", "agent MiB", "client cpu s", "agent cpu s"]
+            head = ["impl", "runs", "time s", "round trips/s", "p50 us", "p99 us", "vs rust-sdk", "vs ts-sdk", "vs kotlin-sdk", "vs raw", "client MiB", "agent MiB", "client cpu s", "agent cpu s"]
         elif w == "w3":
             head = ["impl", "runs", "write s", "resource s", "write vs rust-sdk", "resource vs rust-sdk", "write vs ts-sdk", "client MiB", "agent MiB", "client cpu s", "agent cpu s"]
         else:
@@ -235,9 +257,9 @@ def table(records: list[dict], impls: list[str], workloads: list[str]) -> str:
         for impl, r in rows.items():
             runs = f"{r['n']}" + (f" ({r['failed']} failed)" if r["failed"] else "")
             if w == "w1":
-                cells = [impl, runs, fmt(r["time"]), fmt(r["per_s"]), ratio(r["time"], ref_sdk), ratio(r["time"], ref_ts), ratio(r["time"], ref_raw)]
+                cells = [impl, runs, fmt(r["time"]), fmt(r["per_s"]), ratio(r["time"], ref_sdk), ratio(r["time"], ref_ts), ratio(r["time"], ref_kt), ratio(r["time"], ref_raw)]
             elif w == "w2":
-                cells = [impl, runs, fmt(r["time"]), fmt(r["per_s"]), fmt(r["p50"]), fmt(r["p99"]), ratio(r["time"], ref_sdk), ratio(r["time"], ref_ts), ratio(r["time"], ref_raw)]
+                cells = [impl, runs, fmt(r["time"]), fmt(r["per_s"]), fmt(r["p50"]), fmt(r["p99"]), ratio(r["time"], ref_sdk), ratio(r["time"], ref_ts), ratio(r["time"], ref_kt), ratio(r["time"], ref_raw)]
             elif w == "w3":
                 cells = [impl, runs, fmt(r["time"]), fmt(r["resource"]), ratio(r["time"], ref_sdk), ratio(r["resource"], sdk.get("resource")), ratio(r["time"], ref_ts)]
             else:

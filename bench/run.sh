@@ -12,7 +12,9 @@
 # tests/interop/python/requirements.txt) and libacp's Python binding
 # (pip install ./bindings/python), and the official TypeScript SDK
 # (npm ci in bench/ts), libacp's Node binding (a release build of its native
-# module, linked into bench/node). Set PYTHON=... for another interpreter (>= 3.10).
+# module, linked into bench/node), libacp's Kotlin binding and the Kotlin
+# programs with the official Kotlin SDK (Maven). Set PYTHON=... for another
+# interpreter (>= 3.10).
 # BENCH_SKIP_SETUP=1 skips all of it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,6 +75,15 @@ PY
     say "linking libacp's Node binding into bench/node (npm ci)"
     (cd bench/node && npm ci --no-audit --no-fund --silent --ignore-scripts) >&2
   fi
+
+  # libacp's Kotlin binding (the release library packed into its jar,
+  # installed in the local Maven repository) and the Kotlin bench programs
+  # with the official Kotlin SDK (Maven Central, pinned in bench/kotlin/pom.xml).
+  say "building libacp's Kotlin binding and the Kotlin bench programs (cargo release, Maven)"
+  nice -n 10 cargo build --release --quiet -p libacp-uniffi >&2
+  (cd bindings/uniffi/kotlin && nice -n 10 mvn -B -q -ntp -Dstyle.color=never install -DskipTests) >&2
+  (cd bench/kotlin && nice -n 10 mvn -B -q -ntp -Dstyle.color=never package dependency:build-classpath \
+    -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime) >&2
 
   if [ ! -f bench/ts/node_modules/.package-lock.json ] ||
      [ bench/ts/package-lock.json -nt bench/ts/node_modules/.package-lock.json ]; then
