@@ -31,6 +31,8 @@ check "generated UniFFI sources are up to date (scripts/uniffi/generate.sh --che
 echo "== Kotlin: the Rust test peers (cargo build -p libacp-tests --bins)"
 cargo build --locked --quiet -p libacp-tests --bins || fail "cargo build -p libacp-tests failed"
 
+check "official SDKs for the interop tests (scripts/setup-interop.sh)" ./scripts/setup-interop.sh
+
 echo "== Kotlin: mvn test (bindings/uniffi/kotlin)"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
