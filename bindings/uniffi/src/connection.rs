@@ -24,6 +24,7 @@ use libacp_core::rpc::TryNotify;
 use libacp_core::{AcpPeer, CallError, CancelHandle, CancelMode, RawValue, Role, Transport};
 use tokio::sync::oneshot;
 
+use crate::cancel::CallCanceller;
 use crate::drain::{self, Tag, Wakes};
 use crate::error::AcpError;
 use crate::handler::HostHandler;
@@ -116,6 +117,55 @@ impl Connection {
 }
 
 /// Abandons a call when dropped (unless disarmed).
+impl Connection {
+    async fn call_until(
+        &self,
+        method: String,
+        params: Option<String>,
+        options: CallOptions,
+        canceller: Option<Arc<CallCanceller>>,
+    ) -> Result<String, AcpError> {
+        let params = raw_params(params)?;
+        let options = options.core()?;
+        if canceller.as_ref().is_some_and(|c| c.is_cancelled()) {
+            return Err(AcpError::Cancelled {
+                detail: format!("{method} was cancelled before it was sent"),
+            });
+        }
+        let (tag, answer) = oneshot::channel();
+        let cancel = {
+            let owner = options::lock(&self.owner);
+            let Some(conn) = owner.as_ref() else {
+                return Err(self.closed_error());
+            };
+            let _entered = self.runtime.enter();
+            conn.call(&method, params, options, tag)?
+        };
+        // Dropped before the answer (the caller's coroutine or task was
+        // cancelled, or the canceller fired): the call is abandoned and the
+        // peer is sent `$/cancel_request`.
+        let guard = AbandonOnDrop(Some(cancel));
+        let outcome = match canceller {
+            None => answer.await,
+            Some(canceller) => tokio::select! {
+                biased;
+                outcome = answer => outcome,
+                () = canceller.fired() => {
+                    drop(guard);
+                    return Err(AcpError::Cancelled {
+                        detail: format!("{method} was cancelled by the caller"),
+                    });
+                }
+            },
+        };
+        drop(guard.disarm());
+        match outcome {
+            Ok(result) => Ok(result?.get().to_owned()),
+            Err(_) => Err(self.closed_error()),
+        }
+    }
+}
+
 struct AbandonOnDrop(Option<CancelHandle>);
 
 impl AbandonOnDrop {
@@ -204,27 +254,23 @@ impl Connection {
         params: Option<String>,
         options: CallOptions,
     ) -> Result<String, AcpError> {
-        let params = raw_params(params)?;
-        let options = options.core()?;
-        let (tag, answer) = oneshot::channel();
-        let cancel = {
-            let owner = options::lock(&self.owner);
-            let Some(conn) = owner.as_ref() else {
-                return Err(self.closed_error());
-            };
-            let _entered = self.runtime.enter();
-            conn.call(&method, params, options, tag)?
-        };
-        // Dropped before the answer (the caller's coroutine or task was
-        // cancelled): the call is abandoned and the peer is sent
-        // `$/cancel_request`.
-        let guard = AbandonOnDrop(Some(cancel));
-        let outcome = answer.await;
-        drop(guard.disarm());
-        match outcome {
-            Ok(result) => Ok(result?.get().to_owned()),
-            Err(_) => Err(self.closed_error()),
-        }
+        self.call_until(method, params, options, None).await
+    }
+
+    /// [`Connection::call`], which `canceller` can also cancel: the call then
+    /// throws [`AcpError::Cancelled`] and the peer is sent `$/cancel_request`.
+    /// For hosts whose task cancellation does not drop the Rust future
+    /// (Swift: the LibACP layer calls `canceller.cancel()` from
+    /// `withTaskCancellationHandler`).
+    pub async fn call_cancellable(
+        &self,
+        method: String,
+        params: Option<String>,
+        options: CallOptions,
+        canceller: Arc<CallCanceller>,
+    ) -> Result<String, AcpError> {
+        self.call_until(method, params, options, Some(canceller))
+            .await
     }
 
     /// Sends notification `method` if the outgoing queue has room now:
@@ -270,6 +316,18 @@ impl Connection {
         })
         .await;
         let owner = options::lock(&self.owner).take();
+        drop(owner);
+    }
+
+    /// Closes the connection without waiting (what freeing the object does;
+    /// [`Connection::shutdown`] waits). Pending calls fail with
+    /// [`AcpError::Closed`], the handlers' requests end, and the handler
+    /// given to the constructor is released once libacp's tasks have ended
+    /// (which breaks a reference cycle through a handler that holds the
+    /// connection). Idempotent.
+    pub fn close_now(&self) {
+        let owner = options::lock(&self.owner).take();
+        let _entered = self.runtime.enter();
         drop(owner);
     }
 

@@ -20,6 +20,7 @@
 
 uniffi::setup_scaffolding!("libacp");
 
+mod cancel;
 mod connection;
 mod drain;
 mod error;
@@ -27,6 +28,7 @@ mod handler;
 mod options;
 mod runtime;
 
+pub use cancel::CallCanceller;
 pub use connection::{Connection, ExitStatus, libacp_version, socket_pair};
 pub use error::AcpError;
 pub use handler::{HostHandler, IncomingRequest, Notification, RequestSignals};

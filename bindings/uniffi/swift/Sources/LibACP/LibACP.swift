@@ -571,6 +571,169 @@ fileprivate struct FfiConverterString: FfiConverter {
 
 
 /**
+ * A one-shot cancellation flag for one outgoing call. Any thread may call
+ * [`CallCanceller::cancel`], before, during or after the call; only the
+ * first call counts.
+ */
+public protocol CallCancellerProtocol: AnyObject, Sendable {
+    
+    /**
+     * Cancels the call it was given to: the call returns
+     * `AcpError.Cancelled` and the peer is sent `$/cancel_request`. A call
+     * not started yet fails at once when it starts; an answered one is
+     * unaffected.
+     */
+    func cancel() 
+    
+    /**
+     * Whether [`CallCanceller::cancel`] was called.
+     */
+    func isCancelled()  -> Bool
+    
+}
+/**
+ * A one-shot cancellation flag for one outgoing call. Any thread may call
+ * [`CallCanceller::cancel`], before, during or after the call; only the
+ * first call counts.
+ */
+open class CallCanceller: CallCancellerProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_acp_uniffi_fn_clone_callcanceller(self.handle, $0) }
+    }
+    /**
+     * A canceller that has not fired.
+     */
+public convenience init() {
+    let handle =
+        try! rustCall() {
+    uniffi_acp_uniffi_fn_constructor_callcanceller_new($0
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_acp_uniffi_fn_free_callcanceller(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Cancels the call it was given to: the call returns
+     * `AcpError.Cancelled` and the peer is sent `$/cancel_request`. A call
+     * not started yet fails at once when it starts; an answered one is
+     * unaffected.
+     */
+open func cancel()  {try! rustCall() {
+    uniffi_acp_uniffi_fn_method_callcanceller_cancel(
+            self.uniffiCloneHandle(),$0
+    )
+}
+}
+    
+    /**
+     * Whether [`CallCanceller::cancel`] was called.
+     */
+open func isCancelled() -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+    uniffi_acp_uniffi_fn_method_callcanceller_is_cancelled(
+            self.uniffiCloneHandle(),$0
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeCallCanceller: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = CallCanceller
+
+    public static func lift(_ handle: UInt64) throws -> CallCanceller {
+        return CallCanceller(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: CallCanceller) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> CallCanceller {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: CallCanceller, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCallCanceller_lift(_ handle: UInt64) throws -> CallCanceller {
+    return try FfiConverterTypeCallCanceller.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCallCanceller_lower(_ value: CallCanceller) -> UInt64 {
+    return FfiConverterTypeCallCanceller.lower(value)
+}
+
+
+
+
+
+
+/**
  * One ACP connection (see the module docs).
  */
 public protocol ConnectionProtocol: AnyObject, Sendable {
@@ -585,11 +748,30 @@ public protocol ConnectionProtocol: AnyObject, Sendable {
     func call(method: String, params: String?, options: CallOptions) async throws  -> String
     
     /**
+     * [`Connection::call`], which `canceller` can also cancel: the call then
+     * throws [`AcpError::Cancelled`] and the peer is sent `$/cancel_request`.
+     * For hosts whose task cancellation does not drop the Rust future
+     * (Swift: the LibACP layer calls `canceller.cancel()` from
+     * `withTaskCancellationHandler`).
+     */
+    func callCancellable(method: String, params: String?, options: CallOptions, canceller: CallCanceller) async throws  -> String
+    
+    /**
      * Client side: cancels the session's prompt turn: sends
      * `session/cancel` and answers the session's pending permission
      * requests `cancelled` (their handlers see the cancellation).
      */
     func cancelSession(sessionId: String) async throws 
+    
+    /**
+     * Closes the connection without waiting (what freeing the object does;
+     * [`Connection::shutdown`] waits). Pending calls fail with
+     * [`AcpError::Closed`], the handlers' requests end, and the handler
+     * given to the constructor is released once libacp's tasks have ended
+     * (which breaks a reference cycle through a handler that holds the
+     * connection). Idempotent.
+     */
+    func closeNow() 
     
     /**
      * Why the connection closed; `None` while it is open.
@@ -814,6 +996,30 @@ open func call(method: String, params: String?, options: CallOptions)async throw
 }
     
     /**
+     * [`Connection::call`], which `canceller` can also cancel: the call then
+     * throws [`AcpError::Cancelled`] and the peer is sent `$/cancel_request`.
+     * For hosts whose task cancellation does not drop the Rust future
+     * (Swift: the LibACP layer calls `canceller.cancel()` from
+     * `withTaskCancellationHandler`).
+     */
+open func callCancellable(method: String, params: String?, options: CallOptions, canceller: CallCanceller)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_acp_uniffi_fn_method_connection_call_cancellable(
+                    self.uniffiCloneHandle(),
+                    FfiConverterString.lower(method),FfiConverterOptionString.lower(params),FfiConverterTypeCallOptions_lower(options),FfiConverterTypeCallCanceller_lower(canceller)
+                )
+            },
+            pollFunc: ffi_acp_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_acp_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_acp_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeAcpError_lift
+        )
+}
+    
+    /**
      * Client side: cancels the session's prompt turn: sends
      * `session/cancel` and answers the session's pending permission
      * requests `cancelled` (their handlers see the cancellation).
@@ -833,6 +1039,21 @@ open func cancelSession(sessionId: String)async throws   {
             liftFunc: { $0 },
             errorHandler: FfiConverterTypeAcpError_lift
         )
+}
+    
+    /**
+     * Closes the connection without waiting (what freeing the object does;
+     * [`Connection::shutdown`] waits). Pending calls fail with
+     * [`AcpError::Closed`], the handlers' requests end, and the handler
+     * given to the constructor is released once libacp's tasks have ended
+     * (which breaks a reference cycle through a handler that holds the
+     * connection). Idempotent.
+     */
+open func closeNow()  {try! rustCall() {
+    uniffi_acp_uniffi_fn_method_connection_close_now(
+            self.uniffiCloneHandle(),$0
+    )
+}
 }
     
     /**
@@ -3143,10 +3364,22 @@ private let initializationResult: InitializationResult = {
     if (uniffi_acp_uniffi_checksum_func_socket_pair() != 50103) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_acp_uniffi_checksum_method_callcanceller_cancel() != 3343) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_callcanceller_is_cancelled() != 35913) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_acp_uniffi_checksum_method_connection_call() != 51965) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_acp_uniffi_checksum_method_connection_call_cancellable() != 34826) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_acp_uniffi_checksum_method_connection_cancel_session() != 47781) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_connection_close_now() != 58487) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_method_connection_close_reason() != 27370) {
@@ -3213,6 +3446,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_method_requestsignals_is_cancelled() != 60204) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_constructor_callcanceller_new() != 58448) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_constructor_connection_from_fds() != 34560) {

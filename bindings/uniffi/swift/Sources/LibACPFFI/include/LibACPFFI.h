@@ -281,6 +281,32 @@ typedef struct UniffiVTableCallbackInterfaceHostHandler {
 } UniffiVTableCallbackInterfaceHostHandler;
 
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CLONE_CALLCANCELLER
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CLONE_CALLCANCELLER
+uint64_t uniffi_acp_uniffi_fn_clone_callcanceller(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FREE_CALLCANCELLER
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FREE_CALLCANCELLER
+void uniffi_acp_uniffi_fn_free_callcanceller(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CONSTRUCTOR_CALLCANCELLER_NEW
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CONSTRUCTOR_CALLCANCELLER_NEW
+uint64_t uniffi_acp_uniffi_fn_constructor_callcanceller_new(RustCallStatus *_Nonnull out_status
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CALLCANCELLER_CANCEL
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CALLCANCELLER_CANCEL
+void uniffi_acp_uniffi_fn_method_callcanceller_cancel(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CALLCANCELLER_IS_CANCELLED
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CALLCANCELLER_IS_CANCELLED
+int8_t uniffi_acp_uniffi_fn_method_callcanceller_is_cancelled(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CLONE_CONNECTION
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CLONE_CONNECTION
 uint64_t uniffi_acp_uniffi_fn_clone_connection(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -311,9 +337,19 @@ uint64_t uniffi_acp_uniffi_fn_constructor_connection_spawn(RustBuffer command, u
 uint64_t uniffi_acp_uniffi_fn_method_connection_call(uint64_t ptr, RustBuffer method, RustBuffer params, RustBuffer options
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_CALL_CANCELLABLE
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_CALL_CANCELLABLE
+uint64_t uniffi_acp_uniffi_fn_method_connection_call_cancellable(uint64_t ptr, RustBuffer method, RustBuffer params, RustBuffer options, uint64_t canceller
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_CANCEL_SESSION
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_CANCEL_SESSION
 uint64_t uniffi_acp_uniffi_fn_method_connection_cancel_session(uint64_t ptr, RustBuffer session_id
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_CLOSE_NOW
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_CLOSE_NOW
+void uniffi_acp_uniffi_fn_method_connection_close_now(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_CLOSE_REASON
@@ -735,15 +771,39 @@ uint16_t uniffi_acp_uniffi_checksum_func_socket_pair(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CALLCANCELLER_CANCEL
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CALLCANCELLER_CANCEL
+uint16_t uniffi_acp_uniffi_checksum_method_callcanceller_cancel(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CALLCANCELLER_IS_CANCELLED
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CALLCANCELLER_IS_CANCELLED
+uint16_t uniffi_acp_uniffi_checksum_method_callcanceller_is_cancelled(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_CALL
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_CALL
 uint16_t uniffi_acp_uniffi_checksum_method_connection_call(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_CALL_CANCELLABLE
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_CALL_CANCELLABLE
+uint16_t uniffi_acp_uniffi_checksum_method_connection_call_cancellable(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_CANCEL_SESSION
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_CANCEL_SESSION
 uint16_t uniffi_acp_uniffi_checksum_method_connection_cancel_session(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_CLOSE_NOW
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_CLOSE_NOW
+uint16_t uniffi_acp_uniffi_checksum_method_connection_close_now(void
     
 );
 #endif
@@ -876,6 +936,12 @@ uint16_t uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_REQUESTSIGNALS_IS_CANCELLED
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_REQUESTSIGNALS_IS_CANCELLED
 uint16_t uniffi_acp_uniffi_checksum_method_requestsignals_is_cancelled(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_CONSTRUCTOR_CALLCANCELLER_NEW
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_CONSTRUCTOR_CALLCANCELLER_NEW
+uint16_t uniffi_acp_uniffi_checksum_constructor_callcanceller_new(void
     
 );
 #endif

@@ -1,12 +1,14 @@
 package dev.libacp
 
 import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicReference
 import kotlin.coroutines.AbstractCoroutineContextElement
 import kotlin.coroutines.CoroutineContext
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.async
 import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.job
 import kotlinx.coroutines.withContext
 
 /**
@@ -38,8 +40,12 @@ internal class InNotification(val bridge: HostBridge) : AbstractCoroutineContext
  * The [HostHandler] libacp calls. Handlers run in [context] (by default
  * `Dispatchers.Default`); a request handler runs as a child coroutine that
  * is cancelled when the peer cancels the request (`$/cancel_request`,
- * `session/cancel` for a prompt), and then answers `-32800` (a prompt:
- * `stopReason: "cancelled"`) unless it returns first.
+ * `session/cancel` for a prompt, the end of the peer's input), and then
+ * answers `-32800` (a prompt: `stopReason: "cancelled"`) unless it returns
+ * first. A handler that winds down under `NonCancellable` and returns a
+ * result answers with it: the engine writes it (the peer's input ended:
+ * requests in flight are still answered), rewrites it (a cancelled prompt)
+ * or refuses it (it answered `-32800` itself).
  */
 internal class HostBridge(
     private val host: RawHost,
@@ -51,14 +57,27 @@ internal class HostBridge(
         try {
             val call = IncomingCall(request.method, request.params, request.id, request.key, signals)
             return coroutineScope {
-                val work = async(context) { host.request(call) }
-                inflight[request.key] = work
-                // A cancellation that came before the registration is seen
-                // here; a later one finds the job in the map (onCancel).
-                if (signals.isCancelled()) work.cancel(peerCancelled(request.method))
+                // What the handler returned: a cancelled job's own result is
+                // lost (it completes as cancelled), even when the handler
+                // returned after winding down.
+                val answer = AtomicReference<String?>()
+                val work = async(context) {
+                    // The job registers itself once it runs: cancelled before
+                    // it was dispatched, it would never run, and the handler
+                    // would not see the request at all. A cancellation that
+                    // came before the registration is seen here (the flag is
+                    // set before onCancel is called); a later one finds the
+                    // job in the map (onCancel). Either way the handler runs
+                    // and is cancelled at its first suspension.
+                    val self = coroutineContext.job
+                    inflight[request.key] = self
+                    if (signals.isCancelled()) self.cancel(peerCancelled(request.method))
+                    host.request(call).also(answer::set)
+                }
                 try {
                     work.await()
                 } catch (e: CancellationException) {
+                    answer.get()?.let { return@coroutineScope it }
                     if (!signals.isCancelled()) throw e
                     throw AcpException.Cancelled("the peer cancelled ${request.method}")
                 } finally {

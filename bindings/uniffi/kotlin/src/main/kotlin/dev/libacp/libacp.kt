@@ -687,9 +687,17 @@ internal object IntegrityCheckingUniffiLib {
     ): Short
     external fun uniffi_acp_uniffi_checksum_func_socket_pair(
     ): Short
+    external fun uniffi_acp_uniffi_checksum_method_callcanceller_cancel(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_callcanceller_is_cancelled(
+    ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_call(
     ): Short
+    external fun uniffi_acp_uniffi_checksum_method_connection_call_cancellable(
+    ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_cancel_session(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_connection_close_now(
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_close_reason(
     ): Short
@@ -735,6 +743,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_requestsignals_is_cancelled(
     ): Short
+    external fun uniffi_acp_uniffi_checksum_constructor_callcanceller_new(
+    ): Short
     external fun uniffi_acp_uniffi_checksum_constructor_connection_from_fds(
     ): Short
     external fun uniffi_acp_uniffi_checksum_constructor_connection_serve_stdio(
@@ -760,7 +770,17 @@ internal object UniffiLib {
         uniffiCallbackInterfaceHostHandler.register(this)
         
     }
-    external fun uniffi_acp_uniffi_fn_clone_connection(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_acp_uniffi_fn_clone_callcanceller(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Long
+external fun uniffi_acp_uniffi_fn_free_callcanceller(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Unit
+external fun uniffi_acp_uniffi_fn_constructor_callcanceller_new(uniffi_out_err: UniffiRustCallStatus, 
+): Long
+external fun uniffi_acp_uniffi_fn_method_callcanceller_cancel(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Unit
+external fun uniffi_acp_uniffi_fn_method_callcanceller_is_cancelled(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Byte
+external fun uniffi_acp_uniffi_fn_clone_connection(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
 ): Long
 external fun uniffi_acp_uniffi_fn_free_connection(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
 ): Unit
@@ -772,8 +792,12 @@ external fun uniffi_acp_uniffi_fn_constructor_connection_spawn(`command`: RustBu
 ): Long
 external fun uniffi_acp_uniffi_fn_method_connection_call(`ptr`: Long,`method`: RustBuffer.ByValue,`params`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,
 ): Long
+external fun uniffi_acp_uniffi_fn_method_connection_call_cancellable(`ptr`: Long,`method`: RustBuffer.ByValue,`params`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,`canceller`: Long,
+): Long
 external fun uniffi_acp_uniffi_fn_method_connection_cancel_session(`ptr`: Long,`sessionId`: RustBuffer.ByValue,
 ): Long
+external fun uniffi_acp_uniffi_fn_method_connection_close_now(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Unit
 external fun uniffi_acp_uniffi_fn_method_connection_close_reason(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
 ): RustBuffer.ByValue
 external fun uniffi_acp_uniffi_fn_method_connection_closed(`ptr`: Long,
@@ -957,10 +981,22 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if (lib.uniffi_acp_uniffi_checksum_func_socket_pair() != 50103.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if (lib.uniffi_acp_uniffi_checksum_method_callcanceller_cancel() != 3343.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_callcanceller_is_cancelled() != 35913.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if (lib.uniffi_acp_uniffi_checksum_method_connection_call() != 51965.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if (lib.uniffi_acp_uniffi_checksum_method_connection_call_cancellable() != 34826.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if (lib.uniffi_acp_uniffi_checksum_method_connection_cancel_session() != 47781.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_connection_close_now() != 58487.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_method_connection_close_reason() != 27370.toShort()) {
@@ -1027,6 +1063,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_method_requestsignals_is_cancelled() != 60204.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_constructor_callcanceller_new() != 58448.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_constructor_connection_from_fds() != 34560.toShort()) {
@@ -1647,6 +1686,309 @@ public object FfiConverterString: FfiConverter<String, RustBuffer.ByValue> {
 
 
 /**
+ * A one-shot cancellation flag for one outgoing call. Any thread may call
+ * [`CallCanceller::cancel`], before, during or after the call; only the
+ * first call counts.
+ */
+public interface CallCancellerInterface {
+    
+    /**
+     * Cancels the call it was given to: the call returns
+     * `AcpError.Cancelled` and the peer is sent `$/cancel_request`. A call
+     * not started yet fails at once when it starts; an answered one is
+     * unaffected.
+     */
+    fun `cancel`()
+    
+    /**
+     * Whether [`CallCanceller::cancel`] was called.
+     */
+    fun `isCancelled`(): kotlin.Boolean
+    
+    companion object
+}
+
+/**
+ * A one-shot cancellation flag for one outgoing call. Any thread may call
+ * [`CallCanceller::cancel`], before, during or after the call; only the
+ * first call counts.
+ */
+open class CallCanceller: Disposable, AutoCloseable, CallCancellerInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * A canceller that has not fired.
+     */
+    constructor() :
+        this(UniffiWithHandle, 
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_constructor_callcanceller_new(
+    
+        _status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_acp_uniffi_fn_free_callcanceller(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_acp_uniffi_fn_clone_callcanceller(handle, status)
+        }
+    }
+
+    
+    /**
+     * Cancels the call it was given to: the call returns
+     * `AcpError.Cancelled` and the peer is sent `$/cancel_request`. A call
+     * not started yet fails at once when it starts; an answered one is
+     * unaffected.
+     */override fun `cancel`()
+        = 
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_callcanceller_cancel(
+        it,
+        _status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Whether [`CallCanceller::cancel`] was called.
+     */override fun `isCancelled`(): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_callcanceller_is_cancelled(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeCallCanceller: FfiConverter<CallCanceller, Long> {
+    override fun lower(value: CallCanceller): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): CallCanceller {
+        return CallCanceller(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): CallCanceller {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: CallCanceller) = 8UL
+
+    override fun write(value: CallCanceller, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
  * One ACP connection (see the module docs).
  */
 public interface ConnectionInterface {
@@ -1661,11 +2003,30 @@ public interface ConnectionInterface {
     suspend fun `call`(`method`: kotlin.String, `params`: kotlin.String?, `options`: CallOptions): kotlin.String
     
     /**
+     * [`Connection::call`], which `canceller` can also cancel: the call then
+     * throws [`AcpError::Cancelled`] and the peer is sent `$/cancel_request`.
+     * For hosts whose task cancellation does not drop the Rust future
+     * (Swift: the LibACP layer calls `canceller.cancel()` from
+     * `withTaskCancellationHandler`).
+     */
+    suspend fun `callCancellable`(`method`: kotlin.String, `params`: kotlin.String?, `options`: CallOptions, `canceller`: CallCanceller): kotlin.String
+    
+    /**
      * Client side: cancels the session's prompt turn: sends
      * `session/cancel` and answers the session's pending permission
      * requests `cancelled` (their handlers see the cancellation).
      */
     suspend fun `cancelSession`(`sessionId`: kotlin.String)
+    
+    /**
+     * Closes the connection without waiting (what freeing the object does;
+     * [`Connection::shutdown`] waits). Pending calls fail with
+     * [`AcpError::Closed`], the handlers' requests end, and the handler
+     * given to the constructor is released once libacp's tasks have ended
+     * (which breaks a reference cycle through a handler that holds the
+     * connection). Idempotent.
+     */
+    fun `closeNow`()
     
     /**
      * Why the connection closed; `None` while it is open.
@@ -1895,6 +2256,34 @@ open class Connection: Disposable, AutoCloseable, ConnectionInterface
 
     
     /**
+     * [`Connection::call`], which `canceller` can also cancel: the call then
+     * throws [`AcpError::Cancelled`] and the peer is sent `$/cancel_request`.
+     * For hosts whose task cancellation does not drop the Rust future
+     * (Swift: the LibACP layer calls `canceller.cancel()` from
+     * `withTaskCancellationHandler`).
+     */
+    @Throws(AcpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `callCancellable`(`method`: kotlin.String, `params`: kotlin.String?, `options`: CallOptions, `canceller`: CallCanceller) : kotlin.String {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_acp_uniffi_fn_method_connection_call_cancellable(
+                uniffiHandle,
+                FfiConverterString.lower(`method`),FfiConverterOptionalString.lower(`params`),FfiConverterTypeCallOptions.lower(`options`),FfiConverterTypeCallCanceller.lower(`canceller`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_acp_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_acp_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_acp_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterString.lift(it) },
+        // Error FFI converter
+        AcpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
      * Client side: cancels the session's prompt turn: sends
      * `session/cancel` and answers the session's pending permission
      * requests `cancelled` (their handlers see the cancellation).
@@ -1919,6 +2308,26 @@ open class Connection: Disposable, AutoCloseable, ConnectionInterface
         AcpException.ErrorHandler,
     )
     }
+
+    
+    /**
+     * Closes the connection without waiting (what freeing the object does;
+     * [`Connection::shutdown`] waits). Pending calls fail with
+     * [`AcpError::Closed`], the handlers' requests end, and the handler
+     * given to the constructor is released once libacp's tasks have ended
+     * (which breaks a reference cycle through a handler that holds the
+     * connection). Idempotent.
+     */override fun `closeNow`()
+        = 
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_connection_close_now(
+        it,
+        _status)
+}
+    }
+    
+    
 
     
     /**
