@@ -1,0 +1,45 @@
+import Foundation
+
+// `AcpError` (generated from the Rust enum) is the binding's one error type:
+// every call throws it, and a handler throws it to answer with a JSON-RPC
+// error. These helpers give it the JSON-RPC view.
+
+extension AcpError {
+    /// The JSON-RPC error code: the peer's for `.Rpc`; for the others, the
+    /// code libacp answers with when a handler throws them (`-32602`
+    /// invalid params, `-32800` cancelled, `-32603` otherwise).
+    public var code: Int64 {
+        switch self {
+        case .Rpc(let code, _, _): return code
+        case .InvalidParams: return -32602
+        case .Cancelled: return -32800
+        default: return -32603
+        }
+    }
+
+    /// The `data` of a `.Rpc` error, parsed (`nil` when absent or not JSON).
+    public var data: JSONValue? {
+        if case .Rpc(_, _, let data?) = self { return try? JSONValue.parse(data) }
+        return nil
+    }
+
+    /// `-32601` with `data: {"method": method}`, as libacp answers unhandled methods.
+    public static func methodNotFound(_ method: String) -> AcpError {
+        .Rpc(code: -32601, detail: "Method not found", data: JSONValue.object(["method": .string(method)]).jsonText)
+    }
+
+    /// An error with this code, message and `data`.
+    public static func rpc(code: Int64, message: String, data: JSONValue? = nil) -> AcpError {
+        .Rpc(code: code, detail: message, data: data?.jsonText)
+    }
+
+    /// What a handler's error becomes on the wire: an `AcpError` as it is, a
+    /// decoding error `-32602`, anything else `-32603` with its description.
+    static func from(_ error: Error) -> AcpError {
+        switch error {
+        case let e as AcpError: return e
+        case is DecodingError: return .InvalidParams(detail: "\(error)")
+        default: return .Internal(detail: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,431 @@
+import Foundation
+
+// The typed layer: the ACP v1 methods with the Codable models of
+// Models.swift (generated from the schema). Members a model does not name
+// are kept in its `extra`, so nothing a peer sends is lost; the dynamic API
+// of the same connection (`.connection`) serves extensions.
+
+extension AcpConnection {
+    /// Calls `method` with `params` encoded and the result decoded as `R`
+    /// (a result that does not decode throws `AcpError.InvalidResult`).
+    public func call<P: Encodable, R: Decodable>(_ method: String, _ params: P, as: R.Type = R.self) async throws -> R {
+        try JSON.decode(R.self, await callJSON(method, paramsJSON: JSON.encode(params)), params: false)
+    }
+
+    /// Sends notification `method` with `params` encoded.
+    public func notify<P: Encodable>(_ method: String, _ params: P) async throws {
+        try await notifyJSON(method, paramsJSON: JSON.encode(params))
+    }
+}
+
+/// Serves a request by decoding its params as `P` (a failure answers
+/// `-32602`) and encoding the handler's `R`.
+private struct Route: Sendable {
+    let serve: @Sendable (IncomingCall) async throws -> String
+
+    static func of<P: Decodable, R: Encodable>(
+        _: P.Type, _ handle: @escaping @Sendable (P, IncomingCall) async throws -> R
+    ) -> Route {
+        Route { call in
+            try JSON.encode(try await handle(JSON.decode(P.self, call.paramsJSON, params: true), call))
+        }
+    }
+}
+
+// MARK: - Client
+
+/// The client side's handlers: what an editor answers. Every method has a
+/// default that answers `-32601` (or ignores a notification); implement
+/// those whose capabilities the client advertises. Handlers run in their
+/// own tasks; a request's task is cancelled when the peer cancels it.
+public protocol Client: Sendable {
+    /// `session/request_permission`; its task is cancelled when the turn is
+    /// cancelled (libacp then answers `cancelled`).
+    func requestPermission(_ request: RequestPermissionRequest, call: IncomingCall) async throws -> RequestPermissionResponse
+    /// `fs/read_text_file`.
+    func readTextFile(_ request: ReadTextFileRequest, call: IncomingCall) async throws -> ReadTextFileResponse
+    /// `fs/write_text_file`.
+    func writeTextFile(_ request: WriteTextFileRequest, call: IncomingCall) async throws -> WriteTextFileResponse
+    /// `terminal/create`.
+    func createTerminal(_ request: CreateTerminalRequest, call: IncomingCall) async throws -> CreateTerminalResponse
+    /// `terminal/output`.
+    func terminalOutput(_ request: TerminalOutputRequest, call: IncomingCall) async throws -> TerminalOutputResponse
+    /// `terminal/release`.
+    func releaseTerminal(_ request: ReleaseTerminalRequest, call: IncomingCall) async throws -> ReleaseTerminalResponse
+    /// `terminal/wait_for_exit`.
+    func waitForTerminalExit(_ request: WaitForTerminalExitRequest, call: IncomingCall) async throws -> WaitForTerminalExitResponse
+    /// `terminal/kill`.
+    func killTerminal(_ request: KillTerminalRequest, call: IncomingCall) async throws -> KillTerminalResponse
+    /// `elicitation/create`.
+    func createElicitation(_ request: CreateElicitationRequest, call: IncomingCall) async throws -> CreateElicitationResponse
+    /// `session/update`, in order; a prompt returns only after the updates
+    /// the agent sent before its answer were handled here. An update that
+    /// does not decode reaches `extNotification` instead (nothing is lost).
+    func sessionUpdate(_ notification: SessionNotification) async
+    /// `elicitation/complete`.
+    func completeElicitation(_ notification: CompleteElicitationNotification) async
+    /// A request of another method (an extension).
+    func extMethod(_ call: IncomingCall) async throws -> JSONValue
+    /// A notification of another method (an extension), or one whose
+    /// params did not decode.
+    func extNotification(method: String, params: JSONValue?) async
+    /// A line of the agent's stderr (libacp thread; with `AgentCommand.stderrToHost`).
+    func onStderr(_ line: String)
+}
+
+extension Client {
+    public func requestPermission(_ request: RequestPermissionRequest, call: IncomingCall) async throws -> RequestPermissionResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func readTextFile(_ request: ReadTextFileRequest, call: IncomingCall) async throws -> ReadTextFileResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func writeTextFile(_ request: WriteTextFileRequest, call: IncomingCall) async throws -> WriteTextFileResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func createTerminal(_ request: CreateTerminalRequest, call: IncomingCall) async throws -> CreateTerminalResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func terminalOutput(_ request: TerminalOutputRequest, call: IncomingCall) async throws -> TerminalOutputResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func releaseTerminal(_ request: ReleaseTerminalRequest, call: IncomingCall) async throws -> ReleaseTerminalResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func waitForTerminalExit(_ request: WaitForTerminalExitRequest, call: IncomingCall) async throws -> WaitForTerminalExitResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func killTerminal(_ request: KillTerminalRequest, call: IncomingCall) async throws -> KillTerminalResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func createElicitation(_ request: CreateElicitationRequest, call: IncomingCall) async throws -> CreateElicitationResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func sessionUpdate(_ notification: SessionNotification) async {}
+    public func completeElicitation(_ notification: CompleteElicitationNotification) async {}
+    public func extMethod(_ call: IncomingCall) async throws -> JSONValue {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func extNotification(method: String, params: JSONValue?) async {}
+    public func onStderr(_ line: String) {}
+}
+
+private struct ClientHost: RawHost {
+    let client: Client
+    let routes: [String: Route]
+
+    init(_ client: Client) {
+        self.client = client
+        routes = [
+            "session/request_permission": .of(RequestPermissionRequest.self) { try await client.requestPermission($0, call: $1) },
+            "fs/read_text_file": .of(ReadTextFileRequest.self) { try await client.readTextFile($0, call: $1) },
+            "fs/write_text_file": .of(WriteTextFileRequest.self) { try await client.writeTextFile($0, call: $1) },
+            "terminal/create": .of(CreateTerminalRequest.self) { try await client.createTerminal($0, call: $1) },
+            "terminal/output": .of(TerminalOutputRequest.self) { try await client.terminalOutput($0, call: $1) },
+            "terminal/release": .of(ReleaseTerminalRequest.self) { try await client.releaseTerminal($0, call: $1) },
+            "terminal/wait_for_exit": .of(WaitForTerminalExitRequest.self) { try await client.waitForTerminalExit($0, call: $1) },
+            "terminal/kill": .of(KillTerminalRequest.self) { try await client.killTerminal($0, call: $1) },
+            "elicitation/create": .of(CreateElicitationRequest.self) { try await client.createElicitation($0, call: $1) },
+        ]
+    }
+
+    func request(_ call: IncomingCall) async throws -> String {
+        if let route = routes[call.method] { return try await route.serve(call) }
+        return try await client.extMethod(call).jsonText
+    }
+
+    func notification(method: String, params: String?) async {
+        switch method {
+        case "session/update":
+            if let n = try? JSON.decode(SessionNotification.self, params, params: true) {
+                return await client.sessionUpdate(n)
+            }
+        case "elicitation/complete":
+            if let n = try? JSON.decode(CompleteElicitationNotification.self, params, params: true) {
+                return await client.completeElicitation(n)
+            }
+        default:
+            break
+        }
+        await client.extNotification(method: method, params: params.flatMap { try? JSONValue.parse($0) })
+    }
+
+    func stderr(_ line: String) {
+        client.onStderr(line)
+    }
+}
+
+/// The client side with typed ACP methods. `connection` is the same
+/// connection's dynamic API (extensions, capabilities, closing).
+public final class ClientConnection: Sendable {
+    public let connection: AcpConnection
+
+    private init(_ connection: AcpConnection) {
+        self.connection = connection
+    }
+
+    /// Spawns the agent `command`; `client` answers what it asks.
+    public static func spawn(_ command: AgentCommand, client: Client, options: ConnectOptions = ConnectOptions()) throws -> ClientConnection {
+        ClientConnection(try AcpConnection(host: ClientHost(client)) {
+            try Connection.spawn(command: command, handler: $0, options: options)
+        })
+    }
+
+    /// Over descriptors the caller gives up (see `AcpConnection.fromFds`).
+    public static func fromFds(readFd: Int32, writeFd: Int32, client: Client, options: ConnectOptions = ConnectOptions()) throws -> ClientConnection {
+        ClientConnection(try AcpConnection(host: ClientHost(client)) {
+            try Connection.fromFds(role: .client, readFd: readFd, writeFd: writeFd, handler: $0, options: options)
+        })
+    }
+
+    /// `initialize`.
+    public func initialize(_ request: InitializeRequest) async throws -> InitializeResponse {
+        try await connection.call("initialize", request)
+    }
+    /// `authenticate`.
+    public func authenticate(_ request: AuthenticateRequest) async throws -> AuthenticateResponse {
+        try await connection.call("authenticate", request)
+    }
+    /// `logout` (refused unless the agent advertised it).
+    public func logout(_ request: LogoutRequest) async throws -> LogoutResponse {
+        try await connection.call("logout", request)
+    }
+    /// `session/new`.
+    public func newSession(_ request: NewSessionRequest) async throws -> NewSessionResponse {
+        try await connection.call("session/new", request)
+    }
+    /// `session/load` (refused unless the agent advertised `loadSession`).
+    public func loadSession(_ request: LoadSessionRequest) async throws -> LoadSessionResponse {
+        try await connection.call("session/load", request)
+    }
+    /// `session/list` (refused unless advertised).
+    public func listSessions(_ request: ListSessionsRequest) async throws -> ListSessionsResponse {
+        try await connection.call("session/list", request)
+    }
+    /// `session/resume` (refused unless advertised).
+    public func resumeSession(_ request: ResumeSessionRequest) async throws -> ResumeSessionResponse {
+        try await connection.call("session/resume", request)
+    }
+    /// `session/close` (refused unless advertised).
+    public func closeSession(_ request: CloseSessionRequest) async throws -> CloseSessionResponse {
+        try await connection.call("session/close", request)
+    }
+    /// `session/delete` (refused unless advertised).
+    public func deleteSession(_ request: DeleteSessionRequest) async throws -> DeleteSessionResponse {
+        try await connection.call("session/delete", request)
+    }
+    /// `session/set_mode`.
+    public func setSessionMode(_ request: SetSessionModeRequest) async throws -> SetSessionModeResponse {
+        try await connection.call("session/set_mode", request)
+    }
+    /// `session/set_config_option`.
+    public func setSessionConfigOption(_ request: SetSessionConfigOptionRequest) async throws -> SetSessionConfigOptionResponse {
+        try await connection.call("session/set_config_option", request)
+    }
+    /// `session/prompt`: returns after every update the agent sent before
+    /// its answer was handled. Cancelling the task awaiting it sends
+    /// `$/cancel_request`; `cancel(sessionId:)` is the protocol's way to stop a turn.
+    public func prompt(_ request: PromptRequest) async throws -> PromptResponse {
+        try await connection.call("session/prompt", request)
+    }
+    /// `session/cancel`: the turn ends `cancelled`; pending permission
+    /// requests are answered `cancelled`.
+    public func cancel(sessionId: String) async throws {
+        try await connection.cancelSession(sessionId)
+    }
+    /// Closes and waits for the agent to be gone.
+    public func shutdown() async {
+        await connection.shutdown()
+    }
+    /// Closes without waiting.
+    public func close() {
+        connection.close()
+    }
+}
+
+// MARK: - Agent
+
+/// The agent side's handlers. `initialize`, `newSession` and `prompt` are
+/// required; the others answer `-32601` unless implemented.
+public protocol Agent: Sendable {
+    /// `initialize`.
+    func initialize(_ request: InitializeRequest, call: IncomingCall) async throws -> InitializeResponse
+    /// `authenticate`.
+    func authenticate(_ request: AuthenticateRequest, call: IncomingCall) async throws -> AuthenticateResponse
+    /// `logout`.
+    func logout(_ request: LogoutRequest, call: IncomingCall) async throws -> LogoutResponse
+    /// `session/new`.
+    func newSession(_ request: NewSessionRequest, call: IncomingCall) async throws -> NewSessionResponse
+    /// `session/load` (advertise `loadSession`).
+    func loadSession(_ request: LoadSessionRequest, call: IncomingCall) async throws -> LoadSessionResponse
+    /// `session/list`.
+    func listSessions(_ request: ListSessionsRequest, call: IncomingCall) async throws -> ListSessionsResponse
+    /// `session/resume`.
+    func resumeSession(_ request: ResumeSessionRequest, call: IncomingCall) async throws -> ResumeSessionResponse
+    /// `session/close`.
+    func closeSession(_ request: CloseSessionRequest, call: IncomingCall) async throws -> CloseSessionResponse
+    /// `session/delete`.
+    func deleteSession(_ request: DeleteSessionRequest, call: IncomingCall) async throws -> DeleteSessionResponse
+    /// `session/set_mode`.
+    func setSessionMode(_ request: SetSessionModeRequest, call: IncomingCall) async throws -> SetSessionModeResponse
+    /// `session/set_config_option`.
+    func setSessionConfigOption(_ request: SetSessionConfigOptionRequest, call: IncomingCall) async throws -> SetSessionConfigOptionResponse
+    /// `session/prompt`. A `session/cancel` cancels this task; the turn
+    /// then answers `stopReason: "cancelled"` whatever it returns.
+    func prompt(_ request: PromptRequest, call: IncomingCall) async throws -> PromptResponse
+    /// `session/cancel` (the prompt's task is already being cancelled).
+    func cancel(_ notification: CancelNotification) async
+    /// A request of another method (an extension).
+    func extMethod(_ call: IncomingCall) async throws -> JSONValue
+    /// A notification of another method (an extension), or one whose params did not decode.
+    func extNotification(method: String, params: JSONValue?) async
+}
+
+extension Agent {
+    public func authenticate(_ request: AuthenticateRequest, call: IncomingCall) async throws -> AuthenticateResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func logout(_ request: LogoutRequest, call: IncomingCall) async throws -> LogoutResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func loadSession(_ request: LoadSessionRequest, call: IncomingCall) async throws -> LoadSessionResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func listSessions(_ request: ListSessionsRequest, call: IncomingCall) async throws -> ListSessionsResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func resumeSession(_ request: ResumeSessionRequest, call: IncomingCall) async throws -> ResumeSessionResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func closeSession(_ request: CloseSessionRequest, call: IncomingCall) async throws -> CloseSessionResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func deleteSession(_ request: DeleteSessionRequest, call: IncomingCall) async throws -> DeleteSessionResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func setSessionMode(_ request: SetSessionModeRequest, call: IncomingCall) async throws -> SetSessionModeResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func setSessionConfigOption(_ request: SetSessionConfigOptionRequest, call: IncomingCall) async throws -> SetSessionConfigOptionResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func cancel(_ notification: CancelNotification) async {}
+    public func extMethod(_ call: IncomingCall) async throws -> JSONValue {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func extNotification(method: String, params: JSONValue?) async {}
+}
+
+private struct AgentHost: RawHost {
+    let agent: Agent
+    let routes: [String: Route]
+
+    init(_ agent: Agent) {
+        self.agent = agent
+        routes = [
+            "initialize": .of(InitializeRequest.self) { try await agent.initialize($0, call: $1) },
+            "authenticate": .of(AuthenticateRequest.self) { try await agent.authenticate($0, call: $1) },
+            "logout": .of(LogoutRequest.self) { try await agent.logout($0, call: $1) },
+            "session/new": .of(NewSessionRequest.self) { try await agent.newSession($0, call: $1) },
+            "session/load": .of(LoadSessionRequest.self) { try await agent.loadSession($0, call: $1) },
+            "session/list": .of(ListSessionsRequest.self) { try await agent.listSessions($0, call: $1) },
+            "session/resume": .of(ResumeSessionRequest.self) { try await agent.resumeSession($0, call: $1) },
+            "session/close": .of(CloseSessionRequest.self) { try await agent.closeSession($0, call: $1) },
+            "session/delete": .of(DeleteSessionRequest.self) { try await agent.deleteSession($0, call: $1) },
+            "session/set_mode": .of(SetSessionModeRequest.self) { try await agent.setSessionMode($0, call: $1) },
+            "session/set_config_option": .of(SetSessionConfigOptionRequest.self) { try await agent.setSessionConfigOption($0, call: $1) },
+            "session/prompt": .of(PromptRequest.self) { try await agent.prompt($0, call: $1) },
+        ]
+    }
+
+    func request(_ call: IncomingCall) async throws -> String {
+        if let route = routes[call.method] { return try await route.serve(call) }
+        return try await agent.extMethod(call).jsonText
+    }
+
+    func notification(method: String, params: String?) async {
+        if method == "session/cancel", let n = try? JSON.decode(CancelNotification.self, params, params: true) {
+            return await agent.cancel(n)
+        }
+        await agent.extNotification(method: method, params: params.flatMap { try? JSONValue.parse($0) })
+    }
+
+    func stderr(_ line: String) {}
+}
+
+/// The agent side with typed ACP methods toward the client. `connection`
+/// is the same connection's dynamic API.
+public final class AgentConnection: Sendable {
+    public let connection: AcpConnection
+
+    private init(_ connection: AcpConnection) {
+        self.connection = connection
+    }
+
+    /// Serves `agent` on this process's stdin/stdout (log to stderr only).
+    public static func serveStdio(_ agent: Agent, options: ConnectOptions = ConnectOptions()) throws -> AgentConnection {
+        AgentConnection(try AcpConnection(host: AgentHost(agent)) {
+            try Connection.serveStdio(handler: $0, options: options)
+        })
+    }
+
+    /// Over descriptors the caller gives up (see `AcpConnection.fromFds`).
+    public static func fromFds(readFd: Int32, writeFd: Int32, agent: Agent, options: ConnectOptions = ConnectOptions()) throws -> AgentConnection {
+        AgentConnection(try AcpConnection(host: AgentHost(agent)) {
+            try Connection.fromFds(role: .agent, readFd: readFd, writeFd: writeFd, handler: $0, options: options)
+        })
+    }
+
+    /// `session/update`: returns once queued for the client.
+    public func sessionUpdate(_ notification: SessionNotification) async throws {
+        try await connection.notify("session/update", notification)
+    }
+    /// `session/update` for `sessionId`.
+    public func sessionUpdate(sessionId: String, _ update: SessionUpdate) async throws {
+        try await sessionUpdate(SessionNotification(sessionId: sessionId, update: update))
+    }
+    /// `session/request_permission`.
+    public func requestPermission(_ request: RequestPermissionRequest) async throws -> RequestPermissionResponse {
+        try await connection.call("session/request_permission", request)
+    }
+    /// `fs/read_text_file` (refused unless the client advertised it).
+    public func readTextFile(_ request: ReadTextFileRequest) async throws -> ReadTextFileResponse {
+        try await connection.call("fs/read_text_file", request)
+    }
+    /// `fs/write_text_file` (refused unless the client advertised it).
+    public func writeTextFile(_ request: WriteTextFileRequest) async throws -> WriteTextFileResponse {
+        try await connection.call("fs/write_text_file", request)
+    }
+    /// `terminal/create` (refused unless the client advertised `terminal`).
+    public func createTerminal(_ request: CreateTerminalRequest) async throws -> CreateTerminalResponse {
+        try await connection.call("terminal/create", request)
+    }
+    /// `terminal/output`.
+    public func terminalOutput(_ request: TerminalOutputRequest) async throws -> TerminalOutputResponse {
+        try await connection.call("terminal/output", request)
+    }
+    /// `terminal/release`.
+    public func releaseTerminal(_ request: ReleaseTerminalRequest) async throws -> ReleaseTerminalResponse {
+        try await connection.call("terminal/release", request)
+    }
+    /// `terminal/wait_for_exit`.
+    public func waitForTerminalExit(_ request: WaitForTerminalExitRequest) async throws -> WaitForTerminalExitResponse {
+        try await connection.call("terminal/wait_for_exit", request)
+    }
+    /// `terminal/kill`.
+    public func killTerminal(_ request: KillTerminalRequest) async throws -> KillTerminalResponse {
+        try await connection.call("terminal/kill", request)
+    }
+    /// `elicitation/create` (refused unless the client advertised elicitation).
+    public func createElicitation(_ request: CreateElicitationRequest) async throws -> CreateElicitationResponse {
+        try await connection.call("elicitation/create", request)
+    }
+    /// Waits until the client closes the connection and everything was written.
+    public func terminated() async {
+        await connection.terminated()
+    }
+    /// Closes without waiting.
+    public func close() {
+        connection.close()
+    }
+}

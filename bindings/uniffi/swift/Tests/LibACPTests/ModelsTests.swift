@@ -1,0 +1,79 @@
+import Foundation
+import XCTest
+@testable import LibACP
+
+/// The generated models (Models.swift, from the ACP v1 schema by
+/// scripts/swift/gen_models.py, drift-checked by scripts/test-swift.sh).
+final class ModelsTests: XCTestCase {
+    private func roundTrip<T: Codable & Equatable>(_ type: T.Type, _ text: String) throws -> T {
+        let value = try JSON.decode(T.self, text, params: true)
+        let again = try JSON.decode(T.self, try JSON.encode(value), params: true)
+        XCTAssertEqual(value, again)
+        // Nothing is lost: the re-encoded JSON equals the original.
+        XCTAssertEqual(try JSONValue.parse(try JSON.encode(value)), try JSONValue.parse(text))
+        return value
+    }
+
+    func testTaggedUnionsDecodeByTheirTagAndKeepUnknownVariants() throws {
+        let chunk = try roundTrip(SessionUpdate.self, #"{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}"#)
+        guard case .agentMessageChunk(let c) = chunk, case .text(let t) = c.content else { return XCTFail("\(chunk)") }
+        XCTAssertEqual(t.text, "hi")
+        XCTAssertTrue(c.extra.isEmpty, "the tag is not kept as an unknown member")
+
+        let future = try roundTrip(SessionUpdate.self, #"{"sessionUpdate":"from_the_future","x":[1,2]}"#)
+        guard case .unrecognized(let raw) = future else { return XCTFail("\(future)") }
+        XCTAssertEqual(raw["x"], [1, 2])
+
+        let tool = try roundTrip(
+            SessionUpdate.self,
+            #"{"sessionUpdate":"tool_call","toolCallId":"t1","title":"Read","kind":"read","status":"pending","_meta":{"a":1}}"#)
+        guard case .toolCall(let call) = tool else { return XCTFail("\(tool)") }
+        XCTAssertEqual(call.toolCallId, "t1")
+        XCTAssertEqual(call.kind, .read)
+        XCTAssertEqual(call.meta, ["a": 1])
+    }
+
+    func testStringEnumsKeepValuesFromNewerPeers() throws {
+        let known = try roundTrip(PromptResponse.self, #"{"stopReason":"end_turn"}"#)
+        XCTAssertEqual(known.stopReason, .endTurn)
+        let newer = try roundTrip(PromptResponse.self, #"{"stopReason":"paused","usage":{"x":1}}"#)
+        XCTAssertEqual(newer.stopReason, .unrecognized("paused"))
+    }
+
+    func testUnknownMembersAreKeptAndReencoded() throws {
+        let r = try roundTrip(NewSessionRequest.self, #"{"cwd":"/w","mcpServers":[],"vendorThing":{"deep":[true,null]}}"#)
+        XCTAssertEqual(r.extra["vendorThing"], ["deep": [true, nil]])
+    }
+
+    func testMissingRequiredMembersAreInvalidParamsNamingTheMember() {
+        XCTAssertThrowsError(try JSON.decode(PromptRequest.self, #"{"prompt":[]}"#, params: true)) { error in
+            guard case AcpError.InvalidParams(let detail) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(detail.contains("sessionId"), detail)
+        }
+    }
+
+    func testEveryObjectModelNamesExactlyTheSchemasMembers() throws {
+        // The generator is checked for drift; this checks its output against
+        // the schema itself, for the types the typed API uses.
+        let schema = try JSONValue.parse(String(contentsOf: repo.appendingPathComponent("tests/spec/v1-schema.json")))
+        let models: [String: Set<String>] = [
+            "InitializeRequest": InitializeRequest.knownKeys,
+            "InitializeResponse": InitializeResponse.knownKeys,
+            "NewSessionRequest": NewSessionRequest.knownKeys,
+            "PromptRequest": PromptRequest.knownKeys,
+            "PromptResponse": PromptResponse.knownKeys,
+            "SessionNotification": SessionNotification.knownKeys,
+            "RequestPermissionRequest": RequestPermissionRequest.knownKeys,
+            "ToolCallUpdate": ToolCallUpdate.knownKeys,
+            "ReadTextFileRequest": ReadTextFileRequest.knownKeys,
+            "CreateTerminalRequest": CreateTerminalRequest.knownKeys,
+            "AgentCapabilities": AgentCapabilities.knownKeys,
+            "ClientCapabilities": ClientCapabilities.knownKeys,
+        ]
+        for (name, keys) in models {
+            let properties = schema["$defs"]?[name]?["properties"]?.objectValue ?? [:]
+            XCTAssertFalse(properties.isEmpty, name)
+            XCTAssertEqual(keys, Set(properties.keys), name)
+        }
+    }
+}
