@@ -5,6 +5,7 @@
 # official TypeScript and Python SDKs (npm, PyPI), the C, Python and Node
 # stages their Debian packages, venvs and npm packages, the Kotlin stage its
 # Maven Central libraries (pinned in the poms) and the UniFFI bindgen (PyPI),
+# the Swift stage its toolchain (Debian trixie's swiftlang in a chroot, cached),
 # bench/run.sh --smoke the benchmark programs' builds, venv and npm packages
 # (all pinned).
 set -uo pipefail
@@ -75,6 +76,11 @@ stage "Node binding: napi build, node --test, generated-file and lint checks (sc
 # shared scenarios), the examples.
 stage "Kotlin binding: generated sources, mvn test, examples (scripts/test-kotlin.sh)" \
   Kotlin ./scripts/test-kotlin.sh
+# The Swift binding (UniFFI): the Swift toolchain in a cached trixie chroot,
+# generated-source drift (UniFFI, the Codable models), swift test (XCTest and
+# the shared scenarios), interop with the official SDKs, the examples.
+stage "Swift binding: toolchain, generated sources, swift test, interop, examples (scripts/test-swift.sh)" \
+  Swift ./scripts/test-swift.sh
 # The benchmark cross-check (bench/): every bench client against every bench
 # agent (libacp Rust, C, Python and Node, the official Rust, TypeScript and Python
 # SDKs, the raw baseline) on tiny workloads. Correctness only: no timing is
