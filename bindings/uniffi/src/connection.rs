@@ -24,6 +24,7 @@ use libacp_core::rpc::TryNotify;
 use libacp_core::{AcpPeer, CallError, CancelHandle, CancelMode, RawValue, Role, Transport};
 use tokio::sync::oneshot;
 
+use crate::batch::{BatchError, BatchOutcome, OutgoingNotification};
 use crate::cancel::CallCanceller;
 use crate::drain::{self, Tag, Wakes};
 use crate::error::AcpError;
@@ -283,6 +284,31 @@ impl Connection {
             TryNotify::Sent => Ok(true),
             TryNotify::Full(_) => Ok(false),
         }
+    }
+
+    /// Queues `batch`'s notifications for the peer, in order, each as
+    /// [`Connection::try_notify`] would, with one call across the FFI. Stops
+    /// at the first that finds the outgoing queue full (see
+    /// [`BatchOutcome::handled`]); a refused notification is reported in
+    /// [`BatchOutcome::errors`] and the next ones are still sent, as
+    /// separate `notify` calls would be. Never blocks.
+    pub fn try_notify_batch(&self, batch: Vec<OutgoingNotification>) -> BatchOutcome {
+        let mut errors = Vec::new();
+        let mut handled: u32 = 0;
+        for n in batch {
+            let sent = raw_params(n.params)
+                .and_then(|params| Ok(self.peer.try_notify(&n.method, params)?));
+            match sent {
+                Ok(TryNotify::Sent) => {}
+                Ok(TryNotify::Full(_)) => break,
+                Err(error) => errors.push(BatchError {
+                    index: handled,
+                    error,
+                }),
+            }
+            handled = handled.saturating_add(1);
+        }
+        BatchOutcome { handled, errors }
     }
 
     /// Sends notification `method` with `params` (JSON text); returns once

@@ -20,6 +20,7 @@
 
 uniffi::setup_scaffolding!("libacp");
 
+mod batch;
 mod cancel;
 mod connection;
 mod drain;
@@ -28,6 +29,7 @@ mod handler;
 mod options;
 mod runtime;
 
+pub use batch::{BatchError, BatchOutcome, OutgoingNotification};
 pub use cancel::CallCanceller;
 pub use connection::{Connection, ExitStatus, libacp_version, socket_pair};
 pub use error::AcpError;

@@ -860,6 +860,16 @@ public protocol ConnectionProtocol: AnyObject, Sendable {
     func tryNotify(method: String, params: String?) throws  -> Bool
     
     /**
+     * Queues `batch`'s notifications for the peer, in order, each as
+     * [`Connection::try_notify`] would, with one call across the FFI. Stops
+     * at the first that finds the outgoing queue full (see
+     * [`BatchOutcome::handled`]); a refused notification is reported in
+     * [`BatchOutcome::errors`] and the next ones are still sent, as
+     * separate `notify` calls would be. Never blocks.
+     */
+    func tryNotifyBatch(batch: [OutgoingNotification])  -> BatchOutcome
+    
+    /**
      * Whether the session has a prompt turn in progress.
      */
     func turnInProgress(sessionId: String)  -> Bool
@@ -1269,6 +1279,23 @@ open func tryNotify(method: String, params: String?)throws  -> Bool  {
             self.uniffiCloneHandle(),
         FfiConverterString.lower(method),
         FfiConverterOptionString.lower(params),$0
+    )
+})
+}
+    
+    /**
+     * Queues `batch`'s notifications for the peer, in order, each as
+     * [`Connection::try_notify`] would, with one call across the FFI. Stops
+     * at the first that finds the outgoing queue full (see
+     * [`BatchOutcome::handled`]); a refused notification is reported in
+     * [`BatchOutcome::errors`] and the next ones are still sent, as
+     * separate `notify` calls would be. Never blocks.
+     */
+open func tryNotifyBatch(batch: [OutgoingNotification]) -> BatchOutcome  {
+    return try!  FfiConverterTypeBatchOutcome_lift(try! rustCall() {
+    uniffi_acp_uniffi_fn_method_connection_try_notify_batch(
+            self.uniffiCloneHandle(),
+        FfiConverterSequenceTypeOutgoingNotification.lower(batch),$0
     )
 })
 }
@@ -2022,6 +2049,152 @@ public func FfiConverterTypeAgentCommand_lower(_ value: AgentCommand) -> RustBuf
 
 
 /**
+ * A notification of a batch that was refused (nothing of it was sent).
+ */
+public struct BatchError: Equatable, Hashable {
+    /**
+     * Its index in the batch.
+     */
+    public var index: UInt32
+    /**
+     * Why: what `notify` would have thrown for it.
+     */
+    public var error: AcpError
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Its index in the batch.
+         */index: UInt32, 
+        /**
+         * Why: what `notify` would have thrown for it.
+         */error: AcpError) {
+        self.index = index
+        self.error = error
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension BatchError: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeBatchError: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> BatchError {
+        return
+            try BatchError(
+                index: FfiConverterUInt32.read(from: &buf), 
+                error: FfiConverterTypeAcpError.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: BatchError, into buf: inout [UInt8]) {
+        FfiConverterUInt32.write(value.index, into: &buf)
+        FfiConverterTypeAcpError.write(value.error, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeBatchError_lift(_ buf: RustBuffer) throws -> BatchError {
+    return try FfiConverterTypeBatchError.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeBatchError_lower(_ value: BatchError) -> RustBuffer {
+    return FfiConverterTypeBatchError.lower(value)
+}
+
+
+/**
+ * What [`Connection::try_notify_batch`](crate::Connection::try_notify_batch) did.
+ */
+public struct BatchOutcome: Equatable, Hashable {
+    /**
+     * How many notifications, from the start of the batch, were handled:
+     * queued for the peer, or refused (listed in `errors`). Fewer than the
+     * batch when the outgoing queue filled up: the rest was not touched
+     * (send the first of them with `notify`, which waits for room, then
+     * the others).
+     */
+    public var handled: UInt32
+    /**
+     * The refused ones among the handled, in order.
+     */
+    public var errors: [BatchError]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * How many notifications, from the start of the batch, were handled:
+         * queued for the peer, or refused (listed in `errors`). Fewer than the
+         * batch when the outgoing queue filled up: the rest was not touched
+         * (send the first of them with `notify`, which waits for room, then
+         * the others).
+         */handled: UInt32, 
+        /**
+         * The refused ones among the handled, in order.
+         */errors: [BatchError]) {
+        self.handled = handled
+        self.errors = errors
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension BatchOutcome: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeBatchOutcome: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> BatchOutcome {
+        return
+            try BatchOutcome(
+                handled: FfiConverterUInt32.read(from: &buf), 
+                errors: FfiConverterSequenceTypeBatchError.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: BatchOutcome, into buf: inout [UInt8]) {
+        FfiConverterUInt32.write(value.handled, into: &buf)
+        FfiConverterSequenceTypeBatchError.write(value.errors, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeBatchOutcome_lift(_ buf: RustBuffer) throws -> BatchOutcome {
+    return try FfiConverterTypeBatchOutcome.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeBatchOutcome_lower(_ value: BatchOutcome) -> RustBuffer {
+    return FfiConverterTypeBatchOutcome.lower(value)
+}
+
+
+/**
  * Per-call settings.
  */
 public struct CallOptions: Equatable, Hashable {
@@ -2482,6 +2655,75 @@ public func FfiConverterTypeNotification_lift(_ buf: RustBuffer) throws -> Notif
 #endif
 public func FfiConverterTypeNotification_lower(_ value: Notification) -> RustBuffer {
     return FfiConverterTypeNotification.lower(value)
+}
+
+
+/**
+ * One notification to send: the method and its params as JSON text.
+ */
+public struct OutgoingNotification: Equatable, Hashable {
+    /**
+     * The method name.
+     */
+    public var method: String
+    /**
+     * The params as JSON text; `None` for none.
+     */
+    public var params: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The method name.
+         */method: String, 
+        /**
+         * The params as JSON text; `None` for none.
+         */params: String?) {
+        self.method = method
+        self.params = params
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension OutgoingNotification: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOutgoingNotification: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OutgoingNotification {
+        return
+            try OutgoingNotification(
+                method: FfiConverterString.read(from: &buf), 
+                params: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: OutgoingNotification, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.method, into: &buf)
+        FfiConverterOptionString.write(value.params, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOutgoingNotification_lift(_ buf: RustBuffer) throws -> OutgoingNotification {
+    return try FfiConverterTypeOutgoingNotification.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOutgoingNotification_lower(_ value: OutgoingNotification) -> RustBuffer {
+    return FfiConverterTypeOutgoingNotification.lower(value)
 }
 
 
@@ -3136,6 +3378,31 @@ fileprivate struct FfiConverterSequenceString: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypeBatchError: FfiConverterRustBuffer {
+    typealias SwiftType = [BatchError]
+
+    public static func write(_ value: [BatchError], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeBatchError.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [BatchError] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [BatchError]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeBatchError.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceTypeNotification: FfiConverterRustBuffer {
     typealias SwiftType = [Notification]
 
@@ -3153,6 +3420,31 @@ fileprivate struct FfiConverterSequenceTypeNotification: FfiConverterRustBuffer 
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterTypeNotification.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeOutgoingNotification: FfiConverterRustBuffer {
+    typealias SwiftType = [OutgoingNotification]
+
+    public static func write(_ value: [OutgoingNotification], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeOutgoingNotification.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [OutgoingNotification] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [OutgoingNotification]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeOutgoingNotification.read(from: &buf))
         }
         return seq
     }
@@ -3425,6 +3717,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_method_connection_try_notify() != 39332) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_connection_try_notify_batch() != 20902) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_method_connection_turn_in_progress() != 54136) {

@@ -427,6 +427,11 @@ uint64_t uniffi_acp_uniffi_fn_method_connection_terminated(uint64_t ptr
 int8_t uniffi_acp_uniffi_fn_method_connection_try_notify(uint64_t ptr, RustBuffer method, RustBuffer params, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_TRY_NOTIFY_BATCH
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_TRY_NOTIFY_BATCH
+RustBuffer uniffi_acp_uniffi_fn_method_connection_try_notify_batch(uint64_t ptr, RustBuffer batch, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_TURN_IN_PROGRESS
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_TURN_IN_PROGRESS
 int8_t uniffi_acp_uniffi_fn_method_connection_turn_in_progress(uint64_t ptr, RustBuffer session_id, RustCallStatus *_Nonnull out_status
@@ -894,6 +899,12 @@ uint16_t uniffi_acp_uniffi_checksum_method_connection_terminated(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_TRY_NOTIFY
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_TRY_NOTIFY
 uint16_t uniffi_acp_uniffi_checksum_method_connection_try_notify(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_TRY_NOTIFY_BATCH
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_TRY_NOTIFY_BATCH
+uint16_t uniffi_acp_uniffi_checksum_method_connection_try_notify_batch(void
     
 );
 #endif

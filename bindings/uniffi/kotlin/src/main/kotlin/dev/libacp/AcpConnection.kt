@@ -57,6 +57,7 @@ private class DynamicHost(private val handler: AcpHandler) : RawHost {
 class AcpConnection private constructor(
     private val native: Connection,
     private val bridge: HostBridge,
+    private val notifications: Notifications,
 ) : AutoCloseable {
     companion object {
         /**
@@ -97,8 +98,14 @@ class AcpConnection private constructor(
             context: CoroutineContext,
             make: (HostHandler) -> Connection,
         ): AcpConnection {
-            val bridge = HostBridge(host, context)
-            return AcpConnection(make(bridge), bridge)
+            NativeThreads.ensure()
+            // Nothing is sent before `make` returns (no one holds the
+            // connection yet), so the batch never needs `native` earlier.
+            var native: Connection? = null
+            val notifications = Notifications { checkNotNull(native) { "the connection is not made yet" } }
+            val bridge = HostBridge(host, context, notifications)
+            native = make(bridge)
+            return AcpConnection(native, bridge, notifications)
         }
     }
 
@@ -124,6 +131,8 @@ class AcpConnection private constructor(
         timeout: Duration? = null,
         noTimeout: Boolean = false,
     ): String {
+        // Notifications sent before this call go out before it.
+        notifications.flush()
         val inNotification = currentCoroutineContext()[InNotification]?.bridge === bridge
         val options = CallOptions(
             timeoutMs = timeout?.inWholeMilliseconds?.coerceAtLeast(1)?.toULong(),
@@ -134,24 +143,43 @@ class AcpConnection private constructor(
     }
 
     /**
-     * Sends notification [method]; returns once it is queued for the peer
-     * (at once when the outgoing queue has room, else when it has).
+     * Sends notification [method]. Notifications are gathered and handed to
+     * libacp in batches (one native call for many: Notifications.kt), in
+     * order, and always before the calls and answers that follow them; this
+     * returns once the notification is in the batch (waiting only when many
+     * are waiting for a slow peer). A notification libacp refuses (invalid
+     * params, the connection closed) throws from the next [notify], [call] or
+     * [flush]; call [flush] to know at once.
      */
     suspend fun notify(method: String, params: JsonElement? = null) = notifyJson(method, params?.toString())
 
     /** [notify] with params as JSON text. */
-    suspend fun notifyJson(method: String, params: String?) {
-        if (!native.tryNotify(method, params)) native.notify(method, params)
-    }
+    suspend fun notifyJson(method: String, params: String?) = notifications.send(method, params)
+
+    /**
+     * Hands every notification sent so far to libacp (waiting while its
+     * outgoing queue is full) and throws the first refusal among them.
+     */
+    suspend fun flush() = notifications.flush()
 
     /**
      * Client side: cancels the session's prompt turn (`session/cancel`); the
      * session's pending permission requests are answered `cancelled`.
      */
-    suspend fun cancelSession(sessionId: String) = native.cancelSession(sessionId)
+    suspend fun cancelSession(sessionId: String) {
+        notifications.flush()
+        native.cancelSession(sessionId)
+    }
 
     /** Closes and waits until written out and a spawned agent is gone. Idempotent. */
-    suspend fun shutdown() = native.shutdown()
+    suspend fun shutdown() {
+        try {
+            notifications.flush()
+        } catch (e: AcpException) {
+            // Closing anyway: a refused notification changes nothing now.
+        }
+        native.shutdown()
+    }
 
     /** Waits until the connection closes; returns why. */
     suspend fun closed(): String = native.closed()
@@ -196,6 +224,12 @@ class AcpConnection private constructor(
     /** Kills the spawned agent's process group now. */
     fun killNow() = native.killNow()
 
-    /** Closes without waiting and frees the native connection. Idempotent. */
-    override fun close() = native.destroy()
+    /**
+     * Closes without waiting and frees the native connection (what was sent
+     * is handed to libacp first, without waiting for room). Idempotent.
+     */
+    override fun close() {
+        notifications.flushNow()
+        native.destroy()
+    }
 }

@@ -6,6 +6,7 @@ import kotlin.coroutines.AbstractCoroutineContextElement
 import kotlin.coroutines.CoroutineContext
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.Job
+import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.async
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.job
@@ -50,6 +51,7 @@ internal class InNotification(val bridge: HostBridge) : AbstractCoroutineContext
 internal class HostBridge(
     private val host: RawHost,
     private val context: CoroutineContext,
+    private val notifications: Notifications,
 ) : HostHandler {
     private val inflight = ConcurrentHashMap<ULong, Job>()
 
@@ -82,6 +84,11 @@ internal class HostBridge(
                     throw AcpException.Cancelled("the peer cancelled ${request.method}")
                 } finally {
                     inflight.remove(request.key)
+                    // What the handler sent goes out before its answer (a
+                    // prompt's last updates before its stop reason), also
+                    // when it was cancelled; a refusal among them is thrown
+                    // by the connection's next notify, not as this answer.
+                    withContext(NonCancellable) { notifications.flushQuietly() }
                 }
             }
         } finally {

@@ -114,14 +114,15 @@ interface Client {
 
     /**
      * `session/update`, in order; a prompt returns only after the updates the
-     * agent sent before its answer were handled here.
+     * agent sent before its answer were handled here. An update the models
+     * cannot decode reaches [extNotification] instead (nothing is dropped).
      */
     suspend fun sessionUpdate(notification: SessionNotification) {}
 
     /** A request of another method (an extension). */
     suspend fun extMethod(call: IncomingCall): JsonElement = throw AcpErrors.methodNotFound(call.method)
 
-    /** A notification of another method (an extension). */
+    /** A notification of another method (an extension), or a `session/update` the models cannot decode. */
     suspend fun extNotification(method: String, params: JsonElement?) {}
 
     /** A line of the agent's stderr (libacp thread; with `AgentCommand.stderrToHost`). */
@@ -184,10 +185,16 @@ private class ClientHost(private val client: Client) : RawHost {
 
     override suspend fun notification(method: String, params: String?) {
         if (method == "session/update") {
-            client.sessionUpdate(decode(SessionNotification.serializer(), params, params = true))
-        } else {
-            client.extNotification(method, params?.let { Json.parseToJsonElement(it) })
+            // An update the models cannot decode (a variant from a newer
+            // protocol, say) goes to extNotification whole, not dropped.
+            val update = try {
+                decode(SessionNotification.serializer(), params, params = true)
+            } catch (e: AcpException.InvalidParams) {
+                null
+            }
+            if (update != null) return client.sessionUpdate(update)
         }
+        client.extNotification(method, params?.let { Json.parseToJsonElement(it) })
     }
 
     override fun stderr(line: String) = client.onStderr(line)

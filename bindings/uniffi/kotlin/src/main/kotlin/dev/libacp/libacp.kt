@@ -729,6 +729,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_try_notify(
     ): Short
+    external fun uniffi_acp_uniffi_checksum_method_connection_try_notify_batch(
+    ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_turn_in_progress(
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_wait_exit(
@@ -828,6 +830,8 @@ external fun uniffi_acp_uniffi_fn_method_connection_terminated(`ptr`: Long,
 ): Long
 external fun uniffi_acp_uniffi_fn_method_connection_try_notify(`ptr`: Long,`method`: RustBuffer.ByValue,`params`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
 ): Byte
+external fun uniffi_acp_uniffi_fn_method_connection_try_notify_batch(`ptr`: Long,`batch`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+): RustBuffer.ByValue
 external fun uniffi_acp_uniffi_fn_method_connection_turn_in_progress(`ptr`: Long,`sessionId`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
 ): Byte
 external fun uniffi_acp_uniffi_fn_method_connection_wait_exit(`ptr`: Long,
@@ -1042,6 +1046,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_method_connection_try_notify() != 39332.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_connection_try_notify_batch() != 20902.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_method_connection_turn_in_progress() != 54136.toShort()) {
@@ -2115,6 +2122,16 @@ public interface ConnectionInterface {
     fun `tryNotify`(`method`: kotlin.String, `params`: kotlin.String?): kotlin.Boolean
     
     /**
+     * Queues `batch`'s notifications for the peer, in order, each as
+     * [`Connection::try_notify`] would, with one call across the FFI. Stops
+     * at the first that finds the outgoing queue full (see
+     * [`BatchOutcome::handled`]); a refused notification is reported in
+     * [`BatchOutcome::errors`] and the next ones are still sent, as
+     * separate `notify` calls would be. Never blocks.
+     */
+    fun `tryNotifyBatch`(`batch`: List<OutgoingNotification>): BatchOutcome
+    
+    /**
      * Whether the session has a prompt turn in progress.
      */
     fun `turnInProgress`(`sessionId`: kotlin.String): kotlin.Boolean
@@ -2607,6 +2624,27 @@ open class Connection: Disposable, AutoCloseable, ConnectionInterface
     UniffiLib.uniffi_acp_uniffi_fn_method_connection_try_notify(
         it,
         FfiConverterString.lower(`method`),FfiConverterOptionalString.lower(`params`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Queues `batch`'s notifications for the peer, in order, each as
+     * [`Connection::try_notify`] would, with one call across the FFI. Stops
+     * at the first that finds the outgoing queue full (see
+     * [`BatchOutcome::handled`]); a refused notification is reported in
+     * [`BatchOutcome::errors`] and the next ones are still sent, as
+     * separate `notify` calls would be. Never blocks.
+     */override fun `tryNotifyBatch`(`batch`: List<OutgoingNotification>): BatchOutcome {
+            return FfiConverterTypeBatchOutcome.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_connection_try_notify_batch(
+        it,
+        FfiConverterSequenceTypeOutgoingNotification.lower(`batch`),_status)
 }
     }
     )
@@ -3619,6 +3657,104 @@ public object FfiConverterTypeAgentCommand: FfiConverterRustBuffer<AgentCommand>
 
 
 /**
+ * A notification of a batch that was refused (nothing of it was sent).
+ */
+data class BatchError (
+    /**
+     * Its index in the batch.
+     */
+    var `index`: kotlin.UInt
+    , 
+    /**
+     * Why: what `notify` would have thrown for it.
+     */
+    var `error`: AcpException
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeBatchError: FfiConverterRustBuffer<BatchError> {
+    override fun read(buf: ByteBuffer): BatchError {
+        return BatchError(
+            FfiConverterUInt.read(buf),
+            FfiConverterTypeAcpError.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: BatchError) = (
+            FfiConverterUInt.allocationSize(value.`index`) +
+            FfiConverterTypeAcpError.allocationSize(value.`error`)
+    )
+
+    override fun write(value: BatchError, buf: ByteBuffer) {
+            FfiConverterUInt.write(value.`index`, buf)
+            FfiConverterTypeAcpError.write(value.`error`, buf)
+    }
+}
+
+
+
+/**
+ * What [`Connection::try_notify_batch`](crate::Connection::try_notify_batch) did.
+ */
+data class BatchOutcome (
+    /**
+     * How many notifications, from the start of the batch, were handled:
+     * queued for the peer, or refused (listed in `errors`). Fewer than the
+     * batch when the outgoing queue filled up: the rest was not touched
+     * (send the first of them with `notify`, which waits for room, then
+     * the others).
+     */
+    var `handled`: kotlin.UInt
+    , 
+    /**
+     * The refused ones among the handled, in order.
+     */
+    var `errors`: List<BatchError>
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeBatchOutcome: FfiConverterRustBuffer<BatchOutcome> {
+    override fun read(buf: ByteBuffer): BatchOutcome {
+        return BatchOutcome(
+            FfiConverterUInt.read(buf),
+            FfiConverterSequenceTypeBatchError.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: BatchOutcome) = (
+            FfiConverterUInt.allocationSize(value.`handled`) +
+            FfiConverterSequenceTypeBatchError.allocationSize(value.`errors`)
+    )
+
+    override fun write(value: BatchOutcome, buf: ByteBuffer) {
+            FfiConverterUInt.write(value.`handled`, buf)
+            FfiConverterSequenceTypeBatchError.write(value.`errors`, buf)
+    }
+}
+
+
+
+/**
  * Per-call settings.
  */
 data class CallOptions (
@@ -3939,6 +4075,53 @@ public object FfiConverterTypeNotification: FfiConverterRustBuffer<Notification>
     )
 
     override fun write(value: Notification, buf: ByteBuffer) {
+            FfiConverterString.write(value.`method`, buf)
+            FfiConverterOptionalString.write(value.`params`, buf)
+    }
+}
+
+
+
+/**
+ * One notification to send: the method and its params as JSON text.
+ */
+data class OutgoingNotification (
+    /**
+     * The method name.
+     */
+    var `method`: kotlin.String
+    , 
+    /**
+     * The params as JSON text; `None` for none.
+     */
+    var `params`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeOutgoingNotification: FfiConverterRustBuffer<OutgoingNotification> {
+    override fun read(buf: ByteBuffer): OutgoingNotification {
+        return OutgoingNotification(
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: OutgoingNotification) = (
+            FfiConverterString.allocationSize(value.`method`) +
+            FfiConverterOptionalString.allocationSize(value.`params`)
+    )
+
+    override fun write(value: OutgoingNotification, buf: ByteBuffer) {
             FfiConverterString.write(value.`method`, buf)
             FfiConverterOptionalString.write(value.`params`, buf)
     }
@@ -4706,6 +4889,34 @@ public object FfiConverterSequenceString: FfiConverterRustBuffer<List<kotlin.Str
 /**
  * @suppress
  */
+public object FfiConverterSequenceTypeBatchError: FfiConverterRustBuffer<List<BatchError>> {
+    override fun read(buf: ByteBuffer): List<BatchError> {
+        val len = buf.getInt()
+        return List<BatchError>(len) {
+            FfiConverterTypeBatchError.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<BatchError>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeBatchError.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<BatchError>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeBatchError.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterSequenceTypeNotification: FfiConverterRustBuffer<List<Notification>> {
     override fun read(buf: ByteBuffer): List<Notification> {
         val len = buf.getInt()
@@ -4724,6 +4935,34 @@ public object FfiConverterSequenceTypeNotification: FfiConverterRustBuffer<List<
         buf.putInt(value.size)
         value.iterator().forEach {
             FfiConverterTypeNotification.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeOutgoingNotification: FfiConverterRustBuffer<List<OutgoingNotification>> {
+    override fun read(buf: ByteBuffer): List<OutgoingNotification> {
+        val len = buf.getInt()
+        return List<OutgoingNotification>(len) {
+            FfiConverterTypeOutgoingNotification.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<OutgoingNotification>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeOutgoingNotification.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<OutgoingNotification>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeOutgoingNotification.write(it, buf)
         }
     }
 }

@@ -1,0 +1,37 @@
+package dev.libacp
+
+import com.sun.jna.CallbackThreadInitializer
+import com.sun.jna.Native
+
+/**
+ * libacp calls into Kotlin (the handler's methods, future wake-ups and
+ * completions) from its own runtime threads, which are not JVM threads. By
+ * default JNA attaches such a thread to the JVM for each call and detaches
+ * it afterwards, which costs more than the call itself. Registered here, they
+ * stay attached (as daemon threads named `libacp-callback`, so they never
+ * keep the JVM alive) for as long as they live: libacp's runtime threads live
+ * as long as the process.
+ *
+ * Measured on W2 (sequential requests between two libacp Kotlin peers): see
+ * bench/README.md.
+ */
+internal object NativeThreads {
+    private val keepAttached = CallbackThreadInitializer(true, false, "libacp-callback")
+
+    init {
+        val callbacks = listOf(
+            uniffiCallbackInterfaceHostHandler.`onRequest`,
+            uniffiCallbackInterfaceHostHandler.`onNotifications`,
+            uniffiCallbackInterfaceHostHandler.`onCancel`,
+            uniffiCallbackInterfaceHostHandler.`onStderr`,
+            uniffiCallbackInterfaceHostHandler.uniffiFree,
+            uniffiCallbackInterfaceHostHandler.uniffiClone,
+            uniffiForeignFutureDroppedCallbackImpl,
+            uniffiRustFutureContinuationCallbackImpl,
+        )
+        for (callback in callbacks) Native.setCallbackThreadInitializer(callback, keepAttached)
+    }
+
+    /** Makes sure the registration above ran (idempotent, cheap). */
+    fun ensure() = Unit
+}
