@@ -45,7 +45,7 @@ KOTLIN_CP = kotlin_classpath()
 
 # Every implementation: its client and agent commands, and the workloads it
 # is timed on (the raw baseline is W1 and W2 only). New implementations
-# (Swift next) are one more entry here.
+# are one more entry here.
 IMPLS: dict[str, dict] = {
     "raw": {
         "client": [str(TARGET / "bench-raw-client")],
@@ -90,6 +90,17 @@ IMPLS: dict[str, dict] = {
         "agent": [str(VENV_PY), str(BENCH / "python" / "sdk_agent.py")],
     },
 }
+
+# libacp's Swift binding: the programs run in the Swift toolchain's chroot
+# (scripts/swift/run.sh); the client through bench/swift/client.py, which
+# spawns the agent on the host and hands its pipes over. Present when
+# bench/run.sh could build them (the chroot needs root).
+SWIFT_BIN = BENCH / "swift" / ".build" / "release" / "bench-swift"
+if SWIFT_BIN.exists():
+    IMPLS["libacp-swift"] = {
+        "client": [sys.executable, str(BENCH / "swift" / "client.py")],
+        "agent": [str(ROOT / "scripts" / "swift" / "run.sh"), str(SWIFT_BIN), "agent"],
+    }
 
 WORKLOADS = ["w1", "w2", "w3", "w4"]
 FULL_ARGS = {"w1": ["100000"], "w2": ["20000"], "w3": ["8388608", "5"], "w4": ["1000", "10", "64"]}

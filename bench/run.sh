@@ -85,6 +85,18 @@ PY
   (cd bench/kotlin && nice -n 10 mvn -B -q -ntp -Dstyle.color=never package dependency:build-classpath \
     -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime) >&2
 
+  # libacp's Swift binding (bench/swift, in release) with the Swift toolchain
+  # of scripts/swift/setup.sh (a cached Debian trixie chroot; needs root).
+  # Without it the libacp-swift row is left out (bench/run.py).
+  if [ "$(id -u)" -eq 0 ] && scripts/swift/setup.sh >/dev/null; then
+    say "building libacp's Swift bench programs (swift build -c release, in the Swift chroot)"
+    lib=$PWD/target/release
+    nice -n 10 scripts/swift/run.sh swift build -c release --package-path bench/swift \
+      -Xlinker -L"$lib" -Xlinker -rpath -Xlinker "$lib" >&2
+  else
+    say "no Swift toolchain (scripts/swift/setup.sh needs root): the libacp-swift row is left out"
+  fi
+
   if [ ! -f bench/ts/node_modules/.package-lock.json ] ||
      [ bench/ts/package-lock.json -nt bench/ts/node_modules/.package-lock.json ]; then
     say "installing the official TypeScript SDK (npm ci)"
