@@ -9,17 +9,14 @@
 //! [`Connection::call_cancellable`](crate::Connection::call_cancellable) and
 //! calls [`CallCanceller::cancel`] from `withTaskCancellationHandler`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use libacp_core::CancellationToken;
 
-use tokio::sync::Notify;
-
-/// A one-shot cancellation flag for one outgoing call. Any thread may call
-/// [`CallCanceller::cancel`], before, during or after the call; only the
-/// first call counts.
+/// A one-shot cancellation flag for one outgoing call (the core's
+/// `CancellationToken`). Any thread may call [`CallCanceller::cancel`],
+/// before, during or after the call; only the first call counts.
 #[derive(Debug, Default, uniffi::Object)]
 pub struct CallCanceller {
-    cancelled: AtomicBool,
-    wake: Notify,
+    token: CancellationToken,
 }
 
 #[uniffi::export]
@@ -35,13 +32,12 @@ impl CallCanceller {
     /// not started yet fails at once when it starts; an answered one is
     /// unaffected.
     pub fn cancel(&self) {
-        self.cancelled.store(true, Ordering::SeqCst);
-        self.wake.notify_waiters();
+        self.token.cancel();
     }
 
     /// Whether [`CallCanceller::cancel`] was called.
     pub fn is_cancelled(&self) -> bool {
-        self.cancelled.load(Ordering::SeqCst)
+        self.token.is_cancelled()
     }
 }
 
@@ -49,16 +45,7 @@ impl CallCanceller {
     /// Resolves once [`CallCanceller::cancel`] was called (at once if it
     /// already was).
     pub(crate) async fn fired(&self) {
-        loop {
-            let notified = self.wake.notified();
-            tokio::pin!(notified);
-            // Registered before the flag is read: a cancel in between wakes it.
-            notified.as_mut().enable();
-            if self.is_cancelled() {
-                return;
-            }
-            notified.await;
-        }
+        self.token.cancelled().await;
     }
 }
 

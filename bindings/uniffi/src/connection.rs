@@ -117,8 +117,9 @@ impl Connection {
     }
 }
 
-/// Abandons a call when dropped (unless disarmed).
 impl Connection {
+    /// [`Connection::call`] and [`Connection::call_cancellable`]: sends the
+    /// call and waits for its outcome, or for `canceller` if there is one.
     async fn call_until(
         &self,
         method: String,
@@ -167,6 +168,7 @@ impl Connection {
     }
 }
 
+/// Abandons a call when dropped (unless disarmed).
 struct AbandonOnDrop(Option<CancelHandle>);
 
 impl AbandonOnDrop {

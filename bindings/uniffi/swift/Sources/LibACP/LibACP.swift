@@ -571,9 +571,9 @@ fileprivate struct FfiConverterString: FfiConverter {
 
 
 /**
- * A one-shot cancellation flag for one outgoing call. Any thread may call
- * [`CallCanceller::cancel`], before, during or after the call; only the
- * first call counts.
+ * A one-shot cancellation flag for one outgoing call (the core's
+ * `CancellationToken`). Any thread may call [`CallCanceller::cancel`],
+ * before, during or after the call; only the first call counts.
  */
 public protocol CallCancellerProtocol: AnyObject, Sendable {
     
@@ -592,9 +592,9 @@ public protocol CallCancellerProtocol: AnyObject, Sendable {
     
 }
 /**
- * A one-shot cancellation flag for one outgoing call. Any thread may call
- * [`CallCanceller::cancel`], before, during or after the call; only the
- * first call counts.
+ * A one-shot cancellation flag for one outgoing call (the core's
+ * `CancellationToken`). Any thread may call [`CallCanceller::cancel`],
+ * before, during or after the call; only the first call counts.
  */
 open class CallCanceller: CallCancellerProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64

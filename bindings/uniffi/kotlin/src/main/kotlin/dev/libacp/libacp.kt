@@ -1693,9 +1693,9 @@ public object FfiConverterString: FfiConverter<String, RustBuffer.ByValue> {
 
 
 /**
- * A one-shot cancellation flag for one outgoing call. Any thread may call
- * [`CallCanceller::cancel`], before, during or after the call; only the
- * first call counts.
+ * A one-shot cancellation flag for one outgoing call (the core's
+ * `CancellationToken`). Any thread may call [`CallCanceller::cancel`],
+ * before, during or after the call; only the first call counts.
  */
 public interface CallCancellerInterface {
     
@@ -1716,9 +1716,9 @@ public interface CallCancellerInterface {
 }
 
 /**
- * A one-shot cancellation flag for one outgoing call. Any thread may call
- * [`CallCanceller::cancel`], before, during or after the call; only the
- * first call counts.
+ * A one-shot cancellation flag for one outgoing call (the core's
+ * `CancellationToken`). Any thread may call [`CallCanceller::cancel`],
+ * before, during or after the call; only the first call counts.
  */
 open class CallCanceller: Disposable, AutoCloseable, CallCancellerInterface
 {
