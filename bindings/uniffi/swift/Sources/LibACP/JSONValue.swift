@@ -107,14 +107,17 @@ extension JSONValue: CustomStringConvertible {
 
 /// The encoder and decoder every layer uses, so the wire text is the same
 /// everywhere (compact, keys sorted, `/` not escaped).
+/// One of each, made once: every message goes through them (a new encoder
+/// per message was an allocation per notification). Foundation's JSONEncoder
+/// and JSONDecoder may be used from several threads at once.
 enum JSON {
-    static var encoder: JSONEncoder {
+    static let encoder: JSONEncoder = {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return e
-    }
+    }()
 
-    static var decoder: JSONDecoder { JSONDecoder() }
+    static let decoder = JSONDecoder()
 
     static func text<T: Encodable>(_ value: T) -> String {
         // Encoding our own models and JSONValue cannot fail (no non-finite
