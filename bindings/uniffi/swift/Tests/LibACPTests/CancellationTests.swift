@@ -6,12 +6,7 @@ import XCTest
 final class CancellationTests: XCTestCase {
     func testCancellingTheCallersTaskSendsCancelRequestAndCancelsTheHandler() async throws {
         try await bounded {
-            let agent = ParkingAgent()
-            let pair = try Pair(agent: agent, client: RecordingClient())
-            _ = try await pair.client.initialize(initRequest())
-            let connection = pair.client.connection
-            let call = Task { try await connection.call("_test/park") }
-            _ = await agent.started.wait()
+            let (pair, agent, call) = try await parkedCall()
             call.cancel()
             let outcome = await call.result
             guard case .failure(AcpError.Cancelled) = outcome else { return XCTFail("\(outcome)") }

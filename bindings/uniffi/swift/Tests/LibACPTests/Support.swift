@@ -10,27 +10,20 @@ struct TimedOut: Error, CustomStringConvertible {
     var description: String { "the test did not finish within \(limit) s (a hang)" }
 }
 
-/// Runs a test's `body` under `limit`. The body runs in a task of its own,
-/// so a body stuck where cancellation does not reach (a continuation never
-/// resumed) still ends the test with `TimedOut` instead of hanging the suite.
+/// Runs a test's `body` under `limit` (`Scenarios.within`: the body runs in
+/// a task of its own, so a body stuck where cancellation does not reach still
+/// ends the test with `TimedOut` instead of hanging the suite).
 func bounded(_ body: @escaping @Sendable () async throws -> Void) async throws {
-    let outcome = Latch<Result<Bool, Error>>()
-    let work = Task {
+    let outcome = await Scenarios.within(TimeInterval(limit)) { () -> Result<Void, Error> in
         do {
             try await body()
-            outcome.fire(.success(true))
+            return .success(())
         } catch {
-            outcome.fire(.failure(error))
+            return .failure(error)
         }
     }
-    let timer = Task {
-        try? await Task.sleep(nanoseconds: limit * 1_000_000_000)
-        outcome.fire(.failure(TimedOut()))
-    }
-    let result = await outcome.wait()
-    timer.cancel()
-    work.cancel()
-    _ = try result.get()
+    guard let outcome else { throw TimedOut() }
+    try outcome.get()
 }
 
 /// The repository root (from this file's path).
@@ -112,6 +105,18 @@ final class ParkingAgent: EchoAgent, @unchecked Sendable {
         }
         return .null
     }
+}
+
+/// A pair whose agent parks `_test/park`, and the client's call of it,
+/// sent and parked in the agent's handler.
+func parkedCall() async throws -> (pair: Pair, agent: ParkingAgent, call: Task<JSONValue, Error>) {
+    let agent = ParkingAgent()
+    let pair = try Pair(agent: agent, client: RecordingClient())
+    _ = try await pair.client.initialize(initRequest())
+    let connection = pair.client.connection
+    let call = Task { try await connection.call("_test/park") }
+    _ = await agent.started.wait()
+    return (pair, agent, call)
 }
 
 /// A client that records the text of every agent message chunk.

@@ -127,49 +127,21 @@ extension Scenarios {
         }
     }
 
-    /// A value delivered once, awaited by one task: the first `deliver` wins.
-    final class OneShot<Value>: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: Value?
-        private var continuation: CheckedContinuation<Value, Never>?
-
-        /// Delivers `v` unless a value was delivered already.
-        func deliver(_ v: Value) {
-            let waiting: CheckedContinuation<Value, Never>? = lock.withLock {
-                guard value == nil else { return nil }
-                value = v
-                defer { continuation = nil }
-                return continuation
-            }
-            waiting?.resume(returning: v)
-        }
-
-        /// The delivered value (waits for it). Call it once.
-        func get() async -> Value {
-            await withCheckedContinuation { (c: CheckedContinuation<Value, Never>) in
-                let now: Value? = lock.withLock {
-                    if let v = value { return v }
-                    continuation = c
-                    return nil
-                }
-                if let v = now { c.resume(returning: v) }
-            }
-        }
-    }
-
     /// Runs `work` in a task of its own and waits for it at most `seconds`:
     /// its value, or `nil` when it took longer. On a timeout the task is
     /// cancelled (`cancelOnTimeout`) or left running, and not waited for
     /// (so work that ignores cancellation cannot hang the caller).
-    static func within<T>(
+    static func within<T: Sendable>(
         _ seconds: TimeInterval,
         cancelOnTimeout: Bool = true,
         _ work: @escaping @Sendable () async -> T
     ) async -> T? {
-        let shot = OneShot<T?>()
-        let task = Task { shot.deliver(await work()) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { shot.deliver(nil) }
-        let value = await shot.get()
+        // The first to fire wins: the work's value, or nil at the deadline
+        // (Support.swift's set-once value, shared with the other tests).
+        let shot = LibACPTests.Latch<T?>()
+        let task = Task { shot.fire(await work()) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { shot.fire(nil) }
+        let value = await shot.wait()
         if value == nil && cancelOnTimeout { task.cancel() }
         return value
     }
