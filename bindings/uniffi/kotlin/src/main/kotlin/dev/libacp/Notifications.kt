@@ -26,8 +26,9 @@ import kotlinx.coroutines.sync.withLock
  *
  * **Errors.** A notification libacp refuses (invalid params, the connection
  * closed) is found when its batch is flushed: the error is thrown by the next
- * [send] or [flush] on this connection (a call flushes too), so no failure is
- * lost; [flush] makes it synchronous for a caller that wants to know at once.
+ * [send] (whose own notification is queued all the same) or [flush] on this
+ * connection (a call flushes too), so no failure is lost; [flush] makes it
+ * synchronous for a caller that wants to know at once.
  */
 internal class Notifications(private val native: () -> Connection) {
     private val lock = Any()
@@ -37,17 +38,21 @@ internal class Notifications(private val native: () -> Connection) {
     private val flushing = Mutex()
     private val scope = CoroutineScope(SupervisorJob() + Dispatchers.Default)
 
-    /** Adds a notification to the batch (see the class docs). */
+    /**
+     * Adds a notification to the batch (see the class docs). It is queued
+     * even when this throws: what it throws is the refusal of an earlier
+     * notification, not of this one.
+     */
     suspend fun send(method: String, params: String?) {
-        val full = synchronized(lock) {
-            takeFailure()?.let { throw it }
+        val (full, earlier) = synchronized(lock) {
             pending.add(OutgoingNotification(method, params))
             if (!flushScheduled) {
                 flushScheduled = true
                 scope.launch { flushQuietly() }
             }
-            pending.size >= LIMIT
+            (pending.size >= LIMIT) to takeFailure()
         }
+        earlier?.let { throw it }
         if (full) flush()
     }
 

@@ -5,7 +5,7 @@ import com.agentclientprotocol.model.SessionNotification
 import java.util.concurrent.atomic.AtomicInteger
 import kotlin.test.Test
 import kotlin.test.assertEquals
-import kotlin.test.assertFailsWith
+import kotlin.test.assertIs
 import kotlin.test.assertTrue
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.delay
@@ -42,7 +42,7 @@ class NotificationsTest {
     }
 
     @Test
-    fun `a refused notification is thrown by the next flush and the others still go out`() = bounded {
+    fun `a refused notification is thrown once by the next notify or flush and the others still go out`() = bounded {
         val client = RecordingClient()
         Pair(EchoAgent(), client).use { pair ->
             pair.client.initialize(initRequest())
@@ -51,8 +51,12 @@ class NotificationsTest {
             agentSide.notify("session/update", update(1))
             // No sessionId: libacp refuses it (nothing sent).
             agentSide.notify("session/update", buildJsonObject { put("update", "x") })
-            agentSide.notify("session/update", update(2))
-            val refused = assertFailsWith<AcpException.InvalidParams> { agentSide.flush() }
+            // The refusal surfaces once: from the next notify (whose own update
+            // is queued all the same) if the batch was flushed in the
+            // background by then, else from the flush.
+            val refused = runCatching { agentSide.notify("session/update", update(2)) }.exceptionOrNull()
+                ?: runCatching { agentSide.flush() }.exceptionOrNull()
+            assertIs<AcpException.InvalidParams>(refused)
             assertTrue(refused.detail.contains("sessionId"), refused.detail)
             // Reported once; the connection goes on.
             agentSide.flush()
