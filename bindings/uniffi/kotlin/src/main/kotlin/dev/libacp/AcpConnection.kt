@@ -131,8 +131,10 @@ class AcpConnection private constructor(
         timeout: Duration? = null,
         noTimeout: Boolean = false,
     ): String {
-        // Notifications sent before this call go out before it.
-        notifications.flush()
+        // Notifications sent before this call go out before it. A refusal
+        // among them is kept for the next notify or flush: what this throws
+        // is about this call only.
+        notifications.flushQuietly()
         val inNotification = currentCoroutineContext()[InNotification]?.bridge === bridge
         val options = CallOptions(
             timeoutMs = timeout?.inWholeMilliseconds?.coerceAtLeast(1)?.toULong(),
@@ -148,8 +150,9 @@ class AcpConnection private constructor(
      * order, and always before the calls and answers that follow them; this
      * returns once the notification is in the batch (waiting only when many
      * are waiting for a slow peer). A notification libacp refuses (invalid
-     * params, the connection closed) throws from the next [notify], [call] or
-     * [flush]; call [flush] to know at once.
+     * params, the connection closed) throws from the next [notify] or
+     * [flush] (that notify's own notification is queued all the same); call
+     * [flush] to know at once.
      */
     suspend fun notify(method: String, params: JsonElement? = null) = notifyJson(method, params?.toString())
 
@@ -167,7 +170,7 @@ class AcpConnection private constructor(
      * session's pending permission requests are answered `cancelled`.
      */
     suspend fun cancelSession(sessionId: String) {
-        notifications.flush()
+        notifications.flushQuietly()
         native.cancelSession(sessionId)
     }
 

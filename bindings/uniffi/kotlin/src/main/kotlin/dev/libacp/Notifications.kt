@@ -27,8 +27,9 @@ import kotlinx.coroutines.sync.withLock
  * **Errors.** A notification libacp refuses (invalid params, the connection
  * closed) is found when its batch is flushed: the error is thrown by the next
  * [send] (whose own notification is queued all the same) or [flush] on this
- * connection (a call flushes too), so no failure is lost; [flush] makes it
- * synchronous for a caller that wants to know at once.
+ * connection, so no failure is lost, and never by a call, cancellation or
+ * answer (those flush with [flushQuietly]: what they throw is their own);
+ * [flush] makes it synchronous for a caller that wants to know at once.
  */
 internal class Notifications(private val native: () -> Connection) {
     private val lock = Any()

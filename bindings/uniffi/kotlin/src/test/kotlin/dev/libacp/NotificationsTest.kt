@@ -43,7 +43,9 @@ class NotificationsTest {
 
     @Test
     fun `a refused notification is thrown once by the next notify or flush and the others still go out`() = bounded {
-        val client = RecordingClient()
+        val client = object : RecordingClient() {
+            override suspend fun extMethod(call: IncomingCall) = JsonPrimitive("ok")
+        }
         Pair(EchoAgent(), client).use { pair ->
             pair.client.initialize(initRequest())
             pair.client.newSession(NewSessionRequest("/tmp", emptyList()))
@@ -51,6 +53,9 @@ class NotificationsTest {
             agentSide.notify("session/update", update(1))
             // No sessionId: libacp refuses it (nothing sent).
             agentSide.notify("session/update", buildJsonObject { put("update", "x") })
+            // A call is about itself only: it flushes the batch before it is
+            // sent, but keeps the refusal for the next notify or flush.
+            assertEquals(JsonPrimitive("ok"), agentSide.call("_test/ok", null))
             // The refusal surfaces once: from the next notify (whose own update
             // is queued all the same) if the batch was flushed in the
             // background by then, else from the flush.
