@@ -30,6 +30,19 @@ fn echo() -> FnHandler {
     FnHandler::new().on_request(|r| async move { r.params_as::<Value>() })
 }
 
+/// An echoing connection over two pipes, and the peer's ends of them
+/// (the one it reads, the one it writes).
+fn over_pipes() -> (Connection, OwnedFd, OwnedFd) {
+    let (our_read, their_write) = pipe();
+    let (their_read, our_write) = pipe();
+    let conn = Connection::start(
+        Transport::from_fds(our_read, our_write).expect("transport"),
+        echo(),
+        ConnectionOptions::default(),
+    );
+    (conn, their_read, their_write)
+}
+
 async fn read_json(reader: &mut (impl tokio::io::AsyncBufRead + Unpin)) -> Option<Value> {
     let mut line = String::new();
     let n = within("read", reader.read_line(&mut line))
@@ -40,13 +53,7 @@ async fn read_json(reader: &mut (impl tokio::io::AsyncBufRead + Unpin)) -> Optio
 
 #[tokio::test]
 async fn a_read_pipe_and_a_write_pipe_carry_a_connection_and_its_end() {
-    let (our_read, their_write) = pipe();
-    let (their_read, our_write) = pipe();
-    let conn = Connection::start(
-        Transport::from_fds(our_read, our_write).expect("transport"),
-        echo(),
-        ConnectionOptions::default(),
-    );
+    let (conn, their_read, their_write) = over_pipes();
     let mut writer = tokio::net::unix::pipe::Sender::from_owned_fd(their_write).expect("sender");
     let mut reader =
         BufReader::new(tokio::net::unix::pipe::Receiver::from_owned_fd(their_read).expect("rx"));
@@ -202,4 +209,26 @@ async fn a_socket_reset_by_the_peer_closes_as_the_peer_closing() {
         within("closed", conn.closed()).await,
         CloseReason::PeerClosed
     );
+}
+
+#[tokio::test]
+async fn a_write_to_a_pipe_whose_reader_is_gone_closes_as_the_peer_closing() {
+    let (conn, their_read, their_write) = over_pipes();
+    // The peer stops reading but keeps its write end open: only the write
+    // can notice (EPIPE), and it reports the peer closing, not an I/O error.
+    drop(their_read);
+    let err = within("the call fails", conn.request("_x", &json!({})))
+        .await
+        .expect_err("nobody reads the request");
+    assert_eq!(
+        err,
+        libacp_core::CallError::Connection(libacp_core::ConnectionError::Closed(
+            CloseReason::PeerClosed
+        ))
+    );
+    assert_eq!(
+        within("closed", conn.closed()).await,
+        CloseReason::PeerClosed
+    );
+    drop(their_write);
 }

@@ -333,6 +333,18 @@ impl Outbox {
     }
 }
 
+/// Why a failed write closes the connection: a pipe or socket whose reader
+/// is gone (EPIPE, ECONNRESET) is the peer closing, as its end of stream is
+/// on the read side; whichever side notices first, the reason is the same.
+fn write_failure(e: &std::io::Error) -> CloseReason {
+    match e.kind() {
+        std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset => {
+            CloseReason::PeerClosed
+        }
+        _ => CloseReason::Io(format!("write failed: {e}").into()),
+    }
+}
+
 /// Gives `direct_busy` back (and wakes the writer) if a direct write unwinds.
 struct ReleaseBusy<'a> {
     outbox: &'a Outbox,
@@ -446,7 +458,7 @@ pub(crate) async fn run_writer(shared: Arc<Shared>, mut writer: WriteHalf) {
         lock(&outbox.queue).writer_busy = false;
         outbox.permits.add_permits(permits);
         if let Err(e) = result {
-            shared.shutdown(CloseReason::Io(format!("write failed: {e}").into()));
+            shared.shutdown(write_failure(&e));
             break;
         }
         if buf.capacity() > KEEP_BUFFER {
