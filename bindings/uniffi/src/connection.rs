@@ -25,10 +25,11 @@ use libacp_core::{AcpPeer, CallError, CancelHandle, CancelMode, RawValue, Role, 
 use tokio::sync::oneshot;
 
 use crate::batch::{BatchError, BatchOutcome, OutgoingNotification};
+use crate::calls::{Calls, Tag};
 use crate::cancel::CallCanceller;
-use crate::drain::{self, Tag, Wakes};
+use crate::drain::{self, Host, Wakes};
 use crate::error::AcpError;
-use crate::handler::HostHandler;
+use crate::handler::{HostHandler, Requests};
 use crate::options::{self, AcpRole, AgentCommand, CallOptions, ConnectOptions};
 use crate::runtime::{self, InRuntime};
 
@@ -52,6 +53,10 @@ pub struct Connection {
     peer: AcpPeer,
     /// Keeps the connection open; taken by `shutdown()`.
     owner: Mutex<Option<HostConnection<Tag>>>,
+    /// The peer's requests the host has not answered yet.
+    requests: Arc<Requests>,
+    /// The calls started with `start_call` still in flight.
+    calls: Arc<Calls>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -73,9 +78,15 @@ impl Connection {
         let wakes = Arc::new(Wakes::default());
         let waker = Arc::clone(&wakes);
         let inbox = Inbox::new(INBOX_CAPACITY, Arc::new(move || waker.wake()));
+        let requests = Arc::new(Requests::default());
+        let calls = Arc::new(Calls::new(Arc::clone(&handler)));
         {
             let _entered = runtime.enter();
-            drain::start(&inbox, &wakes, &handler);
+            let host = Host {
+                handler,
+                requests: Arc::clone(&requests),
+            };
+            drain::start(&inbox, &wakes, &host);
         }
         let host = HostOptions {
             acp: options,
@@ -86,6 +97,8 @@ impl Connection {
             runtime,
             peer: conn.acp_peer(),
             owner: Mutex::new(Some(conn)),
+            requests,
+            calls,
         })
     }
 
@@ -141,7 +154,7 @@ impl Connection {
                 return Err(self.closed_error());
             };
             let _entered = self.runtime.enter();
-            conn.call(&method, params, options, tag)?
+            conn.call(&method, params, options, Tag::Future(tag))?
         };
         // Dropped before the answer (the caller's coroutine or task was
         // cancelled, or the canceller fired): the call is abandoned and the
@@ -274,6 +287,72 @@ impl Connection {
     ) -> Result<String, AcpError> {
         self.call_until(method, params, options, Some(canceller))
             .await
+    }
+
+    /// Starts request `method` with `params` (JSON text) and returns once it
+    /// is sent: its outcome comes to the handler's
+    /// [`HostHandler::on_call_result`] or [`HostHandler::on_call_error`]
+    /// under `token` (the host's choice, unique among its calls in flight),
+    /// exactly once. Checked like [`Connection::call`]: a refused call
+    /// throws here, and the handler hears nothing of it. The callback form
+    /// of `call`, for hosts where awaiting a Rust future costs more than a
+    /// call back (Kotlin). Its options are plain values (a record would cost
+    /// Kotlin one more call across the FFI per call): `timeout_ms` 0 for the
+    /// connection's default, `no_timeout` for none, `skip_barrier` as in
+    /// [`CallOptions`].
+    pub fn start_call(
+        &self,
+        method: String,
+        params: Option<String>,
+        token: u64,
+        timeout_ms: u64,
+        no_timeout: bool,
+        skip_barrier: bool,
+    ) -> Result<(), AcpError> {
+        let params = raw_params(params)?;
+        let options = CallOptions {
+            timeout_ms: (timeout_ms > 0).then_some(timeout_ms),
+            no_timeout,
+            skip_barrier,
+        }
+        .core()?;
+        let owner = options::lock(&self.owner);
+        let Some(conn) = owner.as_ref() else {
+            return Err(self.closed_error());
+        };
+        let _entered = self.runtime.enter();
+        self.calls.start(token, |tag| {
+            conn.call(&method, params, options, tag).map_err(Into::into)
+        })
+    }
+
+    /// Abandons the call started under `token`: the peer is sent
+    /// `$/cancel_request` and the call ends with `AcpError.Cancelled` (a
+    /// late answer is dropped). `false` when it had already ended.
+    pub fn abandon_call(&self, token: u64) -> bool {
+        self.calls.abandon(token)
+    }
+
+    /// Answers the peer's request `key` (see [`HostHandler::on_request`])
+    /// with `result`, JSON text (`"null"` for a null result); text that is
+    /// not JSON answers `-32603` instead. `false` when the request was not
+    /// the host's to answer any more: answered already, or answered by the
+    /// engine (cancelled, the connection closed). A prompt answered after
+    /// `session/cancel` is answered `stopReason: "cancelled"`.
+    pub fn respond(&self, key: u64, result: String) -> bool {
+        let answer = RawValue::from_string(result).map_err(|e| {
+            libacp_core::RpcError::internal_error(format!("the handler's result is not JSON: {e}"))
+        });
+        self.requests.answer(key, answer)
+    }
+
+    /// Answers the peer's request `key` with an error:
+    /// [`AcpError::Rpc`] with its code and data, [`AcpError::Cancelled`] for
+    /// `-32800` (a cancelled prompt then answers `stopReason: "cancelled"`),
+    /// [`AcpError::InvalidParams`] for `-32602`; anything else is `-32603`.
+    /// `false` as for [`Connection::respond`].
+    pub fn respond_error(&self, key: u64, error: AcpError) -> bool {
+        self.requests.answer(key, Err(error.to_rpc()))
     }
 
     /// Sends notification `method` if the outgoing queue has room now:

@@ -7,25 +7,24 @@
 //!   notifications go to the host as one batch
 //!   ([`HostHandler::on_notifications`], awaited: one hop to the host's
 //!   runtime per batch, not per notification), requests are started
-//!   ([`serve_request`]: they run concurrently), and each call's outcome is
+//!   ([`Requests::start`]: they run concurrently), and each call's outcome is
 //!   handed to its caller only after the notifications before it were
 //!   handled;
 //! * the **urgent** task hands over at once the outcomes of calls made with
 //!   `skip_barrier` (a notification handler awaiting one holds the ordered
-//!   task), so it never waits on host code.
+//!   task) and the requests' cancellation signals, so it never waits on
+//!   host code.
 //!
 //! Both end when the connection's close is delivered.
 
 use std::sync::Arc;
 
+use libacp_core::Signal;
 use libacp_core::host::{Delivery, Inbox};
-use libacp_core::{CallError, RawValue};
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::Notify;
 
-use crate::handler::{HostHandler, Notification, serve_request};
-
-/// Where a call's outcome goes: the future the host awaits.
-pub(crate) type Tag = oneshot::Sender<Result<Box<RawValue>, CallError>>;
+use crate::calls::Tag;
+use crate::handler::{HostHandler, Notification, Requests};
 
 /// Notifications handed to the host in one batch, at most.
 const BATCH: usize = 256;
@@ -45,28 +44,43 @@ impl Wakes {
     }
 }
 
-/// Starts the two tasks on the current runtime.
-pub(crate) fn start(inbox: &Arc<Inbox<Tag>>, wakes: &Arc<Wakes>, host: &Arc<dyn HostHandler>) {
-    tokio::spawn(ordered(
-        Arc::clone(inbox),
-        Arc::clone(wakes),
-        Arc::clone(host),
-    ));
-    tokio::spawn(urgent(Arc::clone(inbox), Arc::clone(wakes)));
+/// What both tasks deliver to: the host's handler and the requests it was
+/// handed.
+#[derive(Clone)]
+pub(crate) struct Host {
+    pub(crate) handler: Arc<dyn HostHandler>,
+    pub(crate) requests: Arc<Requests>,
 }
 
-async fn urgent(inbox: Arc<Inbox<Tag>>, wakes: Arc<Wakes>) {
+/// Starts the two tasks on the current runtime.
+pub(crate) fn start(inbox: &Arc<Inbox<Tag>>, wakes: &Arc<Wakes>, host: &Host) {
+    tokio::spawn(ordered(Arc::clone(inbox), Arc::clone(wakes), host.clone()));
+    tokio::spawn(urgent(Arc::clone(inbox), Arc::clone(wakes), host.clone()));
+}
+
+async fn urgent(inbox: Arc<Inbox<Tag>>, wakes: Arc<Wakes>, host: Host) {
     let mut items = Vec::new();
     loop {
         wakes.urgent.notified().await;
         inbox.take_urgent(&mut items);
         for item in items.drain(..) {
-            if let Delivery::Result { tag, outcome } = item {
-                let _ = tag.send(outcome);
+            match item {
+                Delivery::Result { tag, outcome } => tag.deliver(outcome),
+                Delivery::Signal {
+                    key,
+                    signal: Signal::Cancelled,
+                    ..
+                } => {
+                    let _ = host.handler.on_cancel(key);
+                }
+                Delivery::Signal {
+                    key,
+                    signal: Signal::Superseded,
+                    ..
+                } => host.requests.forget(key),
+                // Stderr goes to the host directly: nothing else comes here.
+                _ => {}
             }
-            // Signals are not armed (requests watch their responder's
-            // tokens) and stderr goes to the host directly: nothing else
-            // comes here.
         }
         if inbox.is_closed() && inbox.is_empty() {
             return;
@@ -74,7 +88,7 @@ async fn urgent(inbox: Arc<Inbox<Tag>>, wakes: Arc<Wakes>) {
     }
 }
 
-async fn ordered(inbox: Arc<Inbox<Tag>>, wakes: Arc<Wakes>, host: Arc<dyn HostHandler>) {
+async fn ordered(inbox: Arc<Inbox<Tag>>, wakes: Arc<Wakes>, host: Host) {
     let mut items = Vec::new();
     let mut batch = Vec::new();
     loop {
@@ -87,12 +101,12 @@ async fn ordered(inbox: Arc<Inbox<Tag>>, wakes: Arc<Wakes>, host: Arc<dyn HostHa
                         params: params.map(|p| p.get().to_owned()),
                     }),
                     other => {
-                        flush(&host, &mut batch).await;
+                        flush(&host.handler, &mut batch).await;
                         match other {
-                            Delivery::Request(request) => serve_request(Arc::clone(&host), request),
-                            Delivery::Result { tag, outcome } => {
-                                let _ = tag.send(outcome);
+                            Delivery::Request(request) => {
+                                host.requests.start(&*host.handler, request);
                             }
+                            Delivery::Result { tag, outcome } => tag.deliver(outcome),
                             Delivery::Closed(_) => {
                                 // The urgent task ends on its next wake.
                                 wakes.urgent.notify_one();
@@ -103,7 +117,7 @@ async fn ordered(inbox: Arc<Inbox<Tag>>, wakes: Arc<Wakes>, host: Arc<dyn HostHa
                     }
                 }
             }
-            flush(&host, &mut batch).await;
+            flush(&host.handler, &mut batch).await;
         }
     }
 }

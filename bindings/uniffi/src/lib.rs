@@ -4,8 +4,10 @@
 //! client spawning its agent), [`Connection::serve_stdio`] (an agent) and
 //! [`Connection::from_fds`] (either role over pipes or a socket). The host
 //! implements [`HostHandler`] (a foreign trait) for what the peer sends,
-//! delivered through the core's inbox (`drain.rs`), and calls
-//! [`Connection::call`]/[`Connection::notify`] for what it sends; the
+//! delivered through the core's inbox (`drain.rs`) and answered with
+//! [`Connection::respond`], and calls [`Connection::call`] (or
+//! [`Connection::start_call`]) and [`Connection::notify`] for what it
+//! sends; the
 //! hand-written Kotlin (`bindings/uniffi/kotlin`) and Swift
 //! (`bindings/uniffi/swift`) layers put typed ACP methods and models on top.
 //!
@@ -21,6 +23,7 @@
 uniffi::setup_scaffolding!("libacp");
 
 mod batch;
+mod calls;
 mod cancel;
 mod connection;
 mod drain;
@@ -33,5 +36,8 @@ pub use batch::{BatchError, BatchOutcome, OutgoingNotification};
 pub use cancel::CallCanceller;
 pub use connection::{Connection, ExitStatus, libacp_version, socket_pair};
 pub use error::AcpError;
-pub use handler::{HostHandler, IncomingRequest, Notification, RequestSignals};
+pub use handler::{HostHandler, IncomingRequest, Notification};
 pub use options::{AcpRole, AgentCommand, CallOptions, ConnectOptions, WireFraming};
+
+#[cfg(test)]
+mod tests;

@@ -73,6 +73,7 @@ public final class AcpConnection: @unchecked Sendable {
         let bridge = HostBridge(host: host)
         self.bridge = bridge
         native = try make(bridge)
+        bridge.attach(native)
     }
 
     /// Client side: spawns `command` and talks ACP over its stdio. Throws

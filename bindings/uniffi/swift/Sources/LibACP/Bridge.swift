@@ -21,42 +21,78 @@ enum InNotification {
 }
 
 /// The `HostHandler` libacp calls (from its threads). A request handler
-/// runs in its own `Task`, cancelled when the peer cancels the request
-/// (`$/cancel_request`, `session/cancel` for a prompt); it then answers
-/// `-32800` (a prompt: `stopReason: "cancelled"`) unless it returns first.
+/// runs in its own `Task`, started by `onRequest` and answered with one
+/// call into libacp (`Connection.respond`); the task is cancelled when the
+/// peer cancels the request (`$/cancel_request`, `session/cancel` for a
+/// prompt, the end of the peer's input), and then answers `-32800` (a
+/// prompt: `stopReason: "cancelled"`) unless it returns first.
 final class HostBridge: HostHandler, @unchecked Sendable {
     private let host: RawHost
     private let lock = NSLock()
     /// Running request handlers by request key (guarded by `lock`).
-    private var inflight: [UInt64: Task<String, Error>] = [:]
+    private var inflight: [UInt64: IncomingCall] = [:]
+    /// The connection, once made (guarded by `lock`). Weak: the connection
+    /// holds this bridge, and freeing it must close it.
+    private weak var native: Connection?
+    private var attached = false
+    private var waiting: [CheckedContinuation<Connection?, Never>] = []
 
     init(host: RawHost) {
         self.host = host
     }
 
-    func onRequest(request: IncomingRequest, signals: RequestSignals) async throws -> String {
-        let call = IncomingCall(request, signals)
-        let host = self.host
-        let work = Task { try await host.request(call) }
-        lock.withLock { inflight[request.key] = work }
-        defer { _ = lock.withLock { inflight.removeValue(forKey: request.key) } }
-        // A cancellation that came before the registration is seen here; a
-        // later one finds the task in the map (onCancel).
-        if signals.isCancelled() { work.cancel() }
-        do {
-            // UniFFI cancels this task when libacp drops the request (the
-            // connection closed, or the answer was already given).
-            return try await withTaskCancellationHandler {
-                try await work.value
-            } onCancel: {
-                work.cancel()
-            }
-        } catch {
-            if signals.isCancelled() && (error is CancellationError || work.isCancelled) {
-                throw AcpError.Cancelled(detail: "the peer cancelled \(request.method)")
-            }
-            throw AcpError.from(error)
+    /// Hands over the connection; requests that came before it was made
+    /// were waiting for it.
+    func attach(_ connection: Connection) {
+        let waiters = lock.withLock {
+            native = connection
+            attached = true
+            defer { waiting = [] }
+            return waiting
         }
+        for waiter in waiters { waiter.resume(returning: connection) }
+    }
+
+    private func connection() async -> Connection? {
+        await withCheckedContinuation { waiter in
+            let ready: (Bool, Connection?) = lock.withLock {
+                if attached { return (true, native) }
+                waiting.append(waiter)
+                return (false, nil)
+            }
+            if ready.0 { waiter.resume(returning: ready.1) }
+        }
+    }
+
+    func onRequest(request: IncomingRequest) throws {
+        let call = IncomingCall(request)
+        let host = self.host
+        lock.withLock { inflight[request.key] = call }
+        let work = Task {
+            let native = await self.connection()
+            let outcome: Result<String, Error>
+            do {
+                outcome = .success(try await host.request(call))
+            } catch {
+                outcome = .failure(error)
+            }
+            _ = self.lock.withLock { self.inflight.removeValue(forKey: call.key) }
+            guard let native else { return }
+            switch outcome {
+            case .success(let text):
+                _ = native.respond(key: call.key, result: text)
+            case .failure(let error):
+                let answer: AcpError
+                if call.isCancelled && (error is CancellationError || Task.isCancelled) {
+                    answer = AcpError.Cancelled(detail: "the peer cancelled \(call.method)")
+                } else {
+                    answer = AcpError.from(error)
+                }
+                _ = native.respondError(key: call.key, error: answer)
+            }
+        }
+        // onCancel comes after this returns: it finds the task.
+        call.started(work)
     }
 
     func onNotifications(batch: [Notification]) async throws {
@@ -69,9 +105,16 @@ final class HostBridge: HostHandler, @unchecked Sendable {
     }
 
     func onCancel(key: UInt64) throws {
-        let work = lock.withLock { inflight[key] }
-        work?.cancel()
+        let call = lock.withLock { inflight[key] }
+        call?.cancel()
     }
+
+    func onCallResult(token: UInt64, result: String) throws {
+        // Calls are awaited as futures (Connection.callCancellable): no
+        // call is started with a token.
+    }
+
+    func onCallError(token: UInt64, error: AcpError) throws {}
 
     func onStderr(line: String) throws {
         host.stderr(line)
@@ -89,14 +132,28 @@ public final class IncomingCall: @unchecked Sendable {
     public let idJSON: String
     /// Unique per connection.
     public let key: UInt64
-    private let signals: RequestSignals
+    private let lock = NSLock()
+    /// Guarded by `lock`.
+    private var cancelled = false
+    private var task: Task<Void, Never>?
 
-    init(_ request: IncomingRequest, _ signals: RequestSignals) {
+    init(_ request: IncomingRequest) {
         method = request.method
         paramsJSON = request.params
         idJSON = request.id
         key = request.key
-        self.signals = signals
+    }
+
+    func started(_ task: Task<Void, Never>) {
+        lock.withLock { self.task = task }
+    }
+
+    func cancel() {
+        let task = lock.withLock {
+            cancelled = true
+            return self.task
+        }
+        task?.cancel()
     }
 
     /// The params, parsed; `nil` when absent.
@@ -104,8 +161,9 @@ public final class IncomingCall: @unchecked Sendable {
         get throws { try paramsJSON.map(JSONValue.parse) }
     }
 
-    /// Whether the peer cancelled the request. The handler's task is
-    /// cancelled too (`Task.isCancelled`, `Task.checkCancellation()`); a
-    /// handler that must finish something first may still do it.
-    public var isCancelled: Bool { signals.isCancelled() }
+    /// Whether the peer cancelled the request (or the connection closed).
+    /// The handler's task is cancelled too (`Task.isCancelled`,
+    /// `Task.checkCancellation()`); a handler that must finish something
+    /// first may still do it.
+    public var isCancelled: Bool { lock.withLock { cancelled } }
 }

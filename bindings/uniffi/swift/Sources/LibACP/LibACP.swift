@@ -739,6 +739,13 @@ public func FfiConverterTypeCallCanceller_lower(_ value: CallCanceller) -> UInt6
 public protocol ConnectionProtocol: AnyObject, Sendable {
     
     /**
+     * Abandons the call started under `token`: the peer is sent
+     * `$/cancel_request` and the call ends with `AcpError.Cancelled` (a
+     * late answer is dropped). `false` when it had already ended.
+     */
+    func abandonCall(token: UInt64)  -> Bool
+    
+    /**
      * Sends request `method` with `params` (JSON text) and returns the
      * peer's result as JSON text. Checked against the protocol first: a
      * refused call throws [`AcpError::Refused`] and nothing is sent.
@@ -823,6 +830,25 @@ public protocol ConnectionProtocol: AnyObject, Sendable {
     func protocolVersion()  -> UInt16?
     
     /**
+     * Answers the peer's request `key` (see [`HostHandler::on_request`])
+     * with `result`, JSON text (`"null"` for a null result); text that is
+     * not JSON answers `-32603` instead. `false` when the request was not
+     * the host's to answer any more: answered already, or answered by the
+     * engine (cancelled, the connection closed). A prompt answered after
+     * `session/cancel` is answered `stopReason: "cancelled"`.
+     */
+    func respond(key: UInt64, result: String)  -> Bool
+    
+    /**
+     * Answers the peer's request `key` with an error:
+     * [`AcpError::Rpc`] with its code and data, [`AcpError::Cancelled`] for
+     * `-32800` (a cancelled prompt then answers `stopReason: "cancelled"`),
+     * [`AcpError::InvalidParams`] for `-32602`; anything else is `-32603`.
+     * `false` as for [`Connection::respond`].
+     */
+    func respondError(key: UInt64, error: AcpError)  -> Bool
+    
+    /**
      * The role this end plays.
      */
     func role()  -> AcpRole
@@ -843,6 +869,21 @@ public protocol ConnectionProtocol: AnyObject, Sendable {
      * a spawned agent is gone. Idempotent.
      */
     func shutdown() async 
+    
+    /**
+     * Starts request `method` with `params` (JSON text) and returns once it
+     * is sent: its outcome comes to the handler's
+     * [`HostHandler::on_call_result`] or [`HostHandler::on_call_error`]
+     * under `token` (the host's choice, unique among its calls in flight),
+     * exactly once. Checked like [`Connection::call`]: a refused call
+     * throws here, and the handler hears nothing of it. The callback form
+     * of `call`, for hosts where awaiting a Rust future costs more than a
+     * call back (Kotlin). Its options are plain values (a record would cost
+     * Kotlin one more call across the FFI per call): `timeout_ms` 0 for the
+     * connection's default, `no_timeout` for none, `skip_barrier` as in
+     * [`CallOptions`].
+     */
+    func startCall(method: String, params: String?, token: UInt64, timeoutMs: UInt64, noTimeout: Bool, skipBarrier: Bool) throws 
     
     /**
      * Waits until the connection is closed, everything queued was written
@@ -980,6 +1021,20 @@ public static func spawn(command: AgentCommand, handler: HostHandler, options: C
 }
     
 
+    
+    /**
+     * Abandons the call started under `token`: the peer is sent
+     * `$/cancel_request` and the call ends with `AcpError.Cancelled` (a
+     * late answer is dropped). `false` when it had already ended.
+     */
+open func abandonCall(token: UInt64) -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+    uniffi_acp_uniffi_fn_method_connection_abandon_call(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(token),$0
+    )
+})
+}
     
     /**
      * Sends request `method` with `params` (JSON text) and returns the
@@ -1188,6 +1243,41 @@ open func protocolVersion() -> UInt16?  {
 }
     
     /**
+     * Answers the peer's request `key` (see [`HostHandler::on_request`])
+     * with `result`, JSON text (`"null"` for a null result); text that is
+     * not JSON answers `-32603` instead. `false` when the request was not
+     * the host's to answer any more: answered already, or answered by the
+     * engine (cancelled, the connection closed). A prompt answered after
+     * `session/cancel` is answered `stopReason: "cancelled"`.
+     */
+open func respond(key: UInt64, result: String) -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+    uniffi_acp_uniffi_fn_method_connection_respond(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(key),
+        FfiConverterString.lower(result),$0
+    )
+})
+}
+    
+    /**
+     * Answers the peer's request `key` with an error:
+     * [`AcpError::Rpc`] with its code and data, [`AcpError::Cancelled`] for
+     * `-32800` (a cancelled prompt then answers `stopReason: "cancelled"`),
+     * [`AcpError::InvalidParams`] for `-32602`; anything else is `-32603`.
+     * `false` as for [`Connection::respond`].
+     */
+open func respondError(key: UInt64, error: AcpError) -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+    uniffi_acp_uniffi_fn_method_connection_respond_error(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(key),
+        FfiConverterTypeAcpError_lower(error),$0
+    )
+})
+}
+    
+    /**
      * The role this end plays.
      */
 open func role() -> AcpRole  {
@@ -1242,6 +1332,32 @@ open func shutdown()async   {
             errorHandler: nil
             
         )
+}
+    
+    /**
+     * Starts request `method` with `params` (JSON text) and returns once it
+     * is sent: its outcome comes to the handler's
+     * [`HostHandler::on_call_result`] or [`HostHandler::on_call_error`]
+     * under `token` (the host's choice, unique among its calls in flight),
+     * exactly once. Checked like [`Connection::call`]: a refused call
+     * throws here, and the handler hears nothing of it. The callback form
+     * of `call`, for hosts where awaiting a Rust future costs more than a
+     * call back (Kotlin). Its options are plain values (a record would cost
+     * Kotlin one more call across the FFI per call): `timeout_ms` 0 for the
+     * connection's default, `no_timeout` for none, `skip_barrier` as in
+     * [`CallOptions`].
+     */
+open func startCall(method: String, params: String?, token: UInt64, timeoutMs: UInt64, noTimeout: Bool, skipBarrier: Bool)throws   {try rustCallWithError(FfiConverterTypeAcpError_lift) {
+    uniffi_acp_uniffi_fn_method_connection_start_call(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(method),
+        FfiConverterOptionString.lower(params),
+        FfiConverterUInt64.lower(token),
+        FfiConverterUInt64.lower(timeoutMs),
+        FfiConverterBool.lower(noTimeout),
+        FfiConverterBool.lower(skipBarrier),$0
+    )
+}
 }
     
     /**
@@ -1385,19 +1501,20 @@ public func FfiConverterTypeConnection_lower(_ value: Connection) -> UInt64 {
 
 /**
  * What the host implements to receive what the peer sends. Errors thrown
- * by `on_request` answer the request (see [`AcpError`]'s variants); errors
- * thrown elsewhere are ignored.
+ * by these methods are ignored, except by `on_request` (the request is
+ * then answered `-32603` with the error's text).
  */
 public protocol HostHandler: AnyObject, Sendable {
     
     /**
-     * A request from the peer: returns the result as JSON text (`"null"`
-     * for a null result), or throws to answer with an error:
-     * [`AcpError::Rpc`] with its code and data, [`AcpError::Cancelled`] for
-     * `-32800` (a cancelled prompt then answers `stopReason: "cancelled"`),
-     * [`AcpError::InvalidParams`] for `-32602`; anything else is `-32603`.
+     * A request from the peer: start its handler and return at once
+     * (libacp runtime thread; do not block). Answer it later with
+     * [`Connection::respond`](crate::Connection::respond) or
+     * [`Connection::respond_error`](crate::Connection::respond_error);
+     * a request never answered keeps the peer waiting until the
+     * connection closes.
      */
-    func onRequest(request: IncomingRequest, signals: RequestSignals) async throws  -> String
+    func onRequest(request: IncomingRequest) throws 
     
     /**
      * Notifications from the peer, in arrival order (all that arrived
@@ -1409,10 +1526,26 @@ public protocol HostHandler: AnyObject, Sendable {
     func onNotifications(batch: [Notification]) async throws 
     
     /**
-     * The peer cancelled the request with this key (libacp runtime thread;
-     * do not block).
+     * The peer cancelled the request with this key, or the connection
+     * closed (libacp runtime thread; do not block). Called at most once
+     * per request, after its `on_request` returned.
      */
     func onCancel(key: UInt64) throws 
+    
+    /**
+     * The result (JSON text) of the call started with
+     * [`Connection::start_call`](crate::Connection::start_call) under
+     * `token` (libacp runtime thread; do not block). Each call ends with
+     * exactly one `on_call_result` or `on_call_error`, also when the
+     * connection closes; an abandoned call may still end with one.
+     */
+    func onCallResult(token: UInt64, result: String) throws 
+    
+    /**
+     * How the call started under `token` failed (see
+     * [`HostHandler::on_call_result`]).
+     */
+    func onCallError(token: UInt64, error: AcpError) throws 
     
     /**
      * A line the spawned agent wrote to its stderr (only with
@@ -1424,8 +1557,8 @@ public protocol HostHandler: AnyObject, Sendable {
 }
 /**
  * What the host implements to receive what the peer sends. Errors thrown
- * by `on_request` answer the request (see [`AcpError`]'s variants); errors
- * thrown elsewhere are ignored.
+ * by these methods are ignored, except by `on_request` (the request is
+ * then answered `-32603` with the error's text).
  */
 open class HostHandlerImpl: HostHandler, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -1481,27 +1614,19 @@ open class HostHandlerImpl: HostHandler, @unchecked Sendable {
 
     
     /**
-     * A request from the peer: returns the result as JSON text (`"null"`
-     * for a null result), or throws to answer with an error:
-     * [`AcpError::Rpc`] with its code and data, [`AcpError::Cancelled`] for
-     * `-32800` (a cancelled prompt then answers `stopReason: "cancelled"`),
-     * [`AcpError::InvalidParams`] for `-32602`; anything else is `-32603`.
+     * A request from the peer: start its handler and return at once
+     * (libacp runtime thread; do not block). Answer it later with
+     * [`Connection::respond`](crate::Connection::respond) or
+     * [`Connection::respond_error`](crate::Connection::respond_error);
+     * a request never answered keeps the peer waiting until the
+     * connection closes.
      */
-open func onRequest(request: IncomingRequest, signals: RequestSignals)async throws  -> String  {
-    return
-        try  await uniffiRustCallAsync(
-            rustFutureFunc: {
-                uniffi_acp_uniffi_fn_method_hosthandler_on_request(
-                    self.uniffiCloneHandle(),
-                    FfiConverterTypeIncomingRequest_lower(request),FfiConverterTypeRequestSignals_lower(signals)
-                )
-            },
-            pollFunc: ffi_acp_uniffi_rust_future_poll_rust_buffer,
-            completeFunc: ffi_acp_uniffi_rust_future_complete_rust_buffer,
-            freeFunc: ffi_acp_uniffi_rust_future_free_rust_buffer,
-            liftFunc: FfiConverterString.lift,
-            errorHandler: FfiConverterTypeAcpError_lift
-        )
+open func onRequest(request: IncomingRequest)throws   {try rustCallWithError(FfiConverterTypeAcpError_lift) {
+    uniffi_acp_uniffi_fn_method_hosthandler_on_request(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeIncomingRequest_lower(request),$0
+    )
+}
 }
     
     /**
@@ -1529,13 +1654,43 @@ open func onNotifications(batch: [Notification])async throws   {
 }
     
     /**
-     * The peer cancelled the request with this key (libacp runtime thread;
-     * do not block).
+     * The peer cancelled the request with this key, or the connection
+     * closed (libacp runtime thread; do not block). Called at most once
+     * per request, after its `on_request` returned.
      */
 open func onCancel(key: UInt64)throws   {try rustCallWithError(FfiConverterTypeAcpError_lift) {
     uniffi_acp_uniffi_fn_method_hosthandler_on_cancel(
             self.uniffiCloneHandle(),
         FfiConverterUInt64.lower(key),$0
+    )
+}
+}
+    
+    /**
+     * The result (JSON text) of the call started with
+     * [`Connection::start_call`](crate::Connection::start_call) under
+     * `token` (libacp runtime thread; do not block). Each call ends with
+     * exactly one `on_call_result` or `on_call_error`, also when the
+     * connection closes; an abandoned call may still end with one.
+     */
+open func onCallResult(token: UInt64, result: String)throws   {try rustCallWithError(FfiConverterTypeAcpError_lift) {
+    uniffi_acp_uniffi_fn_method_hosthandler_on_call_result(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(token),
+        FfiConverterString.lower(result),$0
+    )
+}
+}
+    
+    /**
+     * How the call started under `token` failed (see
+     * [`HostHandler::on_call_result`]).
+     */
+open func onCallError(token: UInt64, error: AcpError)throws   {try rustCallWithError(FfiConverterTypeAcpError_lift) {
+    uniffi_acp_uniffi_fn_method_hosthandler_on_call_error(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(token),
+        FfiConverterTypeAcpError_lower(error),$0
     )
 }
 }
@@ -1585,46 +1740,26 @@ fileprivate struct UniffiCallbackInterfaceHostHandler {
         onRequest: { (
             uniffiHandle: UInt64,
             request: RustBuffer,
-            signals: UInt64,
-            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
-            uniffiCallbackData: UInt64,
-            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+            uniffiOutReturn: UnsafeMutableRawPointer,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
         ) in
             let makeCall = {
-                () async throws -> String in
+                () throws -> () in
                 guard let uniffiObj = try? FfiConverterTypeHostHandler.handleMap.get(handle: uniffiHandle) else {
                     throw UniffiInternalError.unexpectedStaleHandle
                 }
-                return try await uniffiObj.onRequest(
-                     request: try FfiConverterTypeIncomingRequest_lift(request),
-                     signals: try FfiConverterTypeRequestSignals_lift(signals)
+                return try uniffiObj.onRequest(
+                     request: try FfiConverterTypeIncomingRequest_lift(request)
                 )
             }
 
-            let uniffiHandleSuccess = { (returnValue: String) in
-                uniffiFutureCallback(
-                    uniffiCallbackData,
-                    UniffiForeignFutureResultRustBuffer(
-                        returnValue: FfiConverterString.lower(returnValue),
-                        callStatus: RustCallStatus()
-                    )
-                )
-            }
-            let uniffiHandleError = { (statusCode, errorBuf) in
-                uniffiFutureCallback(
-                    uniffiCallbackData,
-                    UniffiForeignFutureResultRustBuffer(
-                        returnValue: RustBuffer.empty(),
-                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
-                    )
-                )
-            }
-            uniffiTraitInterfaceCallAsyncWithError(
+            
+            let writeReturn = { () }
+            uniffiTraitInterfaceCallWithError(
+                callStatus: uniffiCallStatus,
                 makeCall: makeCall,
-                handleSuccess: uniffiHandleSuccess,
-                handleError: uniffiHandleError,
-                lowerError: FfiConverterTypeAcpError_lower,
-                droppedCallback: uniffiOutDroppedCallback
+                writeReturn: writeReturn,
+                lowerError: FfiConverterTypeAcpError_lower
             )
         },
         onNotifications: { (
@@ -1681,6 +1816,60 @@ fileprivate struct UniffiCallbackInterfaceHostHandler {
                 }
                 return try uniffiObj.onCancel(
                      key: try FfiConverterUInt64.lift(key)
+                )
+            }
+
+            
+            let writeReturn = { () }
+            uniffiTraitInterfaceCallWithError(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn,
+                lowerError: FfiConverterTypeAcpError_lower
+            )
+        },
+        onCallResult: { (
+            uniffiHandle: UInt64,
+            token: UInt64,
+            result: RustBuffer,
+            uniffiOutReturn: UnsafeMutableRawPointer,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> () in
+                guard let uniffiObj = try? FfiConverterTypeHostHandler.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try uniffiObj.onCallResult(
+                     token: try FfiConverterUInt64.lift(token),
+                     result: try FfiConverterString.lift(result)
+                )
+            }
+
+            
+            let writeReturn = { () }
+            uniffiTraitInterfaceCallWithError(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn,
+                lowerError: FfiConverterTypeAcpError_lower
+            )
+        },
+        onCallError: { (
+            uniffiHandle: UInt64,
+            token: UInt64,
+            error: RustBuffer,
+            uniffiOutReturn: UnsafeMutableRawPointer,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> () in
+                guard let uniffiObj = try? FfiConverterTypeHostHandler.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try uniffiObj.onCallError(
+                     token: try FfiConverterUInt64.lift(token),
+                     error: try FfiConverterTypeAcpError_lift(error)
                 )
             }
 
@@ -1778,136 +1967,6 @@ public func FfiConverterTypeHostHandler_lift(_ handle: UInt64) throws -> HostHan
 #endif
 public func FfiConverterTypeHostHandler_lower(_ value: HostHandler) -> UInt64 {
     return FfiConverterTypeHostHandler.lower(value)
-}
-
-
-
-
-
-
-/**
- * The cancellation state of one incoming request (owned by the host's
- * handler; cheap to drop).
- */
-public protocol RequestSignalsProtocol: AnyObject, Sendable {
-    
-    /**
-     * Whether the peer cancelled the request.
-     */
-    func isCancelled()  -> Bool
-    
-}
-/**
- * The cancellation state of one incoming request (owned by the host's
- * handler; cheap to drop).
- */
-open class RequestSignals: RequestSignalsProtocol, @unchecked Sendable {
-    fileprivate let handle: UInt64
-
-    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
-#if swift(>=5.8)
-    @_documentation(visibility: private)
-#endif
-    public struct NoHandle {
-        public init() {}
-    }
-
-    // TODO: We'd like this to be `private` but for Swifty reasons,
-    // we can't implement `FfiConverter` without making this `required` and we can't
-    // make it `required` without making it `public`.
-#if swift(>=5.8)
-    @_documentation(visibility: private)
-#endif
-    required public init(unsafeFromHandle handle: UInt64) {
-        self.handle = handle
-    }
-
-    // This constructor can be used to instantiate a fake object.
-    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
-    //
-    // - Warning:
-    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
-#if swift(>=5.8)
-    @_documentation(visibility: private)
-#endif
-    public init(noHandle: NoHandle) {
-        self.handle = 0
-    }
-
-#if swift(>=5.8)
-    @_documentation(visibility: private)
-#endif
-    public func uniffiCloneHandle() -> UInt64 {
-        return try! rustCall { uniffi_acp_uniffi_fn_clone_requestsignals(self.handle, $0) }
-    }
-    // No primary constructor declared for this class.
-
-    deinit {
-        if handle == 0 {
-            // Mock objects have handle=0 don't try to free them
-            return
-        }
-
-        try! rustCall { uniffi_acp_uniffi_fn_free_requestsignals(handle, $0) }
-    }
-
-    
-
-    
-    /**
-     * Whether the peer cancelled the request.
-     */
-open func isCancelled() -> Bool  {
-    return try!  FfiConverterBool.lift(try! rustCall() {
-    uniffi_acp_uniffi_fn_method_requestsignals_is_cancelled(
-            self.uniffiCloneHandle(),$0
-    )
-})
-}
-    
-
-    
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public struct FfiConverterTypeRequestSignals: FfiConverter {
-    typealias FfiType = UInt64
-    typealias SwiftType = RequestSignals
-
-    public static func lift(_ handle: UInt64) throws -> RequestSignals {
-        return RequestSignals(unsafeFromHandle: handle)
-    }
-
-    public static func lower(_ value: RequestSignals) -> UInt64 {
-        return value.uniffiCloneHandle()
-    }
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> RequestSignals {
-        let handle: UInt64 = try readInt(&buf)
-        return try lift(handle)
-    }
-
-    public static func write(_ value: RequestSignals, into buf: inout [UInt8]) {
-        writeInt(&buf, lower(value))
-    }
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeRequestSignals_lift(_ handle: UInt64) throws -> RequestSignals {
-    return try FfiConverterTypeRequestSignals.lift(handle)
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeRequestSignals_lower(_ value: RequestSignals) -> UInt64 {
-    return FfiConverterTypeRequestSignals.lower(value)
 }
 
 
@@ -2505,7 +2564,8 @@ public func FfiConverterTypeExitStatus_lower(_ value: ExitStatus) -> RustBuffer 
  */
 public struct IncomingRequest: Equatable, Hashable {
     /**
-     * Unique per connection: what [`HostHandler::on_cancel`] names.
+     * Unique per connection: what the answer and
+     * [`HostHandler::on_cancel`] name.
      */
     public var key: UInt64
     /**
@@ -2525,7 +2585,8 @@ public struct IncomingRequest: Equatable, Hashable {
     // declare one manually.
     public init(
         /**
-         * Unique per connection: what [`HostHandler::on_cancel`] names.
+         * Unique per connection: what the answer and
+         * [`HostHandler::on_cancel`] name.
          */key: UInt64, 
         /**
          * The id the peer chose, as JSON text (`1`, `"abc"`).
@@ -3662,6 +3723,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_acp_uniffi_checksum_method_callcanceller_is_cancelled() != 35913) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_acp_uniffi_checksum_method_connection_abandon_call() != 34884) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_acp_uniffi_checksum_method_connection_call() != 51965) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -3701,6 +3765,12 @@ private let initializationResult: InitializationResult = {
     if (uniffi_acp_uniffi_checksum_method_connection_protocol_version() != 38058) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_acp_uniffi_checksum_method_connection_respond() != 38806) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_connection_respond_error() != 58254) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_acp_uniffi_checksum_method_connection_role() != 61743) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -3711,6 +3781,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_method_connection_shutdown() != 25662) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_connection_start_call() != 47479) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_method_connection_terminated() != 42485) {
@@ -3728,19 +3801,22 @@ private let initializationResult: InitializationResult = {
     if (uniffi_acp_uniffi_checksum_method_connection_wait_exit() != 22400) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_request() != 25283) {
+    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_request() != 32596) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_method_hosthandler_on_notifications() != 64539) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_cancel() != 37998) {
+    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_cancel() != 58845) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr() != 18914) {
+    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_call_result() != 39397) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_method_requestsignals_is_cancelled() != 60204) {
+    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_call_error() != 61324) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr() != 52692) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_constructor_callcanceller_new() != 58448) {

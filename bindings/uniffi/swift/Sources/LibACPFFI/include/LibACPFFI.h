@@ -245,7 +245,8 @@ typedef void (*UniffiForeignFutureCompleteVoid)(uint64_t, UniffiForeignFutureRes
 #endif
 #ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_HANDLER_METHOD0
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_HANDLER_METHOD0
-typedef void (*UniffiCallbackInterfaceHostHandlerMethod0)(uint64_t, RustBuffer, uint64_t, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+typedef void (*UniffiCallbackInterfaceHostHandlerMethod0)(uint64_t, RustBuffer, void* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
     );
 
 #endif
@@ -264,7 +265,21 @@ typedef void (*UniffiCallbackInterfaceHostHandlerMethod2)(uint64_t, uint64_t, vo
 #endif
 #ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_HANDLER_METHOD3
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_HANDLER_METHOD3
-typedef void (*UniffiCallbackInterfaceHostHandlerMethod3)(uint64_t, RustBuffer, void* _Nonnull, 
+typedef void (*UniffiCallbackInterfaceHostHandlerMethod3)(uint64_t, uint64_t, RustBuffer, void* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_HANDLER_METHOD4
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_HANDLER_METHOD4
+typedef void (*UniffiCallbackInterfaceHostHandlerMethod4)(uint64_t, uint64_t, RustBuffer, void* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_HANDLER_METHOD5
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_HANDLER_METHOD5
+typedef void (*UniffiCallbackInterfaceHostHandlerMethod5)(uint64_t, RustBuffer, void* _Nonnull, 
         RustCallStatus *_Nonnull uniffiCallStatus
     );
 
@@ -277,7 +292,9 @@ typedef struct UniffiVTableCallbackInterfaceHostHandler {
     UniffiCallbackInterfaceHostHandlerMethod0 _Nonnull onRequest;
     UniffiCallbackInterfaceHostHandlerMethod1 _Nonnull onNotifications;
     UniffiCallbackInterfaceHostHandlerMethod2 _Nonnull onCancel;
-    UniffiCallbackInterfaceHostHandlerMethod3 _Nonnull onStderr;
+    UniffiCallbackInterfaceHostHandlerMethod3 _Nonnull onCallResult;
+    UniffiCallbackInterfaceHostHandlerMethod4 _Nonnull onCallError;
+    UniffiCallbackInterfaceHostHandlerMethod5 _Nonnull onStderr;
 } UniffiVTableCallbackInterfaceHostHandler;
 
 #endif
@@ -330,6 +347,11 @@ uint64_t uniffi_acp_uniffi_fn_constructor_connection_serve_stdio(uint64_t handle
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CONSTRUCTOR_CONNECTION_SPAWN
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CONSTRUCTOR_CONNECTION_SPAWN
 uint64_t uniffi_acp_uniffi_fn_constructor_connection_spawn(RustBuffer command, uint64_t handler, RustBuffer options, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_ABANDON_CALL
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_ABANDON_CALL
+int8_t uniffi_acp_uniffi_fn_method_connection_abandon_call(uint64_t ptr, uint64_t token, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_CALL
@@ -397,6 +419,16 @@ RustBuffer uniffi_acp_uniffi_fn_method_connection_pid(uint64_t ptr, RustCallStat
 RustBuffer uniffi_acp_uniffi_fn_method_connection_protocol_version(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_RESPOND
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_RESPOND
+int8_t uniffi_acp_uniffi_fn_method_connection_respond(uint64_t ptr, uint64_t key, RustBuffer result, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_RESPOND_ERROR
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_RESPOND_ERROR
+int8_t uniffi_acp_uniffi_fn_method_connection_respond_error(uint64_t ptr, uint64_t key, RustBuffer error, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_ROLE
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_ROLE
 RustBuffer uniffi_acp_uniffi_fn_method_connection_role(uint64_t ptr, RustCallStatus *_Nonnull out_status
@@ -415,6 +447,11 @@ RustBuffer uniffi_acp_uniffi_fn_method_connection_sessions(uint64_t ptr, RustCal
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_SHUTDOWN
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_SHUTDOWN
 uint64_t uniffi_acp_uniffi_fn_method_connection_shutdown(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_START_CALL
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_START_CALL
+void uniffi_acp_uniffi_fn_method_connection_start_call(uint64_t ptr, RustBuffer method, RustBuffer params, uint64_t token, uint64_t timeout_ms, int8_t no_timeout, int8_t skip_barrier, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_CONNECTION_TERMINATED
@@ -459,7 +496,7 @@ void uniffi_acp_uniffi_fn_init_callback_vtable_hosthandler(const UniffiVTableCal
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_REQUEST
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_REQUEST
-uint64_t uniffi_acp_uniffi_fn_method_hosthandler_on_request(uint64_t ptr, RustBuffer request, uint64_t signals
+void uniffi_acp_uniffi_fn_method_hosthandler_on_request(uint64_t ptr, RustBuffer request, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_NOTIFICATIONS
@@ -472,24 +509,19 @@ uint64_t uniffi_acp_uniffi_fn_method_hosthandler_on_notifications(uint64_t ptr, 
 void uniffi_acp_uniffi_fn_method_hosthandler_on_cancel(uint64_t ptr, uint64_t key, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_CALL_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_CALL_RESULT
+void uniffi_acp_uniffi_fn_method_hosthandler_on_call_result(uint64_t ptr, uint64_t token, RustBuffer result, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_CALL_ERROR
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_CALL_ERROR
+void uniffi_acp_uniffi_fn_method_hosthandler_on_call_error(uint64_t ptr, uint64_t token, RustBuffer error, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_STDERR
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_STDERR
 void uniffi_acp_uniffi_fn_method_hosthandler_on_stderr(uint64_t ptr, RustBuffer line, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CLONE_REQUESTSIGNALS
-#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CLONE_REQUESTSIGNALS
-uint64_t uniffi_acp_uniffi_fn_clone_requestsignals(uint64_t handle, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FREE_REQUESTSIGNALS
-#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FREE_REQUESTSIGNALS
-void uniffi_acp_uniffi_fn_free_requestsignals(uint64_t handle, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_REQUESTSIGNALS_IS_CANCELLED
-#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_REQUESTSIGNALS_IS_CANCELLED
-int8_t uniffi_acp_uniffi_fn_method_requestsignals_is_cancelled(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FUNC_LIBACP_VERSION
@@ -788,6 +820,12 @@ uint16_t uniffi_acp_uniffi_checksum_method_callcanceller_is_cancelled(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_ABANDON_CALL
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_ABANDON_CALL
+uint16_t uniffi_acp_uniffi_checksum_method_connection_abandon_call(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_CALL
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_CALL
 uint16_t uniffi_acp_uniffi_checksum_method_connection_call(void
@@ -866,6 +904,18 @@ uint16_t uniffi_acp_uniffi_checksum_method_connection_protocol_version(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_RESPOND
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_RESPOND
+uint16_t uniffi_acp_uniffi_checksum_method_connection_respond(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_RESPOND_ERROR
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_RESPOND_ERROR
+uint16_t uniffi_acp_uniffi_checksum_method_connection_respond_error(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_ROLE
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_ROLE
 uint16_t uniffi_acp_uniffi_checksum_method_connection_role(void
@@ -887,6 +937,12 @@ uint16_t uniffi_acp_uniffi_checksum_method_connection_sessions(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_SHUTDOWN
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_SHUTDOWN
 uint16_t uniffi_acp_uniffi_checksum_method_connection_shutdown(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_START_CALL
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_CONNECTION_START_CALL
+uint16_t uniffi_acp_uniffi_checksum_method_connection_start_call(void
     
 );
 #endif
@@ -938,15 +994,21 @@ uint16_t uniffi_acp_uniffi_checksum_method_hosthandler_on_cancel(void
     
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_STDERR
-#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_STDERR
-uint16_t uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr(void
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_CALL_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_CALL_RESULT
+uint16_t uniffi_acp_uniffi_checksum_method_hosthandler_on_call_result(void
     
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_REQUESTSIGNALS_IS_CANCELLED
-#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_REQUESTSIGNALS_IS_CANCELLED
-uint16_t uniffi_acp_uniffi_checksum_method_requestsignals_is_cancelled(void
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_CALL_ERROR
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_CALL_ERROR
+uint16_t uniffi_acp_uniffi_checksum_method_hosthandler_on_call_error(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_STDERR
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_STDERR
+uint16_t uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr(void
     
 );
 #endif

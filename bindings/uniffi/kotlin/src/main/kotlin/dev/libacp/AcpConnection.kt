@@ -104,8 +104,10 @@ class AcpConnection private constructor(
             var native: Connection? = null
             val notifications = Notifications { checkNotNull(native) { "the connection is not made yet" } }
             val bridge = HostBridge(host, context, notifications)
-            native = make(bridge)
-            return AcpConnection(native, bridge, notifications)
+            val made = make(bridge)
+            native = made
+            bridge.attach(made)
+            return AcpConnection(made, bridge, notifications)
         }
     }
 
@@ -136,12 +138,9 @@ class AcpConnection private constructor(
         // is about this call only.
         notifications.flushQuietly()
         val inNotification = currentCoroutineContext()[InNotification]?.bridge === bridge
-        val options = CallOptions(
-            timeoutMs = timeout?.inWholeMilliseconds?.coerceAtLeast(1)?.toULong(),
-            noTimeout = noTimeout,
-            skipBarrier = inNotification,
-        )
-        return native.call(method, params, options)
+        // 0: the connection's default.
+        val timeoutMs = timeout?.inWholeMilliseconds?.coerceAtLeast(1)?.toULong() ?: 0UL
+        return bridge.call(native, method, params, timeoutMs, noTimeout, inNotification)
     }
 
     /**

@@ -1,15 +1,21 @@
 package dev.libacp
 
 import java.util.concurrent.ConcurrentHashMap
-import java.util.concurrent.atomic.AtomicReference
+import java.util.concurrent.atomic.AtomicLong
 import kotlin.coroutines.AbstractCoroutineContextElement
 import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.resume
+import kotlin.coroutines.resumeWithException
+import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CancellationException
-import kotlinx.coroutines.Job
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.DelicateCoroutinesApi
+import kotlinx.coroutines.GlobalScope
 import kotlinx.coroutines.NonCancellable
-import kotlinx.coroutines.async
-import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.job
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.suspendCancellableCoroutine
 import kotlinx.coroutines.withContext
 
 /**
@@ -38,61 +44,122 @@ internal class InNotification(val bridge: HostBridge) : AbstractCoroutineContext
 }
 
 /**
- * The [HostHandler] libacp calls. Handlers run in [context] (by default
- * `Dispatchers.Default`); a request handler runs as a child coroutine that
- * is cancelled when the peer cancels the request (`$/cancel_request`,
- * `session/cancel` for a prompt, the end of the peer's input), and then
- * answers `-32800` (a prompt: `stopReason: "cancelled"`) unless it returns
- * first. A handler that winds down under `NonCancellable` and returns a
- * result answers with it: the engine writes it (the peer's input ended:
- * requests in flight are still answered), rewrites it (a cancelled prompt)
- * or refuses it (it answered `-32800` itself).
+ * The [HostHandler] libacp calls, and the calls the connection makes.
+ *
+ * **Requests.** Each runs as a coroutine in [context] (by default
+ * `Dispatchers.Default`), started by [onRequest] and answered with one call
+ * into libacp ([Connection.respond]): no Rust future is awaited, which costs
+ * several JNA calls and a thread hop per request. The coroutine is cancelled
+ * when the peer cancels the request (`$/cancel_request`, `session/cancel` for
+ * a prompt, the end of the peer's input) and then answers `-32800` (a prompt:
+ * `stopReason: "cancelled"`) unless it returns first. A handler that winds
+ * down under `NonCancellable` and returns a result answers with it: the
+ * engine writes it (the peer's input ended: requests in flight are still
+ * answered), rewrites it (a cancelled prompt) or drops it (it answered
+ * `-32800` itself).
+ *
+ * **Calls.** [call] starts the call ([Connection.startCall]) under a token
+ * and suspends; libacp hands the outcome back to [onCallResult] or
+ * [onCallError] on one of its threads. Cancelling the caller abandons the
+ * call (`$/cancel_request`).
  */
 internal class HostBridge(
     private val host: RawHost,
     private val context: CoroutineContext,
     private val notifications: Notifications,
 ) : HostHandler {
-    private val inflight = ConcurrentHashMap<ULong, Job>()
+    /** The peer's requests being handled, by key. */
+    private val inflight = ConcurrentHashMap<ULong, IncomingCall>()
 
-    override suspend fun onRequest(request: IncomingRequest, signals: RequestSignals): String {
+    /** The calls waiting for their outcome, by token. */
+    private val calls = ConcurrentHashMap<ULong, CancellableContinuation<String>>()
+    private val tokens = AtomicLong()
+
+    /** The connection, once made: requests may arrive before [attach]. */
+    @Volatile private var native: Connection? = null
+    private val attached = CompletableDeferred<Connection>()
+
+    fun attach(connection: Connection) {
+        native = connection
+        attached.complete(connection)
+    }
+
+    private suspend fun connection(): Connection =
+        native ?: withContext(NonCancellable) { attached.await() }
+
+    /** Sends request [method] and waits for its outcome (see the class docs). */
+    suspend fun call(
+        native: Connection,
+        method: String,
+        params: String?,
+        timeoutMs: ULong,
+        noTimeout: Boolean,
+        skipBarrier: Boolean,
+    ): String =
+        suspendCancellableCoroutine { cont ->
+            val token = tokens.incrementAndGet().toULong()
+            calls[token] = cont
+            try {
+                native.startCall(method, params, token, timeoutMs, noTimeout, skipBarrier)
+            } catch (e: Throwable) {
+                calls.remove(token)
+                throw e
+            }
+            // Whoever takes the continuation out acts: the outcome resumes
+            // it, a cancellation abandons the call.
+            cont.invokeOnCancellation { if (calls.remove(token) != null) native.abandonCall(token) }
+        }
+
+    override fun onCallResult(token: ULong, result: String) {
+        calls.remove(token)?.resume(result)
+    }
+
+    override fun onCallError(token: ULong, error: AcpException) {
+        calls.remove(token)?.resumeWithException(error)
+    }
+
+    @OptIn(DelicateCoroutinesApi::class)
+    override fun onRequest(request: IncomingRequest) {
+        val call = IncomingCall(request.method, request.params, request.id, request.key)
+        inflight[request.key] = call
+        // ATOMIC: the handler runs even when cancelled before it was
+        // dispatched, and sees the cancellation at its first suspension.
+        GlobalScope.launch(context, CoroutineStart.ATOMIC) { serve(call) }
+    }
+
+    private suspend fun serve(call: IncomingCall) {
+        // The job first, then the flag (onCancel sets them the other way
+        // round): a cancellation is seen by one side or the other.
+        val self = kotlin.coroutines.coroutineContext.job
+        call.job = self
+        if (call.isCancelled) self.cancel(peerCancelled(call.method))
+        // A request may come before the connection is made: its handler
+        // starts once it is (it may send, and it answers through it).
+        val native = connection()
+        var result: String? = null
+        var error: AcpException? = null
         try {
-            val call = IncomingCall(request.method, request.params, request.id, request.key, signals)
-            return coroutineScope {
-                // What the handler returned: a cancelled job's own result is
-                // lost (it completes as cancelled), even when the handler
-                // returned after winding down.
-                val answer = AtomicReference<String?>()
-                val work = async(context) {
-                    // The job registers itself once it runs: cancelled before
-                    // it was dispatched, it would never run, and the handler
-                    // would not see the request at all. A cancellation that
-                    // came before the registration is seen here (the flag is
-                    // set before onCancel is called); a later one finds the
-                    // job in the map (onCancel). Either way the handler runs
-                    // and is cancelled at its first suspension.
-                    val self = coroutineContext.job
-                    inflight[request.key] = self
-                    if (signals.isCancelled()) self.cancel(peerCancelled(request.method))
-                    host.request(call).also(answer::set)
-                }
-                try {
-                    work.await()
-                } catch (e: CancellationException) {
-                    answer.get()?.let { return@coroutineScope it }
-                    if (!signals.isCancelled()) throw e
-                    throw AcpException.Cancelled("the peer cancelled ${request.method}")
-                } finally {
-                    inflight.remove(request.key)
-                    // What the handler sent goes out before its answer (a
-                    // prompt's last updates before its stop reason), also
-                    // when it was cancelled; a refusal among them is thrown
-                    // by the connection's next notify, not as this answer.
-                    withContext(NonCancellable) { notifications.flushQuietly() }
+            result = host.request(call)
+        } catch (e: CancellationException) {
+            error = AcpException.Cancelled("the peer cancelled ${call.method}")
+        } catch (e: AcpException) {
+            error = e
+        } catch (e: Exception) {
+            error = AcpException.Internal(e.toString())
+        } finally {
+            inflight.remove(call.key)
+            withContext(NonCancellable) {
+                // What the handler sent goes out before its answer (a
+                // prompt's last updates before its stop reason), also when
+                // it was cancelled; a refusal among them is thrown by the
+                // connection's next notify, not as this answer.
+                notifications.flushQuietly()
+                if (result != null) {
+                    native.respond(call.key, result)
+                } else {
+                    native.respondError(call.key, error ?: AcpException.Internal("the handler failed"))
                 }
             }
-        } finally {
-            signals.destroy()
         }
     }
 
@@ -112,7 +179,9 @@ internal class HostBridge(
     }
 
     override fun onCancel(key: ULong) {
-        inflight[key]?.cancel(peerCancelled("the request"))
+        val call = inflight[key] ?: return
+        call.cancelled = true
+        call.job?.cancel(peerCancelled(call.method))
     }
 
     override fun onStderr(line: String) {

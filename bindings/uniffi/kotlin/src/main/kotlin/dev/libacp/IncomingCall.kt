@@ -1,5 +1,6 @@
 package dev.libacp
 
+import kotlinx.coroutines.Job
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonPrimitive
@@ -17,18 +18,24 @@ class IncomingCall internal constructor(
     val idJson: String,
     /** Unique per connection. */
     val key: ULong,
-    private val signals: RequestSignals,
 ) {
+    /** Set (before [job] is cancelled) when the peer cancels the request. */
+    @Volatile internal var cancelled = false
+
+    /** The handler's coroutine, once it runs (Bridge.kt). */
+    @Volatile internal var job: Job? = null
+
     /** The params, parsed; `null` when absent. */
     val params: JsonElement? by lazy { paramsJson?.let { Json.parseToJsonElement(it) } }
 
     /**
-     * Whether the peer cancelled the request. The handler's coroutine is
-     * cancelled too; a handler that must finish something (a prompt sending
-     * its last updates) does it under `withContext(NonCancellable)`.
+     * Whether the peer cancelled the request (or the connection closed). The
+     * handler's coroutine is cancelled too; a handler that must finish
+     * something (a prompt sending its last updates) does it under
+     * `withContext(NonCancellable)`.
      */
     val isCancelled: Boolean
-        get() = signals.isCancelled()
+        get() = cancelled
 
     override fun toString() = "IncomingCall($method, id=$idJson)"
 }

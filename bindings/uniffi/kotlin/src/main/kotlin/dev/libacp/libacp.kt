@@ -621,7 +621,7 @@ internal interface UniffiForeignFutureCompleteVoid : com.sun.jna.Callback {
     fun callback(`callbackData`: Long,`result`: UniffiForeignFutureResultVoid.UniffiByValue,)
 }
 internal interface UniffiCallbackInterfaceHostHandlerMethod0 : com.sun.jna.Callback {
-    fun callback(`uniffiHandle`: Long,`request`: RustBuffer.ByValue,`signals`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+    fun callback(`uniffiHandle`: Long,`request`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
 }
 internal interface UniffiCallbackInterfaceHostHandlerMethod1 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`batch`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteVoid,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
@@ -630,16 +630,24 @@ internal interface UniffiCallbackInterfaceHostHandlerMethod2 : com.sun.jna.Callb
     fun callback(`uniffiHandle`: Long,`key`: Long,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
 }
 internal interface UniffiCallbackInterfaceHostHandlerMethod3 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`token`: Long,`result`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
+}
+internal interface UniffiCallbackInterfaceHostHandlerMethod4 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`token`: Long,`error`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
+}
+internal interface UniffiCallbackInterfaceHostHandlerMethod5 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`line`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
 }
-@Structure.FieldOrder("uniffiFree", "uniffiClone", "onRequest", "onNotifications", "onCancel", "onStderr")
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "onRequest", "onNotifications", "onCancel", "onCallResult", "onCallError", "onStderr")
 internal open class UniffiVTableCallbackInterfaceHostHandler(
     @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
     @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
     @JvmField internal var `onRequest`: UniffiCallbackInterfaceHostHandlerMethod0? = null,
     @JvmField internal var `onNotifications`: UniffiCallbackInterfaceHostHandlerMethod1? = null,
     @JvmField internal var `onCancel`: UniffiCallbackInterfaceHostHandlerMethod2? = null,
-    @JvmField internal var `onStderr`: UniffiCallbackInterfaceHostHandlerMethod3? = null,
+    @JvmField internal var `onCallResult`: UniffiCallbackInterfaceHostHandlerMethod3? = null,
+    @JvmField internal var `onCallError`: UniffiCallbackInterfaceHostHandlerMethod4? = null,
+    @JvmField internal var `onStderr`: UniffiCallbackInterfaceHostHandlerMethod5? = null,
 ) : Structure() {
     class UniffiByValue(
         `uniffiFree`: UniffiCallbackInterfaceFree? = null,
@@ -647,8 +655,10 @@ internal open class UniffiVTableCallbackInterfaceHostHandler(
         `onRequest`: UniffiCallbackInterfaceHostHandlerMethod0? = null,
         `onNotifications`: UniffiCallbackInterfaceHostHandlerMethod1? = null,
         `onCancel`: UniffiCallbackInterfaceHostHandlerMethod2? = null,
-        `onStderr`: UniffiCallbackInterfaceHostHandlerMethod3? = null,
-    ): UniffiVTableCallbackInterfaceHostHandler(`uniffiFree`,`uniffiClone`,`onRequest`,`onNotifications`,`onCancel`,`onStderr`,), Structure.ByValue
+        `onCallResult`: UniffiCallbackInterfaceHostHandlerMethod3? = null,
+        `onCallError`: UniffiCallbackInterfaceHostHandlerMethod4? = null,
+        `onStderr`: UniffiCallbackInterfaceHostHandlerMethod5? = null,
+    ): UniffiVTableCallbackInterfaceHostHandler(`uniffiFree`,`uniffiClone`,`onRequest`,`onNotifications`,`onCancel`,`onCallResult`,`onCallError`,`onStderr`,), Structure.ByValue
 
    internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceHostHandler) {
         `uniffiFree` = other.`uniffiFree`
@@ -656,6 +666,8 @@ internal open class UniffiVTableCallbackInterfaceHostHandler(
         `onRequest` = other.`onRequest`
         `onNotifications` = other.`onNotifications`
         `onCancel` = other.`onCancel`
+        `onCallResult` = other.`onCallResult`
+        `onCallError` = other.`onCallError`
         `onStderr` = other.`onStderr`
     }
 
@@ -691,6 +703,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_callcanceller_is_cancelled(
     ): Short
+    external fun uniffi_acp_uniffi_checksum_method_connection_abandon_call(
+    ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_call(
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_call_cancellable(
@@ -717,6 +731,10 @@ internal object IntegrityCheckingUniffiLib {
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_protocol_version(
     ): Short
+    external fun uniffi_acp_uniffi_checksum_method_connection_respond(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_connection_respond_error(
+    ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_role(
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_session_snapshot(
@@ -724,6 +742,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_acp_uniffi_checksum_method_connection_sessions(
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_shutdown(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_connection_start_call(
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_connection_terminated(
     ): Short
@@ -741,9 +761,11 @@ internal object IntegrityCheckingUniffiLib {
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_hosthandler_on_cancel(
     ): Short
-    external fun uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr(
+    external fun uniffi_acp_uniffi_checksum_method_hosthandler_on_call_result(
     ): Short
-    external fun uniffi_acp_uniffi_checksum_method_requestsignals_is_cancelled(
+    external fun uniffi_acp_uniffi_checksum_method_hosthandler_on_call_error(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr(
     ): Short
     external fun uniffi_acp_uniffi_checksum_constructor_callcanceller_new(
     ): Short
@@ -792,6 +814,8 @@ external fun uniffi_acp_uniffi_fn_constructor_connection_serve_stdio(`handler`: 
 ): Long
 external fun uniffi_acp_uniffi_fn_constructor_connection_spawn(`command`: RustBuffer.ByValue,`handler`: Long,`options`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
 ): Long
+external fun uniffi_acp_uniffi_fn_method_connection_abandon_call(`ptr`: Long,`token`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Byte
 external fun uniffi_acp_uniffi_fn_method_connection_call(`ptr`: Long,`method`: RustBuffer.ByValue,`params`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,
 ): Long
 external fun uniffi_acp_uniffi_fn_method_connection_call_cancellable(`ptr`: Long,`method`: RustBuffer.ByValue,`params`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,`canceller`: Long,
@@ -818,6 +842,10 @@ external fun uniffi_acp_uniffi_fn_method_connection_pid(`ptr`: Long,uniffi_out_e
 ): RustBuffer.ByValue
 external fun uniffi_acp_uniffi_fn_method_connection_protocol_version(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
 ): RustBuffer.ByValue
+external fun uniffi_acp_uniffi_fn_method_connection_respond(`ptr`: Long,`key`: Long,`result`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+): Byte
+external fun uniffi_acp_uniffi_fn_method_connection_respond_error(`ptr`: Long,`key`: Long,`error`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+): Byte
 external fun uniffi_acp_uniffi_fn_method_connection_role(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
 ): RustBuffer.ByValue
 external fun uniffi_acp_uniffi_fn_method_connection_session_snapshot(`ptr`: Long,`sessionId`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -826,6 +854,8 @@ external fun uniffi_acp_uniffi_fn_method_connection_sessions(`ptr`: Long,uniffi_
 ): RustBuffer.ByValue
 external fun uniffi_acp_uniffi_fn_method_connection_shutdown(`ptr`: Long,
 ): Long
+external fun uniffi_acp_uniffi_fn_method_connection_start_call(`ptr`: Long,`method`: RustBuffer.ByValue,`params`: RustBuffer.ByValue,`token`: Long,`timeoutMs`: Long,`noTimeout`: Byte,`skipBarrier`: Byte,uniffi_out_err: UniffiRustCallStatus, 
+): Unit
 external fun uniffi_acp_uniffi_fn_method_connection_terminated(`ptr`: Long,
 ): Long
 external fun uniffi_acp_uniffi_fn_method_connection_try_notify(`ptr`: Long,`method`: RustBuffer.ByValue,`params`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -842,20 +872,18 @@ external fun uniffi_acp_uniffi_fn_free_hosthandler(`handle`: Long,uniffi_out_err
 ): Unit
 external fun uniffi_acp_uniffi_fn_init_callback_vtable_hosthandler(`vtable`: UniffiVTableCallbackInterfaceHostHandler,
 ): Unit
-external fun uniffi_acp_uniffi_fn_method_hosthandler_on_request(`ptr`: Long,`request`: RustBuffer.ByValue,`signals`: Long,
-): Long
+external fun uniffi_acp_uniffi_fn_method_hosthandler_on_request(`ptr`: Long,`request`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+): Unit
 external fun uniffi_acp_uniffi_fn_method_hosthandler_on_notifications(`ptr`: Long,`batch`: RustBuffer.ByValue,
 ): Long
 external fun uniffi_acp_uniffi_fn_method_hosthandler_on_cancel(`ptr`: Long,`key`: Long,uniffi_out_err: UniffiRustCallStatus, 
 ): Unit
+external fun uniffi_acp_uniffi_fn_method_hosthandler_on_call_result(`ptr`: Long,`token`: Long,`result`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+): Unit
+external fun uniffi_acp_uniffi_fn_method_hosthandler_on_call_error(`ptr`: Long,`token`: Long,`error`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+): Unit
 external fun uniffi_acp_uniffi_fn_method_hosthandler_on_stderr(`ptr`: Long,`line`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
 ): Unit
-external fun uniffi_acp_uniffi_fn_clone_requestsignals(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
-): Long
-external fun uniffi_acp_uniffi_fn_free_requestsignals(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
-): Unit
-external fun uniffi_acp_uniffi_fn_method_requestsignals_is_cancelled(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
-): Byte
 external fun uniffi_acp_uniffi_fn_func_libacp_version(uniffi_out_err: UniffiRustCallStatus, 
 ): RustBuffer.ByValue
 external fun uniffi_acp_uniffi_fn_func_socket_pair(uniffi_out_err: UniffiRustCallStatus, 
@@ -991,6 +1019,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if (lib.uniffi_acp_uniffi_checksum_method_callcanceller_is_cancelled() != 35913.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if (lib.uniffi_acp_uniffi_checksum_method_connection_abandon_call() != 34884.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if (lib.uniffi_acp_uniffi_checksum_method_connection_call() != 51965.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1030,6 +1061,12 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if (lib.uniffi_acp_uniffi_checksum_method_connection_protocol_version() != 38058.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if (lib.uniffi_acp_uniffi_checksum_method_connection_respond() != 38806.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_connection_respond_error() != 58254.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if (lib.uniffi_acp_uniffi_checksum_method_connection_role() != 61743.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1040,6 +1077,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_method_connection_shutdown() != 25662.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_connection_start_call() != 47479.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_method_connection_terminated() != 42485.toShort()) {
@@ -1057,19 +1097,22 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if (lib.uniffi_acp_uniffi_checksum_method_connection_wait_exit() != 22400.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_request() != 25283.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_request() != 32596.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_notifications() != 64539.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_cancel() != 37998.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_cancel() != 58845.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr() != 18914.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_call_result() != 39397.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_method_requestsignals_is_cancelled() != 60204.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_call_error() != 61324.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr() != 52692.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_constructor_callcanceller_new() != 58448.toShort()) {
@@ -2001,6 +2044,13 @@ public object FfiConverterTypeCallCanceller: FfiConverter<CallCanceller, Long> {
 public interface ConnectionInterface {
     
     /**
+     * Abandons the call started under `token`: the peer is sent
+     * `$/cancel_request` and the call ends with `AcpError.Cancelled` (a
+     * late answer is dropped). `false` when it had already ended.
+     */
+    fun `abandonCall`(`token`: kotlin.ULong): kotlin.Boolean
+    
+    /**
      * Sends request `method` with `params` (JSON text) and returns the
      * peer's result as JSON text. Checked against the protocol first: a
      * refused call throws [`AcpError::Refused`] and nothing is sent.
@@ -2085,6 +2135,25 @@ public interface ConnectionInterface {
     fun `protocolVersion`(): kotlin.UShort?
     
     /**
+     * Answers the peer's request `key` (see [`HostHandler::on_request`])
+     * with `result`, JSON text (`"null"` for a null result); text that is
+     * not JSON answers `-32603` instead. `false` when the request was not
+     * the host's to answer any more: answered already, or answered by the
+     * engine (cancelled, the connection closed). A prompt answered after
+     * `session/cancel` is answered `stopReason: "cancelled"`.
+     */
+    fun `respond`(`key`: kotlin.ULong, `result`: kotlin.String): kotlin.Boolean
+    
+    /**
+     * Answers the peer's request `key` with an error:
+     * [`AcpError::Rpc`] with its code and data, [`AcpError::Cancelled`] for
+     * `-32800` (a cancelled prompt then answers `stopReason: "cancelled"`),
+     * [`AcpError::InvalidParams`] for `-32602`; anything else is `-32603`.
+     * `false` as for [`Connection::respond`].
+     */
+    fun `respondError`(`key`: kotlin.ULong, `error`: AcpException): kotlin.Boolean
+    
+    /**
      * The role this end plays.
      */
     fun `role`(): AcpRole
@@ -2105,6 +2174,21 @@ public interface ConnectionInterface {
      * a spawned agent is gone. Idempotent.
      */
     suspend fun `shutdown`()
+    
+    /**
+     * Starts request `method` with `params` (JSON text) and returns once it
+     * is sent: its outcome comes to the handler's
+     * [`HostHandler::on_call_result`] or [`HostHandler::on_call_error`]
+     * under `token` (the host's choice, unique among its calls in flight),
+     * exactly once. Checked like [`Connection::call`]: a refused call
+     * throws here, and the handler hears nothing of it. The callback form
+     * of `call`, for hosts where awaiting a Rust future costs more than a
+     * call back (Kotlin). Its options are plain values (a record would cost
+     * Kotlin one more call across the FFI per call): `timeout_ms` 0 for the
+     * connection's default, `no_timeout` for none, `skip_barrier` as in
+     * [`CallOptions`].
+     */
+    fun `startCall`(`method`: kotlin.String, `params`: kotlin.String?, `token`: kotlin.ULong, `timeoutMs`: kotlin.ULong, `noTimeout`: kotlin.Boolean, `skipBarrier`: kotlin.Boolean)
     
     /**
      * Waits until the connection is closed, everything queued was written
@@ -2242,6 +2326,24 @@ open class Connection: Disposable, AutoCloseable, ConnectionInterface
             UniffiLib.uniffi_acp_uniffi_fn_clone_connection(handle, status)
         }
     }
+
+    
+    /**
+     * Abandons the call started under `token`: the peer is sent
+     * `$/cancel_request` and the call ends with `AcpError.Cancelled` (a
+     * late answer is dropped). `false` when it had already ended.
+     */override fun `abandonCall`(`token`: kotlin.ULong): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_connection_abandon_call(
+        it,
+        FfiConverterULong.lower(`token`),_status)
+}
+    }
+    )
+    }
+    
 
     
     /**
@@ -2511,6 +2613,47 @@ open class Connection: Disposable, AutoCloseable, ConnectionInterface
 
     
     /**
+     * Answers the peer's request `key` (see [`HostHandler::on_request`])
+     * with `result`, JSON text (`"null"` for a null result); text that is
+     * not JSON answers `-32603` instead. `false` when the request was not
+     * the host's to answer any more: answered already, or answered by the
+     * engine (cancelled, the connection closed). A prompt answered after
+     * `session/cancel` is answered `stopReason: "cancelled"`.
+     */override fun `respond`(`key`: kotlin.ULong, `result`: kotlin.String): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_connection_respond(
+        it,
+        FfiConverterULong.lower(`key`),FfiConverterString.lower(`result`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Answers the peer's request `key` with an error:
+     * [`AcpError::Rpc`] with its code and data, [`AcpError::Cancelled`] for
+     * `-32800` (a cancelled prompt then answers `stopReason: "cancelled"`),
+     * [`AcpError::InvalidParams`] for `-32602`; anything else is `-32603`.
+     * `false` as for [`Connection::respond`].
+     */override fun `respondError`(`key`: kotlin.ULong, `error`: AcpException): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_connection_respond_error(
+        it,
+        FfiConverterULong.lower(`key`),FfiConverterTypeAcpError.lower(`error`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
      * The role this end plays.
      */override fun `role`(): AcpRole {
             return FfiConverterTypeAcpRole.lift(
@@ -2583,6 +2726,32 @@ open class Connection: Disposable, AutoCloseable, ConnectionInterface
         UniffiNullRustCallStatusErrorHandler,
     )
     }
+
+    
+    /**
+     * Starts request `method` with `params` (JSON text) and returns once it
+     * is sent: its outcome comes to the handler's
+     * [`HostHandler::on_call_result`] or [`HostHandler::on_call_error`]
+     * under `token` (the host's choice, unique among its calls in flight),
+     * exactly once. Checked like [`Connection::call`]: a refused call
+     * throws here, and the handler hears nothing of it. The callback form
+     * of `call`, for hosts where awaiting a Rust future costs more than a
+     * call back (Kotlin). Its options are plain values (a record would cost
+     * Kotlin one more call across the FFI per call): `timeout_ms` 0 for the
+     * connection's default, `no_timeout` for none, `skip_barrier` as in
+     * [`CallOptions`].
+     */
+    @Throws(AcpException::class)override fun `startCall`(`method`: kotlin.String, `params`: kotlin.String?, `token`: kotlin.ULong, `timeoutMs`: kotlin.ULong, `noTimeout`: kotlin.Boolean, `skipBarrier`: kotlin.Boolean)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(AcpException) { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_connection_start_call(
+        it,
+        FfiConverterString.lower(`method`),FfiConverterOptionalString.lower(`params`),FfiConverterULong.lower(`token`),FfiConverterULong.lower(`timeoutMs`),FfiConverterBoolean.lower(`noTimeout`),FfiConverterBoolean.lower(`skipBarrier`),_status)
+}
+    }
+    
+    
 
     
     /**
@@ -2874,19 +3043,20 @@ public object FfiConverterTypeConnection: FfiConverter<Connection, Long> {
 
 /**
  * What the host implements to receive what the peer sends. Errors thrown
- * by `on_request` answer the request (see [`AcpError`]'s variants); errors
- * thrown elsewhere are ignored.
+ * by these methods are ignored, except by `on_request` (the request is
+ * then answered `-32603` with the error's text).
  */
 public interface HostHandler {
     
     /**
-     * A request from the peer: returns the result as JSON text (`"null"`
-     * for a null result), or throws to answer with an error:
-     * [`AcpError::Rpc`] with its code and data, [`AcpError::Cancelled`] for
-     * `-32800` (a cancelled prompt then answers `stopReason: "cancelled"`),
-     * [`AcpError::InvalidParams`] for `-32602`; anything else is `-32603`.
+     * A request from the peer: start its handler and return at once
+     * (libacp runtime thread; do not block). Answer it later with
+     * [`Connection::respond`](crate::Connection::respond) or
+     * [`Connection::respond_error`](crate::Connection::respond_error);
+     * a request never answered keeps the peer waiting until the
+     * connection closes.
      */
-    suspend fun `onRequest`(`request`: IncomingRequest, `signals`: RequestSignals): kotlin.String
+    fun `onRequest`(`request`: IncomingRequest)
     
     /**
      * Notifications from the peer, in arrival order (all that arrived
@@ -2898,10 +3068,26 @@ public interface HostHandler {
     suspend fun `onNotifications`(`batch`: List<Notification>)
     
     /**
-     * The peer cancelled the request with this key (libacp runtime thread;
-     * do not block).
+     * The peer cancelled the request with this key, or the connection
+     * closed (libacp runtime thread; do not block). Called at most once
+     * per request, after its `on_request` returned.
      */
     fun `onCancel`(`key`: kotlin.ULong)
+    
+    /**
+     * The result (JSON text) of the call started with
+     * [`Connection::start_call`](crate::Connection::start_call) under
+     * `token` (libacp runtime thread; do not block). Each call ends with
+     * exactly one `on_call_result` or `on_call_error`, also when the
+     * connection closes; an abandoned call may still end with one.
+     */
+    fun `onCallResult`(`token`: kotlin.ULong, `result`: kotlin.String)
+    
+    /**
+     * How the call started under `token` failed (see
+     * [`HostHandler::on_call_result`]).
+     */
+    fun `onCallError`(`token`: kotlin.ULong, `error`: AcpException)
     
     /**
      * A line the spawned agent wrote to its stderr (only with
@@ -2915,8 +3101,8 @@ public interface HostHandler {
 
 /**
  * What the host implements to receive what the peer sends. Errors thrown
- * by `on_request` answer the request (see [`AcpError`]'s variants); errors
- * thrown elsewhere are ignored.
+ * by these methods are ignored, except by `on_request` (the request is
+ * then answered `-32603` with the error's text).
  */
 open class HostHandlerImpl: Disposable, AutoCloseable, HostHandler
 {
@@ -3016,31 +3202,24 @@ open class HostHandlerImpl: Disposable, AutoCloseable, HostHandler
 
     
     /**
-     * A request from the peer: returns the result as JSON text (`"null"`
-     * for a null result), or throws to answer with an error:
-     * [`AcpError::Rpc`] with its code and data, [`AcpError::Cancelled`] for
-     * `-32800` (a cancelled prompt then answers `stopReason: "cancelled"`),
-     * [`AcpError::InvalidParams`] for `-32602`; anything else is `-32603`.
+     * A request from the peer: start its handler and return at once
+     * (libacp runtime thread; do not block). Answer it later with
+     * [`Connection::respond`](crate::Connection::respond) or
+     * [`Connection::respond_error`](crate::Connection::respond_error);
+     * a request never answered keeps the peer waiting until the
+     * connection closes.
      */
-    @Throws(AcpException::class)
-    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
-    override suspend fun `onRequest`(`request`: IncomingRequest, `signals`: RequestSignals) : kotlin.String {
-        return uniffiRustCallAsync(
-        callWithHandle { uniffiHandle ->
-            UniffiLib.uniffi_acp_uniffi_fn_method_hosthandler_on_request(
-                uniffiHandle,
-                FfiConverterTypeIncomingRequest.lower(`request`),FfiConverterTypeRequestSignals.lower(`signals`),
-            )
-        },
-        { future, callback, continuation -> UniffiLib.ffi_acp_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
-        { future, continuation -> UniffiLib.ffi_acp_uniffi_rust_future_complete_rust_buffer(future, continuation) },
-        { future -> UniffiLib.ffi_acp_uniffi_rust_future_free_rust_buffer(future) },
-        // lift function
-        { FfiConverterString.lift(it) },
-        // Error FFI converter
-        AcpException.ErrorHandler,
-    )
+    @Throws(AcpException::class)override fun `onRequest`(`request`: IncomingRequest)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(AcpException) { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_hosthandler_on_request(
+        it,
+        FfiConverterTypeIncomingRequest.lower(`request`),_status)
+}
     }
+    
+    
 
     
     /**
@@ -3073,8 +3252,9 @@ open class HostHandlerImpl: Disposable, AutoCloseable, HostHandler
 
     
     /**
-     * The peer cancelled the request with this key (libacp runtime thread;
-     * do not block).
+     * The peer cancelled the request with this key, or the connection
+     * closed (libacp runtime thread; do not block). Called at most once
+     * per request, after its `on_request` returned.
      */
     @Throws(AcpException::class)override fun `onCancel`(`key`: kotlin.ULong)
         = 
@@ -3083,6 +3263,43 @@ open class HostHandlerImpl: Disposable, AutoCloseable, HostHandler
     UniffiLib.uniffi_acp_uniffi_fn_method_hosthandler_on_cancel(
         it,
         FfiConverterULong.lower(`key`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * The result (JSON text) of the call started with
+     * [`Connection::start_call`](crate::Connection::start_call) under
+     * `token` (libacp runtime thread; do not block). Each call ends with
+     * exactly one `on_call_result` or `on_call_error`, also when the
+     * connection closes; an abandoned call may still end with one.
+     */
+    @Throws(AcpException::class)override fun `onCallResult`(`token`: kotlin.ULong, `result`: kotlin.String)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(AcpException) { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_hosthandler_on_call_result(
+        it,
+        FfiConverterULong.lower(`token`),FfiConverterString.lower(`result`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * How the call started under `token` failed (see
+     * [`HostHandler::on_call_result`]).
+     */
+    @Throws(AcpException::class)override fun `onCallError`(`token`: kotlin.ULong, `error`: AcpException)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(AcpException) { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_hosthandler_on_call_error(
+        it,
+        FfiConverterULong.lower(`token`),FfiConverterTypeAcpError.lower(`error`),_status)
 }
     }
     
@@ -3125,37 +3342,19 @@ open class HostHandlerImpl: Disposable, AutoCloseable, HostHandler
 // Put the implementation in an object so we don't pollute the top-level namespace
 internal object uniffiCallbackInterfaceHostHandler {
     internal object `onRequest`: UniffiCallbackInterfaceHostHandlerMethod0 {
-        override fun callback(`uniffiHandle`: Long,`request`: RustBuffer.ByValue,`signals`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+        override fun callback(`uniffiHandle`: Long,`request`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,) {
             val uniffiObj = FfiConverterTypeHostHandler.handleMap.get(uniffiHandle)
-            val makeCall = suspend { ->
+            val makeCall = { ->
                 uniffiObj.`onRequest`(
                     FfiConverterTypeIncomingRequest.lift(`request`),
-                    FfiConverterTypeRequestSignals.lift(`signals`),
                 )
             }
-            val uniffiHandleSuccess = { returnValue: kotlin.String ->
-                val uniffiResult = UniffiForeignFutureResultRustBuffer.UniffiByValue(
-                    FfiConverterString.lower(returnValue),
-                    UniffiRustCallStatus.ByValue()
-                )
-                uniffiResult.write()
-                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
-            }
-            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
-                uniffiFutureCallback.callback(
-                    uniffiCallbackData,
-                    UniffiForeignFutureResultRustBuffer.UniffiByValue(
-                        RustBuffer.ByValue(),
-                        callStatus,
-                    ),
-                )
-            }
-            uniffiTraitInterfaceCallAsyncWithError(
+            val writeReturn = { _: Unit -> Unit }
+            uniffiTraitInterfaceCallWithError(
+                uniffiCallStatus,
                 makeCall,
-                uniffiHandleSuccess,
-                uniffiHandleError,
-                { e: AcpException -> FfiConverterTypeAcpError.lower(e) },
-                uniffiOutDroppedCallback
+                writeReturn,
+                { e: AcpException -> FfiConverterTypeAcpError.lower(e) }
             )
         }
     }
@@ -3208,7 +3407,43 @@ internal object uniffiCallbackInterfaceHostHandler {
             )
         }
     }
-    internal object `onStderr`: UniffiCallbackInterfaceHostHandlerMethod3 {
+    internal object `onCallResult`: UniffiCallbackInterfaceHostHandlerMethod3 {
+        override fun callback(`uniffiHandle`: Long,`token`: Long,`result`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,) {
+            val uniffiObj = FfiConverterTypeHostHandler.handleMap.get(uniffiHandle)
+            val makeCall = { ->
+                uniffiObj.`onCallResult`(
+                    FfiConverterULong.lift(`token`),
+                    FfiConverterString.lift(`result`),
+                )
+            }
+            val writeReturn = { _: Unit -> Unit }
+            uniffiTraitInterfaceCallWithError(
+                uniffiCallStatus,
+                makeCall,
+                writeReturn,
+                { e: AcpException -> FfiConverterTypeAcpError.lower(e) }
+            )
+        }
+    }
+    internal object `onCallError`: UniffiCallbackInterfaceHostHandlerMethod4 {
+        override fun callback(`uniffiHandle`: Long,`token`: Long,`error`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,) {
+            val uniffiObj = FfiConverterTypeHostHandler.handleMap.get(uniffiHandle)
+            val makeCall = { ->
+                uniffiObj.`onCallError`(
+                    FfiConverterULong.lift(`token`),
+                    FfiConverterTypeAcpError.lift(`error`),
+                )
+            }
+            val writeReturn = { _: Unit -> Unit }
+            uniffiTraitInterfaceCallWithError(
+                uniffiCallStatus,
+                makeCall,
+                writeReturn,
+                { e: AcpException -> FfiConverterTypeAcpError.lower(e) }
+            )
+        }
+    }
+    internal object `onStderr`: UniffiCallbackInterfaceHostHandlerMethod5 {
         override fun callback(`uniffiHandle`: Long,`line`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,) {
             val uniffiObj = FfiConverterTypeHostHandler.handleMap.get(uniffiHandle)
             val makeCall = { ->
@@ -3244,6 +3479,8 @@ internal object uniffiCallbackInterfaceHostHandler {
         `onRequest`,
         `onNotifications`,
         `onCancel`,
+        `onCallResult`,
+        `onCallError`,
         `onStderr`,
     )
 
@@ -3288,270 +3525,6 @@ public object FfiConverterTypeHostHandler: FfiConverter<HostHandler, Long> {
     override fun allocationSize(value: HostHandler) = 8UL
 
     override fun write(value: HostHandler, buf: ByteBuffer) {
-        buf.putLong(lower(value))
-    }
-}
-
-
-// This template implements a class for working with a Rust struct via a handle
-// to the live Rust struct on the other side of the FFI.
-//
-// There's some subtlety here, because we have to be careful not to operate on a Rust
-// struct after it has been dropped, and because we must expose a public API for freeing
-// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
-//
-//   * Each instance holds an opaque handle to the underlying Rust struct.
-//     Method calls need to read this handle from the object's state and pass it in to
-//     the Rust FFI.
-//
-//   * When an instance is no longer needed, its handle should be passed to a
-//     special destructor function provided by the Rust FFI, which will drop the
-//     underlying Rust struct.
-//
-//   * Given an instance, calling code is expected to call the special
-//     `destroy` method in order to free it after use, either by calling it explicitly
-//     or by using a higher-level helper like the `use` method. Failing to do so risks
-//     leaking the underlying Rust struct.
-//
-//   * We can't assume that calling code will do the right thing, and must be prepared
-//     to handle Kotlin method calls executing concurrently with or even after a call to
-//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
-//
-//   * We must never allow Rust code to operate on the underlying Rust struct after
-//     the destructor has been called, and must never call the destructor more than once.
-//     Doing so may trigger memory unsafety.
-//
-//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
-//     is implemented to call the destructor when the Kotlin object becomes unreachable.
-//     This is done in a background thread. This is not a panacea, and client code should be aware that
-//      1. the thread may starve if some there are objects that have poorly performing
-//     `drop` methods or do significant work in their `drop` methods.
-//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
-//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
-//
-// If we try to implement this with mutual exclusion on access to the handle, there is the
-// possibility of a race between a method call and a concurrent call to `destroy`:
-//
-//    * Thread A starts a method call, reads the value of the handle, but is interrupted
-//      before it can pass the handle over the FFI to Rust.
-//    * Thread B calls `destroy` and frees the underlying Rust struct.
-//    * Thread A resumes, passing the already-read handle value to Rust and triggering
-//      a use-after-free.
-//
-// One possible solution would be to use a `ReadWriteLock`, with each method call taking
-// a read lock (and thus allowed to run concurrently) and the special `destroy` method
-// taking a write lock (and thus blocking on live method calls). However, we aim not to
-// generate methods with any hidden blocking semantics, and a `destroy` method that might
-// block if called incorrectly seems to meet that bar.
-//
-// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
-// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
-// has been called. These are updated according to the following rules:
-//
-//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
-//      The initial value for the flag is false.
-//
-//    * At the start of each method call, we atomically check the counter.
-//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
-//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
-//
-//    * At the end of each method call, we atomically decrement and check the counter.
-//      If it has reached zero then we destroy the underlying Rust struct.
-//
-//    * When `destroy` is called, we atomically flip the flag from false to true.
-//      If the flag was already true we silently fail.
-//      Otherwise we atomically decrement and check the counter.
-//      If it has reached zero then we destroy the underlying Rust struct.
-//
-// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
-// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
-//
-// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
-// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
-// of the underlying Rust code.
-//
-// This makes a cleaner a better alternative to _not_ calling `destroy()` as
-// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
-// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
-// thread may be starved, and the app will leak memory.
-//
-// In this case, `destroy`ing manually may be a better solution.
-//
-// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
-// with Rust peers are reclaimed:
-//
-// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
-// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
-// 3. The memory is reclaimed when the process terminates.
-//
-// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
-//
-
-
-/**
- * The cancellation state of one incoming request (owned by the host's
- * handler; cheap to drop).
- */
-public interface RequestSignalsInterface {
-    
-    /**
-     * Whether the peer cancelled the request.
-     */
-    fun `isCancelled`(): kotlin.Boolean
-    
-    companion object
-}
-
-/**
- * The cancellation state of one incoming request (owned by the host's
- * handler; cheap to drop).
- */
-open class RequestSignals: Disposable, AutoCloseable, RequestSignalsInterface
-{
-
-    @Suppress("UNUSED_PARAMETER")
-    /**
-     * @suppress
-     */
-    constructor(withHandle: UniffiWithHandle, handle: Long) {
-        this.handle = handle
-        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
-    }
-
-    /**
-     * @suppress
-     *
-     * This constructor can be used to instantiate a fake object. Only used for tests. Any
-     * attempt to actually use an object constructed this way will fail as there is no
-     * connected Rust object.
-     */
-    @Suppress("UNUSED_PARAMETER")
-    constructor(noHandle: NoHandle) {
-        this.handle = 0
-        this.cleanable = null
-    }
-
-    protected val handle: Long
-    protected val cleanable: UniffiCleaner.Cleanable?
-
-    private val wasDestroyed = AtomicBoolean(false)
-    private val callCounter = AtomicLong(1)
-
-    override fun destroy() {
-        // Only allow a single call to this method.
-        // TODO: maybe we should log a warning if called more than once?
-        if (this.wasDestroyed.compareAndSet(false, true)) {
-            // This decrement always matches the initial count of 1 given at creation time.
-            if (this.callCounter.decrementAndGet() == 0L) {
-                cleanable?.clean()
-            }
-        }
-    }
-
-    @Synchronized
-    override fun close() {
-        this.destroy()
-    }
-
-    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
-        // Check and increment the call counter, to keep the object alive.
-        // This needs a compare-and-set retry loop in case of concurrent updates.
-        do {
-            val c = this.callCounter.get()
-            if (c == 0L) {
-                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
-            }
-            if (c == Long.MAX_VALUE) {
-                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
-            }
-        } while (! this.callCounter.compareAndSet(c, c + 1L))
-        // Now we can safely do the method call without the handle being freed concurrently.
-        try {
-            return block(this.uniffiCloneHandle())
-        } finally {
-            // This decrement always matches the increment we performed above.
-            if (this.callCounter.decrementAndGet() == 0L) {
-                cleanable?.clean()
-            }
-        }
-    }
-
-    // Use a static inner class instead of a closure so as not to accidentally
-    // capture `this` as part of the cleanable's action.
-    private class UniffiCleanAction(private val handle: Long) : Runnable {
-        override fun run() {
-            if (handle == 0.toLong()) {
-                // Fake object created with `NoHandle`, don't try to free.
-                return;
-            }
-            uniffiRustCall { status ->
-                UniffiLib.uniffi_acp_uniffi_fn_free_requestsignals(handle, status)
-            }
-        }
-    }
-
-    /**
-     * @suppress
-     */
-    fun uniffiCloneHandle(): Long {
-        if (handle == 0.toLong()) {
-            throw InternalException("uniffiCloneHandle() called on NoHandle object");
-        }
-        return uniffiRustCall() { status ->
-            UniffiLib.uniffi_acp_uniffi_fn_clone_requestsignals(handle, status)
-        }
-    }
-
-    
-    /**
-     * Whether the peer cancelled the request.
-     */override fun `isCancelled`(): kotlin.Boolean {
-            return FfiConverterBoolean.lift(
-    callWithHandle {
-    uniffiRustCall() { _status ->
-    UniffiLib.uniffi_acp_uniffi_fn_method_requestsignals_is_cancelled(
-        it,
-        _status)
-}
-    }
-    )
-    }
-    
-
-    
-
-    
-
-
-    
-    
-    /**
-     * @suppress
-     */
-    companion object
-    
-}
-
-
-/**
- * @suppress
- */
-public object FfiConverterTypeRequestSignals: FfiConverter<RequestSignals, Long> {
-    override fun lower(value: RequestSignals): Long {
-        return value.uniffiCloneHandle()
-    }
-
-    override fun lift(value: Long): RequestSignals {
-        return RequestSignals(UniffiWithHandle, value)
-    }
-
-    override fun read(buf: ByteBuffer): RequestSignals {
-        return lift(buf.getLong())
-    }
-
-    override fun allocationSize(value: RequestSignals) = 8UL
-
-    override fun write(value: RequestSignals, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -3977,7 +3950,8 @@ public object FfiConverterTypeExitStatus: FfiConverterRustBuffer<ExitStatus> {
  */
 data class IncomingRequest (
     /**
-     * Unique per connection: what [`HostHandler::on_cancel`] names.
+     * Unique per connection: what the answer and
+     * [`HostHandler::on_cancel`] name.
      */
     var `key`: kotlin.ULong
     , 

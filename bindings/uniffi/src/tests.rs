@@ -1,0 +1,383 @@
+//! The binding's own machinery, driven from Rust with a recording
+//! [`HostHandler`] and a scripted peer on the other end of a socket pair:
+//! requests answered through [`Connection::respond`], their cancellation
+//! told once and after `on_request`, and calls started with
+//! [`Connection::start_call`] ending exactly once (result, error, abandon,
+//! close). Kotlin and Swift run the shared scenarios over the same paths.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::fd::FromRawFd;
+use std::os::unix::net::UnixStream;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::options::{AcpRole, ConnectOptions};
+use crate::{AcpError, Connection, HostHandler, IncomingRequest, Notification, socket_pair};
+
+/// A hang detector, far above any expected wait.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+#[derive(Debug)]
+enum Event {
+    Request(IncomingRequest),
+    Cancel(u64),
+    Result(u64, String),
+    Error(u64, AcpError),
+}
+
+struct Recorder {
+    events: Mutex<Sender<Event>>,
+    /// When set, `on_request` waits for a message on it before returning.
+    hold: Mutex<Option<Receiver<()>>>,
+}
+
+impl Recorder {
+    fn send(&self, event: Event) {
+        let _ = self.events.lock().expect("events").send(event);
+    }
+}
+
+#[async_trait::async_trait]
+impl HostHandler for Recorder {
+    fn on_request(&self, request: IncomingRequest) -> Result<(), AcpError> {
+        self.send(Event::Request(request));
+        if let Some(hold) = self.hold.lock().expect("hold").take() {
+            let _ = hold.recv_timeout(PATIENCE);
+        }
+        Ok(())
+    }
+
+    async fn on_notifications(&self, _batch: Vec<Notification>) -> Result<(), AcpError> {
+        Ok(())
+    }
+
+    fn on_cancel(&self, key: u64) -> Result<(), AcpError> {
+        self.send(Event::Cancel(key));
+        Ok(())
+    }
+
+    fn on_call_result(&self, token: u64, result: String) -> Result<(), AcpError> {
+        self.send(Event::Result(token, result));
+        Ok(())
+    }
+
+    fn on_call_error(&self, token: u64, error: AcpError) -> Result<(), AcpError> {
+        self.send(Event::Error(token, error));
+        Ok(())
+    }
+
+    fn on_stderr(&self, _line: String) -> Result<(), AcpError> {
+        Ok(())
+    }
+}
+
+struct Peer {
+    reader: BufReader<UnixStream>,
+    writer: UnixStream,
+}
+
+impl Peer {
+    fn read(&mut self) -> Value {
+        let mut line = String::new();
+        self.reader
+            .read_line(&mut line)
+            .expect("the peer reads a line");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
+    }
+
+    fn write(&mut self, message: &Value) {
+        let mut line = message.to_string();
+        line.push('\n');
+        self.writer
+            .write_all(line.as_bytes())
+            .expect("the peer writes");
+    }
+}
+
+struct Pair {
+    conn: Arc<Connection>,
+    peer: Peer,
+    events: Receiver<Event>,
+    hold: Option<Sender<()>>,
+}
+
+impl Pair {
+    /// A client connection, initialized, and its scripted agent.
+    fn client(hold_first_request: bool) -> Self {
+        let fds = socket_pair().expect("socket pair");
+        let (tx, events) = channel();
+        let (hold_tx, hold_rx) = channel();
+        let recorder = Arc::new(Recorder {
+            events: Mutex::new(tx),
+            hold: Mutex::new(hold_first_request.then_some(hold_rx)),
+        });
+        let conn = Connection::from_fds(
+            AcpRole::Client,
+            fds[0],
+            fds[0],
+            recorder,
+            ConnectOptions::default(),
+        )
+        .expect("connection");
+        // SAFETY: the other end of the pair, ours to own.
+        let stream = unsafe { UnixStream::from_raw_fd(fds[1]) };
+        stream.set_read_timeout(Some(PATIENCE)).expect("timeout");
+        let peer = Peer {
+            reader: BufReader::new(stream.try_clone().expect("clone")),
+            writer: stream,
+        };
+        let mut pair = Self {
+            conn,
+            peer,
+            events,
+            hold: hold_first_request.then_some(hold_tx),
+        };
+        pair.start(1, "initialize", json!({"protocolVersion": 1}));
+        let init = pair.peer.read();
+        assert_eq!(init["method"], "initialize");
+        pair.peer.write(&json!({"jsonrpc": "2.0", "id": init["id"],
+            "result": {"protocolVersion": 1, "agentCapabilities": {}}}));
+        match pair.next() {
+            Event::Result(1, text) => assert!(text.contains("protocolVersion"), "{text}"),
+            other => panic!("expected initialize's result, got {other:?}"),
+        }
+        pair
+    }
+
+    fn start(&self, token: u64, method: &str, params: Value) {
+        self.conn
+            .start_call(
+                method.into(),
+                Some(params.to_string()),
+                token,
+                0,
+                false,
+                false,
+            )
+            .expect("the call starts");
+    }
+
+    fn next(&self) -> Event {
+        self.events.recv_timeout(PATIENCE).expect("an event")
+    }
+
+    fn request(&mut self, id: u64, method: &str) -> u64 {
+        self.peer
+            .write(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {}}));
+        match self.next() {
+            Event::Request(r) => {
+                assert_eq!(
+                    (r.id.as_str(), r.method.as_str()),
+                    (&*id.to_string(), method)
+                );
+                r.key
+            }
+            other => panic!("expected the request, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_started_call_ends_once_with_its_result_or_its_error() {
+    let mut pair = Pair::client(false);
+    pair.start(2, "_echo", json!({"x": 1}));
+    let sent = pair.peer.read();
+    assert_eq!(sent["params"], json!({"x": 1}));
+    pair.start(3, "_fail", json!({}));
+    let failing = pair.peer.read();
+    pair.peer
+        .write(&json!({"jsonrpc": "2.0", "id": failing["id"],
+        "error": {"code": -32001, "message": "nope", "data": {"why": 1}}}));
+    pair.peer
+        .write(&json!({"jsonrpc": "2.0", "id": sent["id"], "result": {"y": 2}}));
+    match pair.next() {
+        Event::Error(3, AcpError::Rpc { code, data, .. }) => {
+            assert_eq!((code, data.as_deref()), (-32001, Some(r#"{"why":1}"#)));
+        }
+        other => panic!("expected call 3's error, got {other:?}"),
+    }
+    match pair.next() {
+        Event::Result(2, text) => assert_eq!(
+            serde_json::from_str::<Value>(&text).ok(),
+            Some(json!({"y": 2}))
+        ),
+        other => panic!("expected call 2's result, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_refused_call_throws_and_is_never_told_and_a_token_in_flight_is_refused() {
+    let mut pair = Pair::client(false);
+    let refused = pair.conn.start_call(
+        "session/prompt".into(),
+        Some(json!({"sessionId": "nope", "prompt": []}).to_string()),
+        2,
+        0,
+        false,
+        false,
+    );
+    assert!(
+        matches!(refused, Err(AcpError::Refused { .. })),
+        "{refused:?}"
+    );
+    // The token is free again; in flight, it is refused.
+    pair.start(2, "_a", json!({}));
+    let again = pair.conn.start_call("_b".into(), None, 2, 0, false, false);
+    assert!(
+        matches!(again, Err(AcpError::InvalidArgument { .. })),
+        "{again:?}"
+    );
+    let sent = pair.peer.read();
+    assert_eq!(sent["method"], "_a");
+    pair.peer
+        .write(&json!({"jsonrpc": "2.0", "id": sent["id"], "result": null}));
+    // The first event is call 2's one result: nothing for the refusals.
+    match pair.next() {
+        Event::Result(2, text) => assert_eq!(text, "null"),
+        other => panic!("expected call 2's result, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_abandoned_call_ends_cancelled_and_the_peer_is_told() {
+    let mut pair = Pair::client(false);
+    pair.start(2, "_slow", json!({}));
+    let sent = pair.peer.read();
+    assert!(pair.conn.abandon_call(2));
+    match pair.next() {
+        Event::Error(2, AcpError::Cancelled { .. }) => {}
+        other => panic!("expected call 2 cancelled, got {other:?}"),
+    }
+    let cancel = pair.peer.read();
+    assert_eq!(cancel["method"], "$/cancel_request");
+    assert_eq!(cancel["params"]["requestId"], sent["id"]);
+    // Ended: abandoning again does nothing, and a late answer is dropped.
+    assert!(!pair.conn.abandon_call(2));
+    pair.peer
+        .write(&json!({"jsonrpc": "2.0", "id": sent["id"], "result": {}}));
+    pair.start(3, "_next", json!({}));
+    let next = pair.peer.read();
+    pair.peer
+        .write(&json!({"jsonrpc": "2.0", "id": next["id"], "result": 3}));
+    match pair.next() {
+        Event::Result(3, text) => assert_eq!(text, "3"),
+        other => panic!("expected only call 3's result, got {other:?}"),
+    }
+}
+
+#[test]
+fn calls_in_flight_end_with_closed_when_the_peer_goes_away() {
+    let mut pair = Pair::client(false);
+    pair.start(2, "_a", json!({}));
+    pair.start(3, "_b", json!({}));
+    pair.peer.read();
+    pair.peer.read();
+    drop(pair.peer);
+    let mut ended = Vec::new();
+    for _ in 0..2 {
+        match pair.events.recv_timeout(PATIENCE).expect("an event") {
+            Event::Error(token, AcpError::Closed { .. }) => ended.push(token),
+            other => panic!("expected Closed, got {other:?}"),
+        }
+    }
+    ended.sort_unstable();
+    assert_eq!(ended, [2, 3]);
+    let late = pair.conn.start_call("_c".into(), None, 4, 0, false, false);
+    assert!(matches!(late, Err(AcpError::Closed { .. })), "{late:?}");
+}
+
+#[test]
+fn a_request_is_answered_once_through_respond() {
+    let mut pair = Pair::client(false);
+    let key = pair.request(7, "_ask");
+    assert!(pair.conn.respond(key, r#"{"ok":true}"#.into()));
+    let answer = pair.peer.read();
+    assert_eq!(
+        answer,
+        json!({"jsonrpc": "2.0", "id": 7, "result": {"ok": true}})
+    );
+    assert!(
+        !pair.conn.respond(key, "{}".into()),
+        "a second answer is refused"
+    );
+    let key = pair.request(8, "_ask");
+    assert!(pair.conn.respond(key, "not json".into()));
+    assert_eq!(pair.peer.read()["error"]["code"], -32603);
+    let key = pair.request(9, "_ask");
+    assert!(pair.conn.respond_error(
+        key,
+        AcpError::InvalidParams {
+            detail: "bad".into()
+        }
+    ));
+    assert_eq!(pair.peer.read()["error"]["code"], -32602);
+}
+
+#[test]
+fn a_cancelled_request_is_told_once_and_its_late_answer_dropped() {
+    let mut pair = Pair::client(false);
+    let key = pair.request(7, "_ask");
+    pair.peer
+        .write(&json!({"jsonrpc": "2.0", "method": "$/cancel_request",
+        "params": {"requestId": 7}}));
+    match pair.next() {
+        Event::Cancel(k) => assert_eq!(k, key),
+        other => panic!("expected the cancellation, got {other:?}"),
+    }
+    assert_eq!(pair.peer.read()["error"]["code"], -32800);
+    assert!(
+        !pair.conn.respond(key, "{}".into()),
+        "the engine answered it"
+    );
+}
+
+#[test]
+fn a_cancellation_before_on_request_returned_is_told_after_it() {
+    let mut pair = Pair::client(true);
+    pair.peer
+        .write(&json!({"jsonrpc": "2.0", "id": 7, "method": "_ask", "params": {}}));
+    let key = match pair.next() {
+        Event::Request(r) => r.key,
+        other => panic!("expected the request, got {other:?}"),
+    };
+    // on_request is still running: the cancellation is answered by the
+    // engine meanwhile, and told once on_request returns.
+    pair.peer
+        .write(&json!({"jsonrpc": "2.0", "method": "$/cancel_request",
+        "params": {"requestId": 7}}));
+    assert_eq!(pair.peer.read()["error"]["code"], -32800);
+    pair.hold
+        .take()
+        .expect("held")
+        .send(())
+        .expect("release on_request");
+    match pair.next() {
+        Event::Cancel(k) => assert_eq!(k, key),
+        other => panic!("expected the cancellation, got {other:?}"),
+    }
+    assert!(!pair.conn.respond(key, "{}".into()));
+}
+
+#[test]
+fn a_started_call_times_out_with_its_own_timeout() {
+    let mut pair = Pair::client(false);
+    pair.conn
+        .start_call("_slow".into(), None, 2, 50, false, false)
+        .expect("the call starts");
+    let sent = pair.peer.read();
+    match pair.next() {
+        Event::Error(2, AcpError::Timeout { .. }) => {}
+        other => panic!("expected call 2 to time out, got {other:?}"),
+    }
+    let cancel = pair.peer.read();
+    assert_eq!(cancel["method"], "$/cancel_request");
+    assert_eq!(cancel["params"]["requestId"], sent["id"]);
+    let both = pair.conn.start_call("_x".into(), None, 3, 50, true, false);
+    assert!(
+        matches!(both, Err(AcpError::InvalidArgument { .. })),
+        "{both:?}"
+    );
+}
