@@ -11,6 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The libacp version this header declares; acp_version() says which
+ * one the program runs against. */
+#define ACP_VERSION_MAJOR 0
+#define ACP_VERSION_MINOR 1
+#define ACP_VERSION_PATCH 0
+
 // The outcome of a call. Numbers are stable: never renumbered or reused;
 // new codes are added at the end.
 typedef enum {
@@ -624,6 +630,12 @@ size_t acp_string_len(const acp_string *s);
 // # Safety
 // `s` is NULL or an `acp_string` from libacp, freed only once.
 void acp_string_free(acp_string *s);
+
+// libacp's version as `"MAJOR.MINOR.PATCH"`: a static, NUL-terminated
+// string (never free it). The header the program was compiled with says
+// which version it expected: `ACP_VERSION_MAJOR`, `ACP_VERSION_MINOR`,
+// `ACP_VERSION_PATCH`; a program can compare the two at startup.
+const char *acp_version(void);
 
 #ifdef __cplusplus
 }  // extern "C"

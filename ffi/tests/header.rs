@@ -1,5 +1,6 @@
 //! `include/acp.h` is what cbindgen generates from this crate today: the
-//! committed header never drifts from the code. Regenerate it with
+//! committed header never drifts from the code, and its `ACP_VERSION_*`
+//! macros are the crate's version. Regenerate it with
 //! `ACP_UPDATE_HEADER=1 cargo test -p libacp-ffi --test header`.
 
 use std::path::Path;
@@ -7,8 +8,18 @@ use std::path::Path;
 #[test]
 fn the_committed_header_matches_the_code() {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config =
+    let mut config =
         cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml");
+    // The crate's version, as numbers: the header always says which libacp
+    // it declares (a version bump without regenerating fails this test).
+    config.after_includes = Some(format!(
+        "\n/* The libacp version this header declares; acp_version() says which\n \
+         * one the program runs against. */\n\
+         #define ACP_VERSION_MAJOR {}\n#define ACP_VERSION_MINOR {}\n#define ACP_VERSION_PATCH {}",
+        env!("CARGO_PKG_VERSION_MAJOR"),
+        env!("CARGO_PKG_VERSION_MINOR"),
+        env!("CARGO_PKG_VERSION_PATCH"),
+    ));
     let bindings = cbindgen::Builder::new()
         .with_crate(crate_dir)
         .with_config(config)

@@ -27,6 +27,18 @@ void test_status_str_every_code(void) {
     CHECK(strcmp(acp_status_str(unknown[i]), "unknown status") == 0);
 }
 
+/* acp_version() is the version of the header the suite was built with,
+ * and the same static string every time. */
+void test_version_is_the_headers_and_static(void) {
+  char expected[64];
+  snprintf(expected, sizeof expected, "%d.%d.%d", ACP_VERSION_MAJOR,
+           ACP_VERSION_MINOR, ACP_VERSION_PATCH);
+  CHECK(acp_version() != NULL);
+  CHECK_MSG(strcmp(acp_version(), expected) == 0, "acp_version() is \"%s\", the header says %s",
+            acp_version(), expected);
+  CHECK(acp_version() == acp_version());
+}
+
 /* Every function given NULL where an object or buffer is required. */
 void test_null_arguments_give_statuses(void) {
   const char *p = "untouched";
