@@ -3,7 +3,8 @@
 # PREFIX:
 #
 #   PREFIX/include/acp.h
-#   PREFIX/lib/libacp.so                      shared library
+#   PREFIX/lib/libacp.so.X.Y.Z               shared library (SONAME libacp.so.X),
+#   PREFIX/lib/libacp.so.X, libacp.so         its links
 #   PREFIX/lib/libacp.a                       static library
 #   PREFIX/lib/pkgconfig/libacp.pc            pkg-config (Libs.private: -lpthread -ldl -lm)
 #   PREFIX/lib/cmake/libacp/libacpConfig.cmake         find_package(libacp):
@@ -74,14 +75,27 @@ install_file() {
   echo "installed   $dest"
 }
 
-# render TEMPLATE: the template with @PREFIX@ and @VERSION@ filled in.
+# install_link TARGET LINK: makes LINK a symbolic link to TARGET (relative),
+# replacing a file or another link; an existing right link is left alone.
+install_link() {
+  local target=$1 link=$2
+  if [ -L "$link" ] && [ "$(readlink "$link")" = "$target" ]; then
+    echo "up to date  $link"
+    return
+  fi
+  ln -sfn "$target" "$link.tmp.$$"
+  mv -Tf "$link.tmp.$$" "$link"
+  echo "installed   $link -> $target"
+}
+
+# render TEMPLATE: the template with @PREFIX@, @VERSION@ and @MAJOR@ filled in.
 render() {
   local out
   out=$(mktemp)
   # Escape what sed's replacement would interpret: backslash, &, the | delimiter.
   local p
   p=$(printf '%s' "$prefix" | sed -e 's/[\\&|]/\\&/g')
-  sed -e "s|@PREFIX@|$p|g" -e "s|@VERSION@|$version|g" "$1" >"$out"
+  sed -e "s|@PREFIX@|$p|g" -e "s|@VERSION@|$version|g" -e "s|@MAJOR@|${version%%.*}|g" "$1" >"$out"
   if grep -q '@[A-Z_]*@' "$out"; then
     echo "install-ffi.sh: unfilled placeholder in $1: $(grep -o '@[A-Z_]*@' "$out" | head -1)" >&2
     rm -f "$out"
@@ -92,7 +106,13 @@ render() {
 
 echo "== Installing libacp $version into $prefix"
 install_file 644 "$root/include/acp.h" "$prefix/include/acp.h"
-install_file 755 "$release/libacp.so" "$prefix/lib/libacp.so"
+# The shared library as libacp.so.VERSION, with the SONAME link
+# (libacp.so.MAJOR, what programs record) and the development link
+# (libacp.so, what -lacp finds).
+major=${version%%.*}
+install_file 755 "$release/libacp.so" "$prefix/lib/libacp.so.$version"
+install_link "libacp.so.$version" "$prefix/lib/libacp.so.$major"
+install_link "libacp.so.$major" "$prefix/lib/libacp.so"
 install_file 644 "$release/libacp.a" "$prefix/lib/libacp.a"
 
 packaging=$root/ffi/packaging
@@ -112,6 +132,6 @@ cat <<EOF
    CMake:      find_package(libacp REQUIRED)  (-DCMAKE_PREFIX_PATH=$prefix)
                target_link_libraries(app PRIVATE libacp::acp)   # or libacp::acp_static
    pkg-config: PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs libacp
-   run time:   libacp.so is in $prefix/lib (CMake builds get an RPATH to it;
+   run time:   libacp.so.$major is in $prefix/lib (CMake builds get an RPATH to it;
                otherwise add it to LD_LIBRARY_PATH or the ld.so cache)
 EOF

@@ -94,9 +94,9 @@ else
   summary # nothing below can work without the prefix
 fi
 if ./scripts/install-ffi.sh "$prefix" >"$logs/install-again.log" 2>&1 &&
-  [ "$(grep -c '^up to date ' "$logs/install-again.log")" -eq 6 ] &&
+  [ "$(grep -c '^up to date ' "$logs/install-again.log")" -eq 8 ] &&
   ! grep -q '^installed ' "$logs/install-again.log"; then
-  ok "install-ffi.sh is idempotent (second run: 6 files up to date)"
+  ok "install-ffi.sh is idempotent (second run: 6 files and 2 links up to date)"
 else
   not_ok "install-ffi.sh again" "$logs/install-again.log" "the second run changed files or failed"
 fi
@@ -127,9 +127,10 @@ c_agent=$root/examples/c/build/acp-c-agent
 c_agent_static=$root/examples/c/build/acp-c-agent-static
 
 if $c_built; then
-  if readelf -d "$c_agent" 2>/dev/null | grep -q 'NEEDED.*\[libacp\.so\]' &&
+  if readelf -d "$prefix/lib/libacp.so" 2>/dev/null | grep -q 'SONAME.*\[libacp\.so\.0\]' &&
+    readelf -d "$c_agent" 2>/dev/null | grep -q 'NEEDED.*\[libacp\.so\.0\]' &&
     ! readelf -d "$c_agent_static" 2>/dev/null | grep -q 'libacp'; then
-    ok "libacp::acp links libacp.so, libacp::acp_static links libacp.a"
+    ok "libacp::acp links libacp.so (SONAME libacp.so.0), libacp::acp_static links libacp.a"
   else
     readelf -d "$c_agent" "$c_agent_static" >"$logs/readelf.log" 2>&1
     not_ok "imported targets" "$logs/readelf.log" "unexpected dynamic dependencies"
