@@ -207,6 +207,16 @@ void test_unknown_enum_values_are_invalid_arguments(void) {
                ACP_ERR_INVALID_ARGUMENT);
   CHECK_STATUS(acp_connection_from_fds(o, ACP_ROLE_CLIENT, -1, fds[1], &c, NULL),
                ACP_ERR_INVALID_ARGUMENT);
+  /* A descriptor that is not open (checked with fcntl: a debug build of
+   * Rust would abort on taking it over); the other one stays the caller's. */
+  /* (A high number: new descriptors, libacp's own included, take the
+   * lowest free ones.) */
+  int closed = 900;
+  while (fd_open(closed)) closed++;
+  CHECK_STATUS(acp_connection_from_fds(o, ACP_ROLE_CLIENT, closed, fds[1], &c, NULL),
+               ACP_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(acp_connection_from_fds(o, ACP_ROLE_CLIENT, fds[0], closed, &c, NULL),
+               ACP_ERR_INVALID_ARGUMENT);
   CHECK(c == (acp_connection *)0x1);
   CHECK(fd_open(fds[0]) && fd_open(fds[1]));
   close(fds[0]);
