@@ -529,7 +529,7 @@ acp_status acp_options_set_require_auth(acp_options *options, bool required);
 //
 // # Safety
 // `options` is a live `acp_options`.
-acp_status acp_options_enable_session_model(acp_options *options, bool enabled);
+acp_status acp_options_set_session_model(acp_options *options, bool enabled);
 
 // Client side: answer `fs/read_text_file` and `fs/write_text_file` in the
 // core, confined to each session's cwd (advertised automatically; the host
@@ -537,14 +537,14 @@ acp_status acp_options_enable_session_model(acp_options *options, bool enabled);
 //
 // # Safety
 // `options` is a live `acp_options`.
-acp_status acp_options_enable_fs(acp_options *options, bool enabled);
+acp_status acp_options_set_fs(acp_options *options, bool enabled);
 
 // Client side: answer `terminal/*` in the core with real processes
 // (advertised automatically).
 //
 // # Safety
 // `options` is a live `acp_options`.
-acp_status acp_options_enable_terminals(acp_options *options, bool enabled);
+acp_status acp_options_set_terminals(acp_options *options, bool enabled);
 
 // Sets how many events may wait for the host before libacp stops reading
 // from the peer (back-pressure). At least 1; default 1024.

@@ -244,9 +244,9 @@ class Plugin {
     acp_options* raw_options = nullptr;
     acp::check_status("acp_options_new", acp_options_new(&raw_options));
     acp::Options options(raw_options);
-    acp::check_status("options", acp_options_enable_session_model(options.get(), true));
-    acp::check_status("options", acp_options_enable_fs(options.get(), true));
-    acp::check_status("options", acp_options_enable_terminals(options.get(), true));
+    acp::check_status("options", acp_options_set_session_model(options.get(), true));
+    acp::check_status("options", acp_options_set_fs(options.get(), true));
+    acp::check_status("options", acp_options_set_terminals(options.get(), true));
     acp::check_status("options", acp_options_set_stderr_events(options.get(), true));
     acp::check_status("options", acp_options_set_shutdown_grace_ms(options.get(), 1000, 1000));
 

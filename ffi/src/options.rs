@@ -323,7 +323,7 @@ pub unsafe extern "C" fn acp_options_set_require_auth(
 /// # Safety
 /// `options` is a live `acp_options`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn acp_options_enable_session_model(
+pub unsafe extern "C" fn acp_options_set_session_model(
     options: *mut acp_options,
     enabled: bool,
 ) -> acp_status {
@@ -343,7 +343,7 @@ pub unsafe extern "C" fn acp_options_enable_session_model(
 /// # Safety
 /// `options` is a live `acp_options`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn acp_options_enable_fs(
+pub unsafe extern "C" fn acp_options_set_fs(
     options: *mut acp_options,
     enabled: bool,
 ) -> acp_status {
@@ -362,7 +362,7 @@ pub unsafe extern "C" fn acp_options_enable_fs(
 /// # Safety
 /// `options` is a live `acp_options`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn acp_options_enable_terminals(
+pub unsafe extern "C" fn acp_options_set_terminals(
     options: *mut acp_options,
     enabled: bool,
 ) -> acp_status {

@@ -58,9 +58,9 @@ void test_null_arguments_give_statuses(void) {
   CHECK_STATUS(acp_options_set_trace_callback(NULL, NULL, NULL), ACP_ERR_NULL_ARGUMENT);
   CHECK_STATUS(acp_options_set_stderr_events(NULL, true), ACP_ERR_NULL_ARGUMENT);
   CHECK_STATUS(acp_options_set_require_auth(NULL, true), ACP_ERR_NULL_ARGUMENT);
-  CHECK_STATUS(acp_options_enable_session_model(NULL, true), ACP_ERR_NULL_ARGUMENT);
-  CHECK_STATUS(acp_options_enable_fs(NULL, true), ACP_ERR_NULL_ARGUMENT);
-  CHECK_STATUS(acp_options_enable_terminals(NULL, true), ACP_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(acp_options_set_session_model(NULL, true), ACP_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(acp_options_set_fs(NULL, true), ACP_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(acp_options_set_terminals(NULL, true), ACP_ERR_NULL_ARGUMENT);
   CHECK_STATUS(acp_options_set_event_queue_capacity(NULL, 5), ACP_ERR_NULL_ARGUMENT);
 
   /* constructors */

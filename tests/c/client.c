@@ -653,7 +653,7 @@ void test_client_free_with_events_pending(void) {
 
 void test_client_session_model_snapshot(void) {
   acp_options *o = quick_options();
-  CHECK_OK(acp_options_enable_session_model(o, true));
+  CHECK_OK(acp_options_set_session_model(o, true));
   acp_connection *c = tu_spawn_agent(o);
   acp_options_free(o);
   char *sid = tu_init_session(c, NULL);
@@ -710,7 +710,7 @@ void test_client_fs_service_writes_in_session_cwd(void) {
   tu_trace t;
   tu_trace_init(&t);
   acp_options *o = quick_options();
-  CHECK_OK(acp_options_enable_fs(o, true));
+  CHECK_OK(acp_options_set_fs(o, true));
   tu_trace_install(&t, o);
   acp_connection *c = tu_spawn_agent(o);
   acp_options_free(o);
@@ -744,7 +744,7 @@ void test_client_fs_service_writes_in_session_cwd(void) {
 
 void test_client_fs_service_refuses_outside_cwd(void) {
   acp_options *o = quick_options();
-  CHECK_OK(acp_options_enable_fs(o, true));
+  CHECK_OK(acp_options_set_fs(o, true));
   acp_connection *c = tu_spawn_agent(o);
   acp_options_free(o);
   char *dir = tu_tempdir();
