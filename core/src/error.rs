@@ -138,6 +138,7 @@ impl fmt::Display for CloseReason {
 
 /// The connection is gone, or could not be established.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ConnectionError {
     /// The connection is closed; the reason says why.
     Closed(CloseReason),
@@ -163,6 +164,7 @@ impl std::error::Error for ConnectionError {}
 
 /// How an outgoing request failed.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum CallError {
     /// The peer answered with a JSON-RPC error.
     Rpc(RpcError),
@@ -350,6 +352,7 @@ impl From<ConnectionError> for CallError {
 
 /// Why [`crate::Responder::respond`] refused an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RespondError {
     /// This request was answered already; the second answer was not sent.
     AlreadyAnswered,

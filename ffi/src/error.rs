@@ -55,6 +55,9 @@ impl acp_error {
                 data: Some(r.to_json().to_string()),
                 ..Self::new(acp_status::ACP_ERR_REFUSED, e.to_string())
             },
+            // A kind the core adds later: an I/O-level failure of the call
+            // until this ABI gives it its own status.
+            _ => Self::new(acp_status::ACP_ERR_IO, e.to_string()),
         }
     }
 

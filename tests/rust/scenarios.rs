@@ -670,6 +670,8 @@ fn error_json(e: &CallError) -> Value {
         CallError::InvalidParams(_) => json!({"kind": "InvalidParams", "message": message}),
         CallError::InvalidResult(_) => json!({"kind": "InvalidResult", "message": message}),
         CallError::Refused(r) => refusal_json(r, message),
+        // No scenario expects a kind the core adds later.
+        _ => json!({"kind": "Other", "message": message}),
     }
 }
 

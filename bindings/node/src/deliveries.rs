@@ -47,6 +47,8 @@ pub(crate) fn call_error(e: &CallError) -> Value {
         CallError::Refused(r) => {
             json!({"kind": "refused", "message": message, "refusal": r.to_json()})
         }
+        // A kind the core adds later: JavaScript makes it a plain AcpError.
+        _ => json!({"kind": "other", "message": message}),
     }
 }
 
@@ -58,6 +60,7 @@ pub(crate) fn connection_error(e: &ConnectionError) -> Value {
         ConnectionError::Spawn { program, error } => json!({
             "kind": "spawn", "message": e.to_string(), "program": program, "error": error
         }),
+        _ => json!({"kind": "other", "message": e.to_string()}),
     }
 }
 

@@ -59,6 +59,8 @@ pub(crate) fn connection_error(py: Python<'_>, e: &ConnectionError) -> PyErr {
             &e.to_string(),
             serde_json::json!({ "program": program, "error": error }),
         ),
+        // A kind the core adds later: Python makes it a plain AcpError.
+        _ => py_error(py, "other", &e.to_string(), Value::Null),
     }
 }
 
@@ -87,6 +89,7 @@ pub(crate) fn call_error(py: Python<'_>, e: &CallError) -> PyErr {
             serde_json::json!({ "detail": d }),
         ),
         CallError::Refused(r) => py_error(py, "refused", &message, r.to_json()),
+        _ => py_error(py, "other", &message, Value::Null),
     }
 }
 

@@ -155,6 +155,10 @@ impl From<ConnectionError> for AcpError {
                 program,
                 detail: error,
             },
+            // A kind the core adds later: the connection is unusable.
+            other => Self::Closed {
+                detail: other.to_string(),
+            },
         }
     }
 }
@@ -177,6 +181,10 @@ impl From<CallError> for AcpError {
             CallError::InvalidParams(detail) => Self::InvalidParams { detail },
             CallError::InvalidResult(detail) => Self::InvalidResult { detail },
             CallError::Refused(r) => refused(&r),
+            // A kind the core adds later, until it gets its own variant.
+            other => Self::Internal {
+                detail: other.to_string(),
+            },
         }
     }
 }
