@@ -161,23 +161,36 @@ export declare function connect(source: NativeSource, options: NativeOptions, wa
 export interface NativeOptions {
   /** `"ndjson"` (default) or `"content-length"`. */
   framing?: string
+  /** Largest frame accepted from the peer, in bytes. */
   maxFrameSize?: number
+  /** Default timeout of every outgoing call (none by default). */
   requestTimeoutMs?: number
+  /** On close, how long queued frames may take to be written. */
   flushTimeoutMs?: number
+  /** Outgoing frames queued before `notify` waits. */
   outgoingQueue?: number
+  /** Incoming frames queued for dispatch before the reader waits. */
   incomingQueue?: number
+  /** Agent side: `session/*` needs `authenticate` first. */
   requireAuth?: boolean
+  /** Client side: fold `session/update`s into a session model. */
   sessionModel?: boolean
+  /** Client side: answer `fs/*` in the core, within each session's cwd. */
   fs?: boolean
+  /** Client side: answer `terminal/*` in the core. */
   terminals?: boolean
   /**
    * Spawned agents: working directory, environment (added to this
    * process's unless `clearEnv`), the shutdown ladder's waits.
    */
   cwd?: string
+  /** Environment variables for the agent. */
   env?: Record<string, string>
+  /** Start the agent with only `env`. */
   clearEnv?: boolean
+  /** How long the agent gets to exit after its stdin is closed. */
   graceAfterStdinCloseMs?: number
+  /** How long the agent gets to exit after SIGTERM (then SIGKILL). */
   graceAfterSigtermMs?: number
   /**
    * Deliver the agent's stderr lines to JavaScript (else they go to this
@@ -201,10 +214,15 @@ export interface NativeSource {
    * contract; on an `invalid_fds` error nothing was taken over).
    */
   kind: string
+  /** `"spawn"`: the agent's program. */
   command?: string
+  /** `"spawn"`: its arguments. */
   args?: Array<string>
+  /** `"fds"`: `"client"` or `"agent"`. */
   role?: string
+  /** `"fds"`: the descriptor to read. */
   readFd?: number
+  /** `"fds"`: the descriptor to write (may equal `readFd` for a socket). */
   writeFd?: number
 }
 

@@ -354,20 +354,20 @@ pub unsafe extern "C" fn acp_connection_spawn_agent(
                 ));
             }
             let mut command = AgentCommand::new(program);
-            // SAFETY: `args` valid for `nargs` entries when non-NULL.
             let args = if nargs == 0 {
                 &[][..]
             } else {
+                // SAFETY: `args` valid for `nargs` entries when non-NULL.
                 unsafe { std::slice::from_raw_parts(args, nargs) }
             };
             for a in args {
                 // SAFETY: per the contract.
                 command = command.args([unsafe { in_str(a.ptr, a.len) }?]);
             }
-            // SAFETY: `env` valid for `nenv` entries when non-NULL.
             let env = if nenv == 0 {
                 &[][..]
             } else {
+                // SAFETY: `env` valid for `nenv` entries when non-NULL.
                 unsafe { std::slice::from_raw_parts(env, nenv) }
             };
             for v in env {

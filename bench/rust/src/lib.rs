@@ -100,19 +100,30 @@ pub const WRITE_PATH: &str = "/bench/write.txt";
 /// A client's workload, from its command line.
 #[derive(Debug, Clone, Copy)]
 pub enum Workload {
+    /// One prompt `stream N`: N `session/update` chunks.
     W1 {
+        /// How many chunks.
         n: u64,
     },
+    /// One prompt `read M`: M sequential `fs/read_text_file` round trips.
     W2 {
+        /// How many round trips.
         m: u64,
     },
+    /// Large payloads: `write B`, and a prompt with a B-byte resource.
     W3 {
+        /// The payload's size.
         bytes: usize,
+        /// How many times each is timed.
         reps: usize,
     },
+    /// Many sessions, each `session/new` and a prompt `stream K`.
     W4 {
+        /// How many sessions.
         sessions: usize,
+        /// Chunks per prompt (K).
         chunks: u64,
+        /// At most this many sessions in flight.
         inflight: usize,
     },
     /// Every workload, tiny, on one connection (the cross-check).
@@ -120,6 +131,7 @@ pub enum Workload {
 }
 
 impl Workload {
+    /// Its name on the command line and in the results (`w1`...).
     pub fn name(&self) -> &'static str {
         match self {
             Workload::W1 { .. } => "w1",
@@ -134,10 +146,13 @@ impl Workload {
 /// `CLIENT WORKLOAD [ARGS] -- AGENT_COMMAND...`, parsed.
 #[derive(Debug)]
 pub struct Invocation {
+    /// What to run.
     pub workload: Workload,
+    /// The agent's command line.
     pub agent: Vec<String>,
 }
 
+/// The clients' usage line.
 pub const USAGE: &str = "usage: CLIENT (w1 [N] | w2 [M] | w3 [BYTES [REPS]] | w4 [SESSIONS [CHUNKS [INFLIGHT]]] | smoke) -- AGENT_COMMAND...";
 
 /// Parses the process's arguments.
@@ -316,6 +331,7 @@ impl Tracker {
         Ok(())
     }
 
+    /// How many writes were seen since the last call (and resets it).
     pub fn take_writes(&self) -> u64 {
         self.writes.swap(0, Ordering::Relaxed)
     }
@@ -541,6 +557,7 @@ pub mod msg {
         )
     }
 
+    /// `session/new` in the bench's working directory.
     pub fn new_session() -> v1::NewSessionRequest {
         v1::NewSessionRequest::new(super::SESSION_CWD)
     }

@@ -41,10 +41,15 @@ pub struct NativeSource {
     /// `readFd` and `writeFd`, taken over: the core's `Transport::from_fds`
     /// contract; on an `invalid_fds` error nothing was taken over).
     pub kind: String,
+    /// `"spawn"`: the agent's program.
     pub command: Option<String>,
+    /// `"spawn"`: its arguments.
     pub args: Option<Vec<String>>,
+    /// `"fds"`: `"client"` or `"agent"`.
     pub role: Option<String>,
+    /// `"fds"`: the descriptor to read.
     pub read_fd: Option<i32>,
+    /// `"fds"`: the descriptor to write (may equal `readFd` for a socket).
     pub write_fd: Option<i32>,
 }
 

@@ -24,21 +24,34 @@ use libacp_core::{
 pub struct NativeOptions {
     /// `"ndjson"` (default) or `"content-length"`.
     pub framing: Option<String>,
+    /// Largest frame accepted from the peer, in bytes.
     pub max_frame_size: Option<f64>,
+    /// Default timeout of every outgoing call (none by default).
     pub request_timeout_ms: Option<f64>,
+    /// On close, how long queued frames may take to be written.
     pub flush_timeout_ms: Option<f64>,
+    /// Outgoing frames queued before `notify` waits.
     pub outgoing_queue: Option<f64>,
+    /// Incoming frames queued for dispatch before the reader waits.
     pub incoming_queue: Option<f64>,
+    /// Agent side: `session/*` needs `authenticate` first.
     pub require_auth: Option<bool>,
+    /// Client side: fold `session/update`s into a session model.
     pub session_model: Option<bool>,
+    /// Client side: answer `fs/*` in the core, within each session's cwd.
     pub fs: Option<bool>,
+    /// Client side: answer `terminal/*` in the core.
     pub terminals: Option<bool>,
     /// Spawned agents: working directory, environment (added to this
     /// process's unless `clearEnv`), the shutdown ladder's waits.
     pub cwd: Option<String>,
+    /// Environment variables for the agent.
     pub env: Option<HashMap<String, String>>,
+    /// Start the agent with only `env`.
     pub clear_env: Option<bool>,
+    /// How long the agent gets to exit after its stdin is closed.
     pub grace_after_stdin_close_ms: Option<f64>,
+    /// How long the agent gets to exit after SIGTERM (then SIGKILL).
     pub grace_after_sigterm_ms: Option<f64>,
     /// Deliver the agent's stderr lines to JavaScript (else they go to this
     /// process's stderr).
