@@ -11,6 +11,7 @@ lint:
 	cargo fmt --all --check
 	cargo clippy --locked --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --locked --workspace --no-deps
+	./scripts/lint-python.sh
 
 # Not a newcomer command and not part of CI: the benchmark suite against the
 # official SDKs (bench/README.md); prints the table.
