@@ -335,7 +335,11 @@ acp_status acp_connection_close(const acp_connection *conn);
 // Closes (without waiting) and frees the connection. Events not yet taken
 // are dropped (their requests answered `-32603`). In callback mode it
 // waits for the dispatch thread to deliver `ACP_EVENT_CLOSED`, unless it
-// is called from that thread. NULL is ignored.
+// is called from that thread (the event callback then still gets the
+// events queued before that one, and that one, after the current call
+// returns: its `user_data` lives until then). Once it
+// returns the trace callback is not running and is never called again
+// (it waits for a call in progress on another thread). NULL is ignored.
 //
 // # Safety
 // `conn` is NULL or a live `acp_connection`, freed once, not used after.

@@ -20,6 +20,7 @@ use libacp_core::{
 use crate::call::acp_call;
 use crate::error::{acp_error, fail};
 use crate::events::{acp_event, acp_event_kind};
+use crate::gate::CallbackGate;
 use crate::options::{UserData, acp_direction, acp_framing, acp_options};
 use crate::runtime;
 use crate::status::acp_status;
@@ -116,6 +117,8 @@ pub struct acp_connection {
     callback_mode: bool,
     dispatch: Mutex<Option<JoinHandle<()>>>,
     dispatch_id: Option<ThreadId>,
+    /// Closed by `acp_connection_free`: no trace callback after it returns.
+    trace_gate: Arc<CallbackGate>,
     runtime: &'static tokio::runtime::Runtime,
 }
 
@@ -180,17 +183,23 @@ fn wiring(options: &acp_options) -> Result<Wiring, acp_error> {
     }
 }
 
-/// The core's options from the C options.
-fn host_options(options: &acp_options) -> HostOptions {
+/// The core's options from the C options; the trace callback goes through
+/// `trace_gate`, which `acp_connection_free` closes.
+fn host_options(options: &acp_options, trace_gate: &Arc<CallbackGate>) -> HostOptions {
     let trace = options.trace_callback.map(|(cb, ud)| {
+        let gate = Arc::clone(trace_gate);
         let hook: libacp_core::TraceHook = Arc::new(move |dir: Direction, frame: &[u8]| {
             let dir = match dir {
                 Direction::Incoming => acp_direction::ACP_DIRECTION_INCOMING,
                 Direction::Outgoing => acp_direction::ACP_DIRECTION_OUTGOING,
             };
             let ud: UserData = ud;
-            // SAFETY: the host registered `cb` with `ud` for exactly this use.
-            runtime::in_hook(|| unsafe { cb(ud.0, dir, frame.as_ptr().cast(), frame.len()) });
+            gate.run(|| {
+                // SAFETY: the host registered `cb` with `ud` for exactly
+                // this use, and keeps `ud` valid until acp_connection_free
+                // returns, which closes the gate first.
+                runtime::in_hook(|| unsafe { cb(ud.0, dir, frame.as_ptr().cast(), frame.len()) });
+            });
         });
         hook
     });
@@ -285,7 +294,8 @@ fn build(
     rt: &'static tokio::runtime::Runtime,
 ) -> Result<Box<acp_connection>, acp_error> {
     let wiring = wiring(options)?;
-    let host = host_options(options);
+    let trace_gate = Arc::new(CallbackGate::new());
+    let host = host_options(options, &trace_gate);
     let conn = match source {
         Source::Spawn(mut command) => {
             if options.stderr_events {
@@ -313,6 +323,7 @@ fn build(
         callback_mode: options.event_callback.is_some(),
         dispatch: Mutex::new(dispatch),
         dispatch_id,
+        trace_gate,
         runtime: rt,
     }))
 }
@@ -807,7 +818,11 @@ pub unsafe extern "C" fn acp_connection_close(conn: *const acp_connection) -> ac
 /// Closes (without waiting) and frees the connection. Events not yet taken
 /// are dropped (their requests answered `-32603`). In callback mode it
 /// waits for the dispatch thread to deliver `ACP_EVENT_CLOSED`, unless it
-/// is called from that thread. NULL is ignored.
+/// is called from that thread (the event callback then still gets the
+/// events queued before that one, and that one, after the current call
+/// returns: its `user_data` lives until then). Once it
+/// returns the trace callback is not running and is never called again
+/// (it waits for a call in progress on another thread). NULL is ignored.
 ///
 /// # Safety
 /// `conn` is NULL or a live `acp_connection`, freed once, not used after.
@@ -830,5 +845,8 @@ pub unsafe extern "C" fn acp_connection_free(conn: *mut acp_connection) {
         {
             let _ = handle.join();
         }
+        // The engine may still write (a flush on close) on its threads:
+        // the trace callback's user_data is the host's to free from now on.
+        conn.trace_gate.close();
     });
 }

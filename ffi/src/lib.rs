@@ -32,6 +32,7 @@ pub mod status;
 pub mod string;
 pub mod version;
 
+mod gate;
 mod runtime;
 mod text;
 
