@@ -9,9 +9,12 @@
 #     libacp.so and again against libacp.a, the C++ agent driven by the
 #     interop clients, and the shared scenarios through the C ABI;
 #  5. runs the C test binaries again under valgrind (memcheck, leak check:
-#     any error or definite/indirect leak fails).
+#     any error or definite/indirect leak fails);
+#  6. builds the suite again with AddressSanitizer and
+#     UndefinedBehaviorSanitizer (GCC's runtimes, which Debian's gcc brings)
+#     into target/c-tests-sanitize and runs it (any report fails a test).
 # Idempotent. Ends with "C: N passed, M failed, K skipped" and exits
-# non-zero if anything failed. VALGRIND=0 skips step 5.
+# non-zero if anything failed. VALGRIND=0 skips step 5, SANITIZE=0 step 6.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -125,6 +128,37 @@ if [ "${VALGRIND:-1}" != "0" ]; then
     sh "$profile/libacp-interop-client" "$repo/tests/c/valgrind.supp" "$agent_vg" \
     "$build/acp_c_interop_agent"
   rm -f "$vg_log" "$agent_vg"
+fi
+
+if [ "${SANITIZE:-1}" != "0" ]; then
+  echo "== C: the suite again under AddressSanitizer and UndefinedBehaviorSanitizer (-DACP_SANITIZE=ON)"
+  san_build=$build-sanitize
+  san_log=$(mktemp)
+  if cmake -S tests/c -B "$san_build" -DCMAKE_BUILD_TYPE=Debug -DACP_SANITIZE=ON >/dev/null &&
+    cmake --build "$san_build" -j2 >"$san_log" 2>&1; then
+    # Leaks are reported too (LeakSanitizer at exit); any report fails its test.
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+      ctest --test-dir "$san_build" --output-on-failure -j2 >"$san_log" 2>&1
+    read -r s_pass s_fail < <(awk '
+      / Test +#[0-9]+: / {
+        if ($0 ~ /\*\*\*Skipped|Not Run .*Skipped/) next
+        else if ($0 ~ / Passed +[0-9.]+ sec/) p++
+        else f++
+      }
+      END { print p + 0, f + 0 }' "$san_log")
+    echo "sanitizers: $s_pass passed, $s_fail failed"
+    passed=$((passed + s_pass))
+    failed=$((failed + s_fail))
+    if [ "$s_fail" -gt 0 ]; then
+      failures+=("sanitizers: $s_fail failed")
+      grep -E "Failed|ERROR: AddressSanitizer|runtime error|LeakSanitizer" "$san_log" | head -40
+    fi
+  else
+    failed=$((failed + 1))
+    failures+=("sanitizers: the build failed")
+    tail -40 "$san_log"
+  fi
+  rm -f "$san_log"
 fi
 
 echo
