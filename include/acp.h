@@ -17,6 +17,13 @@
 #define ACP_VERSION_MINOR 1
 #define ACP_VERSION_PATCH 0
 
+/* An acp_str of a string literal: ACP_STR("session/new"). */
+#ifdef __cplusplus
+#define ACP_STR(literal) (acp_str{(literal), sizeof(literal) - 1})
+#else
+#define ACP_STR(literal) ((acp_str){(literal), sizeof(literal) - 1})
+#endif
+
 // The outcome of a call. Numbers are stable: never renumbered or reused;
 // new codes are added at the end.
 typedef enum {
@@ -143,6 +150,8 @@ typedef struct acp_string acp_string;
 
 // A UTF-8 string argument: pointer and length (no NUL needed). A NULL
 // pointer with length 0 is the empty string (or "absent" where noted).
+// `ACP_STR("literal")` makes one from a string literal,
+// `acp_str_from_cstr` from a NUL-terminated string.
 typedef struct {
   // The bytes (borrowed for the call).
   const char *ptr;
@@ -587,12 +596,9 @@ bool acp_request_is_cancelled(const acp_request *request);
 // if it was answered before (by you, or by libacp on cancellation).
 //
 // # Safety
-// `request` is a live `acp_request`; `result` valid for `result_len`
-// bytes; `error` NULL or valid for a write.
-acp_status acp_request_respond(const acp_request *request,
-                               const char *result,
-                               size_t result_len,
-                               acp_error **error);
+// `request` is a live `acp_request`; `result` valid for its length;
+// `error` NULL or valid for a write.
+acp_status acp_request_respond(const acp_request *request, acp_str result, acp_error **error);
 
 // Answers with a JSON-RPC error: `code`, `message` (UTF-8, borrowed) and
 // optional `data` (JSON text; NULL/0 for none).
@@ -601,10 +607,8 @@ acp_status acp_request_respond(const acp_request *request,
 // As `acp_request_respond`.
 acp_status acp_request_respond_error(const acp_request *request,
                                      int64_t code,
-                                     const char *message,
-                                     size_t message_len,
-                                     const char *data,
-                                     size_t data_len,
+                                     acp_str message,
+                                     acp_str data,
                                      acp_error **error);
 
 // Frees a request; an unanswered one is answered `-32603`. NULL is ignored.
@@ -616,6 +620,14 @@ void acp_request_free(acp_request *request);
 // A static, NUL-terminated English description of a status number
 // (an `acp_status`); "unknown status" for other numbers.
 const char *acp_status_str(int32_t status);
+
+// The `acp_str` of a NUL-terminated string (its bytes up to the NUL,
+// borrowed: `s` must outlive the calls it is passed to); NULL gives the
+// empty string.
+//
+// # Safety
+// `s` is NULL or a NUL-terminated string.
+acp_str acp_str_from_cstr(const char *s);
 
 // The text's bytes (borrowed from `s`; NULL if `s` is NULL).
 //

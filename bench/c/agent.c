@@ -29,13 +29,13 @@ typedef struct {
 
 static void answer(acp_request *req, const char *json_text) {
   acp_error *err = NULL;
-  if (acp_request_respond(req, json_text, strlen(json_text), &err) != ACP_OK) acp_error_free(err);
+  if (acp_request_respond(req, acp_str_from_cstr(json_text), &err) != ACP_OK) acp_error_free(err);
   acp_request_free(req);
 }
 
 static void answer_error(acp_request *req, const char *message) {
   acp_error *err = NULL;
-  if (acp_request_respond_error(req, -32603, message, strlen(message), NULL, 0, &err) != ACP_OK)
+  if (acp_request_respond_error(req, -32603, acp_str_from_cstr(message), (acp_str){NULL, 0}, &err) != ACP_OK)
     acp_error_free(err);
   acp_request_free(req);
 }
@@ -174,7 +174,7 @@ static void on_request(acp_event *ev) {
     json_free(params);
   } else {
     acp_error *err = NULL;
-    if (acp_request_respond_error(req, -32601, "Method not found", 16, NULL, 0, &err) != ACP_OK)
+    if (acp_request_respond_error(req, -32601, ACP_STR("Method not found"), (acp_str){NULL, 0}, &err) != ACP_OK)
       acp_error_free(err);
     acp_request_free(req);
   }

@@ -155,12 +155,12 @@ static void on_notification(acp_event *ev) {
 
 static void respond(acp_request *req, const char *text, size_t len) {
   acp_error *err = NULL;
-  if (acp_request_respond(req, text, len, &err) != ACP_OK) acp_error_free(err);
+  if (acp_request_respond(req, (acp_str){text, len}, &err) != ACP_OK) acp_error_free(err);
 }
 
 static void respond_error(acp_request *req, const char *message) {
   acp_error *err = NULL;
-  if (acp_request_respond_error(req, -32602, message, strlen(message), NULL, 0, &err) != ACP_OK)
+  if (acp_request_respond_error(req, -32602, acp_str_from_cstr(message), (acp_str){NULL, 0}, &err) != ACP_OK)
     acp_error_free(err);
 }
 
@@ -175,7 +175,7 @@ static void on_request(acp_event *ev) {
   bool is_write = ml == 18 && memcmp(m, "fs/write_text_file", 18) == 0;
   if (!is_read && !is_write) {
     acp_error *err = NULL;
-    if (acp_request_respond_error(req, -32601, "Method not found", 16, NULL, 0, &err) != ACP_OK)
+    if (acp_request_respond_error(req, -32601, ACP_STR("Method not found"), (acp_str){NULL, 0}, &err) != ACP_OK)
       acp_error_free(err);
     acp_request_free(req);
     return;

@@ -65,7 +65,7 @@ static void logf_(const char *fmt, ...) {
   va_end(ap);
 }
 
-static acp_str S(const char *s) { return (acp_str){s, strlen(s)}; }
+static acp_str S(const char *s) { return acp_str_from_cstr(s); }
 
 /* ------------------------------------------------------------------ */
 /* State                                                                */
@@ -165,9 +165,9 @@ static void respond(acp_request *req, const jbuf *result) {
   acp_status st;
   if (result->oom) {
     static const char msg[] = "out of memory";
-    st = acp_request_respond_error(req, RPC_INTERNAL_ERROR, msg, sizeof msg - 1, NULL, 0, &err);
+    st = acp_request_respond_error(req, RPC_INTERNAL_ERROR, (acp_str){msg, sizeof msg - 1}, (acp_str){NULL, 0}, &err);
   } else {
-    st = acp_request_respond(req, result->data, result->len, &err);
+    st = acp_request_respond(req, (acp_str){result->data, result->len}, &err);
   }
   /* ALREADY_ANSWERED: libacp answered for us (cancelled, or the connection
    * closed); nothing to do. */
@@ -182,7 +182,7 @@ static void respond_error(acp_request *req, int64_t code, const char *message,
   acp_error *err = NULL;
   const char *d = data && !data->oom ? data->data : NULL;
   size_t dn = data && !data->oom ? data->len : 0;
-  acp_status st = acp_request_respond_error(req, code, message, strlen(message), d, dn, &err);
+  acp_status st = acp_request_respond_error(req, code, acp_str_from_cstr(message), (acp_str){d, dn}, &err);
   if (st != ACP_OK && st != ACP_ERR_ALREADY_ANSWERED && st != ACP_ERR_CLOSED)
     log_status("respond_error", st, err);
   else
@@ -664,8 +664,7 @@ static void *turn_main(void *arg) {
   } else {
     acp_error *err = NULL;
     const char *message = o.message ? o.message : "prompt failed";
-    acp_status st = acp_request_respond_error(t->request, o.code ? o.code : RPC_INTERNAL_ERROR,
-                                              message, strlen(message), o.data, o.data_len, &err);
+    acp_status st = acp_request_respond_error(t->request, o.code ? o.code : RPC_INTERNAL_ERROR, acp_str_from_cstr(message), (acp_str){o.data, o.data_len}, &err);
     if (st != ACP_OK && st != ACP_ERR_ALREADY_ANSWERED && st != ACP_ERR_CLOSED)
       log_status("respond_error", st, err);
     else

@@ -457,7 +457,7 @@ class Plugin {
     if (method != "session/request_permission") {
       static const char msg[] = "Method not found";
       std::string data = "{\"method\":" + json::quote(method) + "}";
-      acp_request_respond_error(req.get(), -32601, msg, sizeof msg - 1, data.data(), data.size(),
+      acp_request_respond_error(req.get(), -32601, acp_str{msg, sizeof msg - 1}, acp_str{data.data(), data.size()},
                                 nullptr);
       return;
     }
@@ -501,7 +501,7 @@ class Plugin {
                 << std::endl;
     }
     acp_error* err = nullptr;
-    acp_status st = acp_request_respond(req.get(), answer.data(), answer.size(), &err);
+    acp_status st = acp_request_respond(req.get(), acp_str{answer.data(), answer.size()}, &err);
     acp::ErrorPtr owned(err);
     // Already answered: the turn was cancelled meanwhile (libacp answered
     // "cancelled" for us).

@@ -6,7 +6,7 @@
 //! (callback mode). Answers and requests the host sends while the writer is
 //! idle are written by the host's own thread.
 
-use std::ffi::{c_char, c_void};
+use std::ffi::c_void;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{JoinHandle, ThreadId};
@@ -24,19 +24,9 @@ use crate::gate::CallbackGate;
 use crate::options::{UserData, acp_direction, acp_framing, acp_options};
 use crate::runtime;
 use crate::status::acp_status;
+use crate::string::acp_str;
 use crate::string::acp_string;
 use crate::text::{in_params, in_str};
-
-/// A UTF-8 string argument: pointer and length (no NUL needed). A NULL
-/// pointer with length 0 is the empty string (or "absent" where noted).
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct acp_str {
-    /// The bytes (borrowed for the call).
-    pub ptr: *const c_char,
-    /// How many bytes.
-    pub len: usize,
-}
 
 /// One environment variable for a spawned agent.
 #[repr(C)]

@@ -10,7 +10,8 @@
 //! * [`events`]: `acp_event`, one delivery of the core's inbox;
 //! * [`request`]: `acp_request`, answering the peer;
 //! * [`call`]: `acp_call`, cancelling an outgoing call;
-//! * [`string`]: `acp_string`, text handed out by libacp;
+//! * [`string`]: `acp_str`, every string argument, and `acp_string`,
+//!   text handed out by libacp;
 //! * [`version`]: `acp_version`, and the header's `ACP_VERSION_*`.
 //!
 //! Implementation rule: every export goes through `ffi_guard`, which

@@ -10,6 +10,7 @@ use libacp_core::host::HostRequest;
 
 use crate::error::{acp_error, fail};
 use crate::status::acp_status;
+use crate::string::acp_str;
 use crate::text::{in_json_text, in_str, out_str};
 
 /// A request from the peer. Owned by the host after
@@ -132,13 +133,12 @@ pub unsafe extern "C" fn acp_request_is_cancelled(request: *const acp_request) -
 /// if it was answered before (by you, or by libacp on cancellation).
 ///
 /// # Safety
-/// `request` is a live `acp_request`; `result` valid for `result_len`
-/// bytes; `error` NULL or valid for a write.
+/// `request` is a live `acp_request`; `result` valid for its length;
+/// `error` NULL or valid for a write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_request_respond(
     request: *const acp_request,
-    result: *const c_char,
-    result_len: usize,
+    result: acp_str,
     error: *mut *mut acp_error,
 ) -> acp_status {
     crate::ffi_guard(|| {
@@ -147,7 +147,7 @@ pub unsafe extern "C" fn acp_request_respond(
             return acp_status::ACP_ERR_NULL_ARGUMENT;
         };
         // SAFETY: per the contract.
-        let raw = match unsafe { in_str(result, result_len) }.and_then(in_json_text) {
+        let raw = match unsafe { in_str(result.ptr, result.len) }.and_then(in_json_text) {
             Ok(raw) => raw,
             // SAFETY: `error` per the contract.
             Err(e) => return unsafe { fail(error, e) },
@@ -169,10 +169,8 @@ pub unsafe extern "C" fn acp_request_respond(
 pub unsafe extern "C" fn acp_request_respond_error(
     request: *const acp_request,
     code: i64,
-    message: *const c_char,
-    message_len: usize,
-    data: *const c_char,
-    data_len: usize,
+    message: acp_str,
+    data: acp_str,
     error: *mut *mut acp_error,
 ) -> acp_status {
     crate::ffi_guard(|| {
@@ -181,15 +179,15 @@ pub unsafe extern "C" fn acp_request_respond_error(
             return acp_status::ACP_ERR_NULL_ARGUMENT;
         };
         // SAFETY: per the contract.
-        let message = match unsafe { in_str(message, message_len) } {
+        let message = match unsafe { in_str(message.ptr, message.len) } {
             Ok(m) => m,
             // SAFETY: `error` per the contract.
             Err(e) => return unsafe { fail(error, e) },
         };
         let mut rpc = RpcError::new(code, message);
-        if !(data.is_null() && data_len == 0) {
+        if !(data.ptr.is_null() && data.len == 0) {
             // SAFETY: per the contract.
-            let parsed = unsafe { in_str(data, data_len) }.and_then(|t| {
+            let parsed = unsafe { in_str(data.ptr, data.len) }.and_then(|t| {
                 serde_json::from_str::<serde_json::Value>(t).map_err(|e| {
                     acp_error::new(
                         acp_status::ACP_ERR_INVALID_JSON,

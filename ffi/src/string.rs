@@ -1,6 +1,48 @@
-//! `acp_string`: text libacp hands to the caller (snapshots, capabilities).
+//! Text across the boundary: `acp_str`, every string argument (pointer and
+//! length, borrowed for the call), and `acp_string`, text libacp hands to
+//! the caller (snapshots, capabilities).
 
-use std::ffi::c_char;
+use std::ffi::{CStr, c_char};
+
+/// A UTF-8 string argument: pointer and length (no NUL needed). A NULL
+/// pointer with length 0 is the empty string (or "absent" where noted).
+/// `ACP_STR("literal")` makes one from a string literal,
+/// `acp_str_from_cstr` from a NUL-terminated string.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct acp_str {
+    /// The bytes (borrowed for the call).
+    pub ptr: *const c_char,
+    /// How many bytes.
+    pub len: usize,
+}
+
+/// The `acp_str` of a NUL-terminated string (its bytes up to the NUL,
+/// borrowed: `s` must outlive the calls it is passed to); NULL gives the
+/// empty string.
+///
+/// # Safety
+/// `s` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_str_from_cstr(s: *const c_char) -> acp_str {
+    crate::ffi_guard_or(
+        acp_str {
+            ptr: std::ptr::null(),
+            len: 0,
+        },
+        || {
+            if s.is_null() {
+                return acp_str {
+                    ptr: std::ptr::null(),
+                    len: 0,
+                };
+            }
+            // SAFETY: a NUL-terminated string, per the contract.
+            let len = unsafe { CStr::from_ptr(s) }.count_bytes();
+            acp_str { ptr: s, len }
+        },
+    )
+}
 
 /// UTF-8 text owned by the caller; read with `acp_string_ptr` /
 /// `acp_string_len`, free with `acp_string_free`. Not NUL-terminated.

@@ -15,7 +15,10 @@ fn the_committed_header_matches_the_code() {
     config.after_includes = Some(format!(
         "\n/* The libacp version this header declares; acp_version() says which\n \
          * one the program runs against. */\n\
-         #define ACP_VERSION_MAJOR {}\n#define ACP_VERSION_MINOR {}\n#define ACP_VERSION_PATCH {}",
+         #define ACP_VERSION_MAJOR {}\n#define ACP_VERSION_MINOR {}\n#define ACP_VERSION_PATCH {}\n\n\
+         /* An acp_str of a string literal: ACP_STR(\"session/new\"). */\n\
+         #ifdef __cplusplus\n#define ACP_STR(literal) (acp_str{{(literal), sizeof(literal) - 1}})\n\
+         #else\n#define ACP_STR(literal) ((acp_str){{(literal), sizeof(literal) - 1}})\n#endif",
         env!("CARGO_PKG_VERSION_MAJOR"),
         env!("CARGO_PKG_VERSION_MINOR"),
         env!("CARGO_PKG_VERSION_PATCH"),

@@ -24,7 +24,7 @@ static acp_request *expect_request(acp_connection *agent, const char *method) {
 
 static void answer(acp_request *req, const char *json) {
   acp_error *err = NULL;
-  acp_status st = acp_request_respond(req, json, strlen(json), &err);
+  acp_status st = acp_request_respond(req, acp_str_from_cstr(json), &err);
   if (st != ACP_OK) {
     size_t n;
     const char *m = tu_error_text(err, &n);
@@ -149,7 +149,7 @@ static void *answer_later(void *arg) {
   job->notify_status = acp_connection_notify(job->agent, S("session/update"),
                                              S(chunk), NULL);
   static const char result[] = "{\"stopReason\":\"end_turn\"}";
-  job->respond_status = acp_request_respond(job->req, result, sizeof result - 1, NULL);
+  job->respond_status = acp_request_respond(job->req, (acp_str){result, sizeof result - 1}, NULL);
   acp_request_free(job->req);
   return NULL;
 }
@@ -224,14 +224,14 @@ void test_agent_respond_twice_already_answered(void) {
   acp_options_free(o);
   request(client, "initialize", "{\"protocolVersion\":1}", NULL, NULL);
   acp_request *req = expect_request(agent, "initialize");
-  CHECK_OK(acp_request_respond(req, INIT_RESULT, strlen(INIT_RESULT), NULL));
+  CHECK_OK(acp_request_respond(req, acp_str_from_cstr(INIT_RESULT), NULL));
   acp_error *err = NULL;
-  CHECK_STATUS(acp_request_respond(req, INIT_RESULT, strlen(INIT_RESULT), &err),
+  CHECK_STATUS(acp_request_respond(req, acp_str_from_cstr(INIT_RESULT), &err),
                ACP_ERR_ALREADY_ANSWERED);
   CHECK_STATUS(acp_error_status(err), ACP_ERR_ALREADY_ANSWERED);
   acp_error_free(err);
   err = NULL;
-  CHECK_STATUS(acp_request_respond_error(req, -32000, "late", 4, NULL, 0, &err),
+  CHECK_STATUS(acp_request_respond_error(req, -32000, ACP_STR("late"), (acp_str){NULL, 0}, &err),
                ACP_ERR_ALREADY_ANSWERED);
   acp_error_free(err);
   acp_request_free(req);
@@ -253,20 +253,19 @@ void test_agent_respond_invalid_json_then_valid(void) {
   request(client, "session/prompt", PROMPT_S1, NULL, NULL);
   acp_request *req = expect_request(agent, "session/prompt");
   acp_error *err = NULL;
-  CHECK_STATUS(acp_request_respond(req, "{\"stopReason\":", 14, &err),
+  CHECK_STATUS(acp_request_respond(req, ACP_STR("{\"stopReason\":"), &err),
                ACP_ERR_INVALID_JSON);
   CHECK_STATUS(acp_error_status(err), ACP_ERR_INVALID_JSON);
   acp_error_free(err);
-  CHECK_STATUS(acp_request_respond(req, "\"\xff\"", 3, NULL), ACP_ERR_INVALID_UTF8);
-  CHECK_STATUS(acp_request_respond(req, NULL, 3, NULL), ACP_ERR_NULL_ARGUMENT);
-  CHECK_STATUS(acp_request_respond_error(req, -32000, "m", 1, "{bad", 4, NULL),
+  CHECK_STATUS(acp_request_respond(req, ACP_STR("\"\xff\""), NULL), ACP_ERR_INVALID_UTF8);
+  CHECK_STATUS(acp_request_respond(req, (acp_str){NULL, 3}, NULL), ACP_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(acp_request_respond_error(req, -32000, ACP_STR("m"), ACP_STR("{bad"), NULL),
                ACP_ERR_INVALID_JSON);
-  CHECK_STATUS(acp_request_respond_error(req, -32000, "\xc3", 1, NULL, 0, NULL),
+  CHECK_STATUS(acp_request_respond_error(req, -32000, ACP_STR("\xc3"), (acp_str){NULL, 0}, NULL),
                ACP_ERR_INVALID_UTF8);
   /* None of those answered: the request is still open. */
   CHECK(tu_next_event(client, 100) == NULL);
-  CHECK_OK(acp_request_respond_error(req, -32042, "custom", 6, "{\"why\":\"test\"}",
-                                     14, NULL));
+  CHECK_OK(acp_request_respond_error(req, -32042, ACP_STR("custom"), ACP_STR("{\"why\":\"test\"}"), NULL));
   acp_request_free(req);
   acp_event *ev = client_result(client);
   CHECK_STATUS(acp_event_result_status(ev), ACP_ERR_RPC);
@@ -347,7 +346,7 @@ void test_agent_incoming_cancel_request(void) {
   expect_cancelled(agent, req, NULL);
   CHECK(acp_request_is_cancelled(req));
   /* libacp answered -32800 already. */
-  CHECK_STATUS(acp_request_respond(req, "{}", 2, NULL), ACP_ERR_ALREADY_ANSWERED);
+  CHECK_STATUS(acp_request_respond(req, ACP_STR("{}"), NULL), ACP_ERR_ALREADY_ANSWERED);
   acp_request_free(req);
   acp_event *ev = client_result(client);
   CHECK_STATUS(acp_event_result_status(ev), ACP_ERR_RPC);
@@ -441,7 +440,7 @@ static void agent_cb(void *user, acp_event *ev) {
     if (n == 10 && memcmp(m, "initialize", 10) == 0) result = INIT_RESULT;
     else if (n == 11 && memcmp(m, "session/new", 11) == 0) result = "{\"sessionId\":\"s1\"}";
     else if (n == 14 && memcmp(m, "session/prompt", 14) == 0) result = "{\"stopReason\":\"end_turn\"}";
-    if (acp_request_respond(req, result, strlen(result), NULL) != ACP_OK)
+    if (acp_request_respond(req, acp_str_from_cstr(result), NULL) != ACP_OK)
       atomic_fetch_add(&x->failures, 1);
     acp_request_free(req);
   }
@@ -610,7 +609,7 @@ void test_agent_peer_closes_input(void) {
     acp_event_free(ev);
   }
   CHECK(acp_request_is_cancelled(req));
-  CHECK_STATUS(acp_request_respond(req, "{\"stopReason\":\"end_turn\"}", 25, NULL),
+  CHECK_STATUS(acp_request_respond(req, ACP_STR("{\"stopReason\":\"end_turn\"}"), NULL),
                ACP_ERR_CLOSED);
   acp_request_free(req);
   acp_connection_free(agent);
@@ -672,7 +671,7 @@ void test_client_close_with_pending_calls(void) {
   tu_drain_until_closed(agent, 5000);
   for (int i = 0; i < 3; i++) {
     CHECK(acp_request_is_cancelled(parked[i]));
-    CHECK_STATUS(acp_request_respond(parked[i], "{}", 2, NULL), ACP_ERR_CLOSED);
+    CHECK_STATUS(acp_request_respond(parked[i], ACP_STR("{}"), NULL), ACP_ERR_CLOSED);
     acp_request_free(parked[i]);
   }
   acp_connection_free(agent);

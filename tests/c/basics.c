@@ -39,6 +39,20 @@ void test_version_is_the_headers_and_static(void) {
   CHECK(acp_version() == acp_version());
 }
 
+/* ACP_STR and acp_str_from_cstr: the bytes without the NUL, borrowed. */
+void test_str_helpers_make_pointer_and_length(void) {
+  acp_str lit = ACP_STR("session/new");
+  CHECK(lit.len == strlen("session/new"));
+  CHECK(memcmp(lit.ptr, "session/new", lit.len) == 0);
+  CHECK(ACP_STR("").len == 0);
+  const char *text = "h\xc3\xa9llo";
+  acp_str s = acp_str_from_cstr(text);
+  CHECK(s.ptr == text);
+  CHECK(s.len == 6);
+  acp_str none = acp_str_from_cstr(NULL);
+  CHECK(none.ptr == NULL && none.len == 0);
+}
+
 /* Every function given NULL where an object or buffer is required. */
 void test_null_arguments_give_statuses(void) {
   const char *p = "untouched";
@@ -133,8 +147,8 @@ void test_null_arguments_give_statuses(void) {
   CHECK_STATUS(acp_request_params(NULL, &p, &n), ACP_ERR_NULL_ARGUMENT);
   CHECK_STATUS(acp_request_id(NULL, &p, &n), ACP_ERR_NULL_ARGUMENT);
   CHECK(!acp_request_is_cancelled(NULL));
-  CHECK_STATUS(acp_request_respond(NULL, "{}", 2, NULL), ACP_ERR_NULL_ARGUMENT);
-  CHECK_STATUS(acp_request_respond_error(NULL, -1, "m", 1, NULL, 0, NULL),
+  CHECK_STATUS(acp_request_respond(NULL, ACP_STR("{}"), NULL), ACP_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(acp_request_respond_error(NULL, -1, ACP_STR("m"), (acp_str){NULL, 0}, NULL),
                ACP_ERR_NULL_ARGUMENT);
   CHECK_STATUS(acp_call_cancel(NULL, ACP_CANCEL_ABANDON), ACP_ERR_NULL_ARGUMENT);
 

@@ -226,7 +226,7 @@ static void *answer_later(void *arg) {
   tu_sleep_ms(100);
   static const char result[] =
       "{\"outcome\":{\"outcome\":\"selected\",\"optionId\":\"allow_once\"}}";
-  job->status = acp_request_respond(job->req, result, sizeof result - 1, NULL);
+  job->status = acp_request_respond(job->req, (acp_str){result, sizeof result - 1}, NULL);
   acp_request_free(job->req);
   return NULL;
 }
@@ -531,7 +531,7 @@ void test_client_cancel_session_answers_parked_permission(void) {
   acp_error *err = NULL;
   static const char late[] =
       "{\"outcome\":{\"outcome\":\"selected\",\"optionId\":\"allow_once\"}}";
-  CHECK_STATUS(acp_request_respond(req, late, sizeof late - 1, &err),
+  CHECK_STATUS(acp_request_respond(req, (acp_str){late, sizeof late - 1}, &err),
                ACP_ERR_ALREADY_ANSWERED);
   CHECK_STATUS(acp_error_status(err), ACP_ERR_ALREADY_ANSWERED);
   acp_error_free(err);

@@ -96,11 +96,11 @@ void say(const std::string& sid, const std::string& text) {
 
 void respond(acp_request* req, const json& result) {
   std::string text = result.dump();
-  acp_request_respond(req, text.data(), text.size(), nullptr);
+  acp_request_respond(req, acp_str{text.data(), text.size()}, nullptr);
 }
 
 void respond_error(acp_request* req, int64_t code, const std::string& message) {
-  acp_request_respond_error(req, code, message.data(), message.size(), nullptr, 0, nullptr);
+  acp_request_respond_error(req, code, acp_str{message.data(), message.size()}, acp_str{nullptr, 0}, nullptr);
 }
 
 // Runs one prompt; returns the stop reason.
@@ -193,7 +193,7 @@ void load_worker(acp_request* req, json params) {
   }
   if (!known) {
     std::string data = json{{"sessionId", sid}}.dump();
-    acp_request_respond_error(req, -32002, "Resource not found", 18, data.data(), data.size(), nullptr);
+    acp_request_respond_error(req, -32002, ACP_STR("Resource not found"), acp_str{data.data(), data.size()}, nullptr);
   } else {
     try {
       for (auto& [user, text] : history)
@@ -243,7 +243,7 @@ void on_request(acp_event* ev) {
     return;
   } else {
     std::string data = json{{"method", method}}.dump();
-    acp_request_respond_error(req, -32601, "Method not found", 16, data.data(), data.size(), nullptr);
+    acp_request_respond_error(req, -32601, ACP_STR("Method not found"), acp_str{data.data(), data.size()}, nullptr);
   }
   acp_request_free(req);
 }

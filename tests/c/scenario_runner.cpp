@@ -782,7 +782,7 @@ void Run::on_request(acp_event* ev) {
   if (!chosen) {
     // What the engine's default handler answers (RpcError::method_not_found).
     std::string data = json{{"method", method}}.dump();
-    acp_request_respond_error(req, -32601, "Method not found", 16, data.data(), data.size(),
+    acp_request_respond_error(req, -32601, ACP_STR("Method not found"), acp_str{data.data(), data.size()},
                               nullptr);
     acp_request_free(req);
     return;
@@ -826,15 +826,14 @@ void Run::program(const Rule* rule, std::shared_ptr<LiveRequest> live, std::stri
       if (op.contains("respond")) {
         std::string text = fill(op["respond"], known()).dump();
         // A refused answer (libacp answered already) is ignored.
-        acp_request_respond(req, text.data(), text.size(), nullptr);
+        acp_request_respond(req, acp_str{text.data(), text.size()}, nullptr);
         break;
       }
       if (op.contains("error")) {
         json e = fill(op["error"], known());
         std::string message = e["message"].get<std::string>();
         std::string data = e.contains("data") ? e["data"].dump() : "";
-        acp_request_respond_error(req, e["code"].get<int64_t>(), message.data(), message.size(),
-                                  data.empty() ? nullptr : data.data(), data.size(), nullptr);
+        acp_request_respond_error(req, e["code"].get<int64_t>(), acp_str{message.data(), message.size()}, acp_str{data.empty() ? nullptr : data.data(), data.size()}, nullptr);
         break;
       }
       if (op.contains("notify") || op.contains("call")) {
