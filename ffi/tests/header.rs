@@ -18,10 +18,12 @@ fn the_committed_header_matches_the_code() {
          #define ACP_VERSION_MAJOR {}\n#define ACP_VERSION_MINOR {}\n#define ACP_VERSION_PATCH {}\n\n\
          /* An acp_str of a string literal: ACP_STR(\"session/new\"). */\n\
          #ifdef __cplusplus\n#define ACP_STR(literal) (acp_str{{(literal), sizeof(literal) - 1}})\n\
-         #else\n#define ACP_STR(literal) ((acp_str){{(literal), sizeof(literal) - 1}})\n#endif",
+         #else\n#define ACP_STR(literal) ((acp_str){{(literal), sizeof(literal) - 1}})\n#endif\n\n{}",
         env!("CARGO_PKG_VERSION_MAJOR"),
         env!("CARGO_PKG_VERSION_MINOR"),
         env!("CARGO_PKG_VERSION_PATCH"),
+        // cbindgen cannot see through the macro that declares it.
+        acp::status::acp_status::c_declaration(),
     ));
     let bindings = cbindgen::Builder::new()
         .with_crate(crate_dir)
