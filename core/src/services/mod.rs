@@ -10,3 +10,6 @@
 pub mod fs;
 pub mod session_model;
 pub mod terminal;
+
+#[cfg(test)]
+mod test_dir;

@@ -1,36 +1,8 @@
 //! The tests of `services/fs.rs` (a sibling file, as `framing/tests.rs`).
 
 use super::*;
+use crate::services::test_dir::TempDir;
 use std::os::unix::fs::symlink;
-use std::sync::atomic::{AtomicU32, Ordering};
-
-/// A unique directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "libacp-fs-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        // Canonical, so that assertions compare like with like even when
-        // the temp dir itself sits behind a symlink (macOS /tmp).
-        Self(std::fs::canonicalize(&dir).unwrap())
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A sandbox with session "s" rooted at `<tmp>/root`, next to `<tmp>/outside`.
 struct Fixture {

@@ -1,38 +1,15 @@
 //! The tests of `services/terminal.rs` (a sibling file, as `framing/tests.rs`).
 
 use super::*;
-use std::sync::atomic::AtomicU32;
+use crate::services::test_dir::TempDir;
 
 const LONG: Duration = Duration::from_secs(10);
-
-/// A unique directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "libacp-term-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(std::fs::canonicalize(&dir).unwrap())
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A manager with session "s" rooted at a fresh temp dir.
 fn manager(tag: &str) -> (TerminalManager, TempDir) {
     let dir = TempDir::new(tag);
     let m = TerminalManager::new();
-    m.add_session("s", &dir.0).unwrap();
+    m.add_session("s", dir.path()).unwrap();
     (m, dir)
 }
 
@@ -147,7 +124,7 @@ async fn output_of_a_running_command_has_no_exit_status() {
 #[tokio::test]
 async fn args_env_and_cwd_are_applied() {
     let (m, dir) = manager("env");
-    let sub = dir.0.join("sub");
+    let sub = dir.path().join("sub");
     std::fs::create_dir(&sub).unwrap();
     let req = v1::CreateTerminalRequest::new("s", "sh")
         .args(vec![
@@ -173,7 +150,7 @@ async fn default_cwd_is_the_sessions() {
     wait(&m, &id).await;
     assert_eq!(
         output(&m, &id).await.output,
-        format!("{}\n", dir.0.display())
+        format!("{}\n", dir.path().display())
     );
 }
 
@@ -186,7 +163,7 @@ async fn relative_or_missing_cwd_is_invalid_params() {
         .unwrap_err();
     assert_eq!(err.code, codes::INVALID_PARAMS);
     assert_eq!(err.data, Some(json!({ "cwd": "rel" })));
-    let missing = dir.0.join("missing");
+    let missing = dir.path().join("missing");
     let err = m.create(sh("true").cwd(missing)).await.unwrap_err();
     assert_eq!(err.code, codes::INVALID_PARAMS);
     assert!(lock(&m.terminals).is_empty());
@@ -268,7 +245,7 @@ async fn truncation_keeps_the_end_of_the_output() {
 async fn absent_limit_uses_the_default_and_large_limits_are_clamped() {
     let dir = TempDir::new("limits");
     let m = TerminalManager::new().with_output_byte_limits(4, 8);
-    m.add_session("s", &dir.0).unwrap();
+    m.add_session("s", dir.path()).unwrap();
     let id = create(&m, sh("printf 0123456789")).await;
     wait(&m, &id).await;
     let out = output(&m, &id).await;
@@ -338,7 +315,7 @@ async fn kill_gives_the_command_a_grace_period() {
 async fn kill_escalates_to_sigkill_after_the_grace() {
     let dir = TempDir::new("escalate");
     let m = TerminalManager::new().with_kill_grace(Duration::from_millis(200));
-    m.add_session("s", &dir.0).unwrap();
+    m.add_session("s", dir.path()).unwrap();
     let id = create(&m, sh("trap '' TERM; echo ready; sleep 30")).await;
     output_containing(&m, &id, "ready").await;
     let started = Instant::now();
@@ -440,7 +417,7 @@ async fn unknown_terminal_ids_are_resource_not_found() {
 #[tokio::test]
 async fn another_sessions_terminal_is_not_found() {
     let (m, dir) = manager("foreign");
-    m.add_session("t", &dir.0).unwrap();
+    m.add_session("t", dir.path()).unwrap();
     let id = create(&m, sh("echo hi")).await;
     let err = m
         .output(v1::TerminalOutputRequest::new("t", id.clone()))
@@ -460,7 +437,7 @@ async fn another_sessions_terminal_is_not_found() {
 #[tokio::test]
 async fn release_session_releases_only_that_sessions_terminals() {
     let (m, dir) = manager("relsession");
-    m.add_session("t", &dir.0).unwrap();
+    m.add_session("t", dir.path()).unwrap();
     let a = create(&m, sh("echo $$; exec sleep 30")).await;
     let b = create(&m, sh("echo $$; exec sleep 30")).await;
     let other = m
