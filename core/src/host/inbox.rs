@@ -473,7 +473,7 @@ impl HostRequest {
 
 /// The engine [`Handler`] of an inbox connection: queues what the peer
 /// sends. Notification futures wait only for room, never for the peer, so
-/// the engine dispatches inline (`rpc/inbound.rs`).
+/// the engine dispatches inline (`rpc/reader.rs`).
 pub(crate) struct InboxHandler<T> {
     pub(crate) inbox: Arc<Inbox<T>>,
 }

@@ -205,7 +205,7 @@ impl AcpConnection {
         .0
     }
 
-    /// Starts a connection reading in `mode` (see `rpc/inbound.rs`), with
+    /// Starts a connection reading in `mode` (see `rpc/reader.rs`), with
     /// the host's handler already shared; returns the host reader when the
     /// host's loop is to read.
     pub(crate) fn start_mode(

@@ -4,11 +4,17 @@
 //! writer task for Rust handlers; for a binding's inbox, a reader that
 //! dispatches inline (or a [`HostReader`] the host's event loop drives) and
 //! the writer, with answers and requests written directly by the sending
-//! thread when the writer is idle (see `inbound.rs` and `outbox.rs` for
+//! thread when the writer is idle (see `reader.rs` and `writer.rs` for
 //! what each does and why). Hosts implement [`Handler`] for what the peer
 //! sends and use [`Peer`] (or the [`Connection`] that derefs to it) to send.
 //! The engine's own tasks are supervised: a panic in one of them closes the
 //! connection ([`CloseReason::Internal`]) instead of leaving it hanging.
+//!
+//! Files, one part each: `reader.rs` (the reader, the dispatcher, the
+//! host-driven reader), `responder.rs` (incoming requests and their one
+//! answer), `call.rs` (outgoing calls and their cancellation), `writer.rs`
+//! (the outgoing queue, the writer task, direct writes) and `shared.rs` (the
+//! state they share: pending calls, requests in flight, the close).
 //!
 //! Guarantees (each has a test in `tests/`):
 //! * notifications reach the handler in arrival order, one at a time;
@@ -21,11 +27,11 @@
 //! * queues are bounded: a fast sender or a slow handler waits instead of
 //!   growing memory.
 
-mod inbound;
-mod incoming;
-mod outbox;
-mod outgoing;
+mod call;
+mod reader;
+mod responder;
 mod shared;
+mod writer;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -36,9 +42,9 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
-pub use inbound::{HostReader, PumpState};
-pub use incoming::{IncomingNotification, IncomingRequest, Responder};
-pub use outgoing::{CallOptions, CallTimeout, CancelHandle, CancelMode, OutgoingCall};
+pub use call::{CallOptions, CallTimeout, CancelHandle, CancelMode, OutgoingCall};
+pub use reader::{HostReader, PumpState};
+pub use responder::{IncomingNotification, IncomingRequest, Responder};
 pub use shared::{Signal, SignalSink};
 
 use crate::error::{CallError, CloseReason, ConnectionError, RpcError};
@@ -496,7 +502,7 @@ impl Peer {
         on_answer: impl FnOnce(Result<Box<RawValue>, CallError>) + Send + 'static,
     ) -> Result<CancelHandle, CallError> {
         let params = params.map(check_params).transpose()?;
-        outgoing::call(
+        call::call(
             &self.shared,
             method,
             params.as_deref(),
@@ -547,7 +553,7 @@ impl Peer {
     /// Encodes a notification into its reserved place in the outgoing queue.
     fn push_notification(
         &self,
-        reserved: outbox::Reserved,
+        reserved: writer::Reserved,
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<(), CallError> {
@@ -615,13 +621,13 @@ impl Peer {
     }
 
     /// Answers an incoming request on its handler's behalf (see
-    /// `incoming::answer_for_handler`).
+    /// `responder::answer_for_handler`).
     pub(crate) fn answer_for_handler(
         &self,
         id: &RequestId,
         result: Result<Box<RawValue>, RpcError>,
     ) -> bool {
-        incoming::answer_for_handler(&self.shared, id, result)
+        responder::answer_for_handler(&self.shared, id, result)
     }
 
     /// The extension attached by the layer above (see `Shared::extension`).
@@ -657,7 +663,7 @@ fn check_params(raw: Box<RawValue>) -> Result<Box<RawValue>, CallError> {
     }
 }
 
-/// How a connection reads and dispatches (see `inbound.rs`).
+/// How a connection reads and dispatches (see `reader.rs`).
 pub(crate) enum ReadMode {
     /// A reader task and a dispatcher task (Rust handlers).
     Task,
@@ -789,30 +795,30 @@ impl Connection {
         if let Some(reader) = reader {
             let frames = FrameReader::new(reader, framing, max_frame);
             if inline {
-                let dispatch = inbound::Dispatch::Inline(Arc::clone(&handler));
-                runtime.spawn(inbound::supervised(
+                let dispatch = reader::Dispatch::Inline(Arc::clone(&handler));
+                runtime.spawn(reader::supervised(
                     Arc::clone(&shared),
                     "reader",
-                    inbound::run_reader(Arc::clone(&shared), frames, dispatch),
+                    reader::run_reader(Arc::clone(&shared), frames, dispatch),
                 ));
             } else {
                 let (tx, rx) = mpsc::channel(incoming_queue);
-                runtime.spawn(inbound::supervised(
+                runtime.spawn(reader::supervised(
                     Arc::clone(&shared),
                     "reader",
-                    inbound::run_reader(Arc::clone(&shared), frames, inbound::Dispatch::Task(tx)),
+                    reader::run_reader(Arc::clone(&shared), frames, reader::Dispatch::Task(tx)),
                 ));
-                runtime.spawn(inbound::supervised(
+                runtime.spawn(reader::supervised(
                     Arc::clone(&shared),
                     "dispatcher",
-                    inbound::run_dispatcher(Arc::clone(&shared), Arc::clone(&handler), rx),
+                    reader::run_dispatcher(Arc::clone(&shared), Arc::clone(&handler), rx),
                 ));
             }
         }
-        let writer_task = runtime.spawn(inbound::supervised(
+        let writer_task = runtime.spawn(reader::supervised(
             Arc::clone(&shared),
             "writer",
-            outbox::run_writer(Arc::clone(&shared), writer),
+            writer::run_writer(Arc::clone(&shared), writer),
         ));
         let finisher = Arc::clone(&shared);
         runtime.spawn(async move {

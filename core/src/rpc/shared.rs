@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::outbox::Outbox;
+use super::writer::Outbox;
 use super::{ConnectionOptions, Direction, Event, lock};
 use crate::error::{CallError, CloseReason, ConnectionError, RpcError};
 use crate::message::{self, RequestId};

@@ -2,7 +2,7 @@
 //! callback form for bindings ([`super::Peer::call`]), and [`CancelHandle`].
 //!
 //! A request is queued for the peer when it is created, so requests and
-//! notifications leave in the order they were made (`outbox.rs`). Its
+//! notifications leave in the order they were made (`writer.rs`). Its
 //! outcome is delivered exactly once through its [`Completion`]: the answer,
 //! the close, a cancellation, a timeout, or the caller giving up.
 

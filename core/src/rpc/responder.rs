@@ -117,7 +117,7 @@ impl Responder {
 
     /// Sends the answer: a raw JSON result or an error. An answer that
     /// goes out while the writer is idle is written by the calling thread
-    /// (see `outbox.rs`).
+    /// (see `writer.rs`).
     pub fn respond(&self, result: Result<Box<RawValue>, RpcError>) -> Result<(), RespondError> {
         if let Err(state) =
             self.state

@@ -41,7 +41,7 @@ use bytes::Bytes;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
-use super::incoming::{self, IncomingNotification, IncomingRequest, Responder};
+use super::responder::{self, IncomingNotification, IncomingRequest, Responder};
 use super::shared::{CallResult, PendingEntry, Shared};
 use super::{BoxFuture, Direction, Event, Handler, NOTIFICATION_SCOPE, Peer, lock};
 use crate::error::{CloseReason, RpcError};
@@ -165,7 +165,7 @@ impl Future for YieldOnce {
 fn on_message(shared: &Arc<Shared>, bytes: &Bytes) -> Option<Inbound> {
     match message::decode(bytes) {
         Ok(Message::Request { id, method, params }) => {
-            let state = incoming::register(shared, &id)?;
+            let state = responder::register(shared, &id)?;
             let request = IncomingRequest {
                 id: id.clone(),
                 method,
@@ -179,7 +179,7 @@ fn on_message(shared: &Arc<Shared>, bytes: &Bytes) -> Option<Inbound> {
         }
         Ok(Message::Notification { method, params }) => {
             if method == "$/cancel_request" {
-                incoming::cancel_from_peer(shared, params.as_deref());
+                responder::cancel_from_peer(shared, params.as_deref());
                 return None;
             }
             Some(Inbound::Notification { method, params })
