@@ -32,7 +32,7 @@ from ._errors import MethodNotFound
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from . import Connection, ConnectionOptions, Env, Request, StrPath
+    from ._connection import Connection, ConnectionOptions, Env, Request, StrPath
 
 _current: contextvars.ContextVar[Optional[Request]] = contextvars.ContextVar(
     "libacp_current_request", default=None
@@ -40,8 +40,7 @@ _current: contextvars.ContextVar[Optional[Request]] = contextvars.ContextVar(
 
 
 def _dynamic() -> type[Connection]:
-    # libacp/__init__.py imports this module after defining Connection.
-    from . import Connection
+    from ._connection import Connection
 
     return Connection
 
