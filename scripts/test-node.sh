@@ -9,7 +9,9 @@
 # examples/node, which links the package), builds the Rust test peers, and
 # runs `node --test` on bindings/node/test/*.test.mjs (the shared scenarios,
 # both roles, cancellation, closing, processes, options, interop with the
-# official SDKs, the generated files, the types, `npm pack` and installs).
+# official SDKs, the generated files, the types, `npm pack` and installs),
+# then the ordering, cancellation, closing and scenario tests again with
+# LIBACP_NODE_DRIVE_READS=0 (an engine thread reads the transport).
 #
 # Counted next to the node:test counts, 1 passed or 1 failed each:
 #   * the interop setup;
@@ -68,18 +70,39 @@ cargo build --locked --quiet -p libacp-tests --bins || fail "cargo build -p liba
 
 check "npm run lint (tsc on ts/, prettier --check)" bash -c "cd $pkg && npm run --silent lint"
 
-echo "== Node: node --test"
-log=$(mktemp)
-(cd "$pkg" && node --test --test-concurrency=1 --test-reporter=tap test/*.test.mjs) 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
-passed=$(sed -n 's/^# pass \([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
-failed=$(sed -n 's/^# fail \([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
-cancelled=$(sed -n 's/^# cancelled \([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
-rm -f "$log"
-passed=${passed:-0}
-failed=$((${failed:-0} + ${cancelled:-0}))
-if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
-  failed=1 # the runner stopped before counting
-fi
+# run_tests LABEL FILES...: one `node --test` run in the package directory
+# (environment from the caller), its counts added to passed/failed. FILES
+# are relative to the package and may be quoted globs: they are expanded
+# there.
+passed=0
+failed=0
+run_tests() {
+  local label=$1 log status p f c
+  shift
+  echo "== Node: node --test ($label)"
+  log=$(mktemp)
+  # shellcheck disable=SC2068 # unquoted on purpose: globs expand in $pkg
+  (cd "$pkg" && node --test --test-concurrency=1 --test-reporter=tap $@) 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+  p=$(sed -n 's/^# pass \([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
+  f=$(sed -n 's/^# fail \([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
+  c=$(sed -n 's/^# cancelled \([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
+  rm -f "$log"
+  f=$((${f:-0} + ${c:-0}))
+  if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+    f=1 # the runner stopped before counting
+  fi
+  passed=$((passed + ${p:-0}))
+  failed=$((failed + f))
+}
+
+run_tests "every test" 'test/*.test.mjs'
+# The engine-thread read path (an engine thread reads the transport and
+# wakes JavaScript per batch, instead of JavaScript reading it): what
+# touches the transport, again with it.
+export LIBACP_NODE_DRIVE_READS=0
+run_tests "LIBACP_NODE_DRIVE_READS=0: ordering, cancellation, closing, scenarios" \
+  test/ordering.test.mjs test/cancellation.test.mjs test/closing.test.mjs test/scenarios.test.mjs
+unset LIBACP_NODE_DRIVE_READS
 
 report "$passed" "$failed"
