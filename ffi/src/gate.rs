@@ -109,16 +109,21 @@ mod tests {
         let gate = Arc::new(CallbackGate::new());
         let finished = Arc::new(AtomicBool::new(false));
         let (entered_tx, entered) = channel();
-        let (release_tx, release) = channel::<()>();
         let caller = std::thread::spawn({
             let gate = Arc::clone(&gate);
             let finished = Arc::clone(&finished);
             move || {
-                gate.run(|| {
+                let inner = Arc::clone(&gate);
+                gate.run(move || {
                     entered_tx.send(()).expect("entered");
-                    release
-                        .recv_timeout(Duration::from_secs(60))
-                        .expect("released");
+                    // Returns only once close() has started (it closed the
+                    // gate): close() is then waiting for this very call.
+                    let mut waited = 0;
+                    while inner.lock().open {
+                        waited += 1;
+                        assert!(waited < 60_000, "close() never started");
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
                     finished.store(true, Ordering::SeqCst);
                 });
             }
@@ -126,19 +131,10 @@ mod tests {
         entered
             .recv_timeout(Duration::from_secs(60))
             .expect("the call started");
-        let closer = std::thread::spawn({
-            let gate = Arc::clone(&gate);
-            let finished = Arc::clone(&finished);
-            move || {
-                gate.close();
-                // The call in progress ended before close returned.
-                finished.load(Ordering::SeqCst)
-            }
-        });
-        std::thread::sleep(Duration::from_millis(20));
-        release_tx.send(()).expect("release");
+        gate.close();
+        // close() returned after the call in progress ended.
         assert!(
-            closer.join().expect("closer"),
+            finished.load(Ordering::SeqCst),
             "close returned during the call"
         );
         caller.join().expect("caller");
