@@ -1,7 +1,12 @@
-//! The tests of `services/session_model.rs` (a sibling file, as `framing/tests.rs`).
+//! The tests of `services/session_model.rs` and its submodules (a file of
+//! its own, as `framing/tests.rs`).
 
 use super::*;
+use crate::schema::v1;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 fn params(session: &str, update: Value) -> Box<RawValue> {
     RawValue::from_string(json!({"sessionId": session, "update": update}).to_string())
