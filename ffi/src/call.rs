@@ -2,6 +2,8 @@
 
 use libacp_core::{CancelHandle, CancelMode};
 
+use crate::error::acp_error;
+use crate::export;
 use crate::status::acp_status;
 
 /// What `acp_call_cancel` does with the call.
@@ -23,6 +25,8 @@ pub struct acp_call {
     pub(crate) handle: CancelHandle,
 }
 
+impl export::Owned for acp_call {}
+
 /// Cancels the call (`mode` is an `acp_cancel_mode`).
 /// `ACP_ERR_INVALID_ARGUMENT` if it had already ended or `mode` is unknown.
 ///
@@ -30,22 +34,24 @@ pub struct acp_call {
 /// `call` is a live `acp_call`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_call_cancel(call: *const acp_call, mode: i32) -> acp_status {
-    crate::ffi_guard(|| {
-        // SAFETY: per the contract.
-        let Some(call) = (unsafe { call.as_ref() }) else {
-            return acp_status::ACP_ERR_NULL_ARGUMENT;
-        };
-        let mode = match mode {
-            m if m == acp_cancel_mode::ACP_CANCEL_KEEP_WAITING as i32 => CancelMode::KeepWaiting,
-            m if m == acp_cancel_mode::ACP_CANCEL_ABANDON as i32 => CancelMode::Abandon,
-            _ => return acp_status::ACP_ERR_INVALID_ARGUMENT,
-        };
-        if call.handle.cancel(mode) {
-            acp_status::ACP_OK
-        } else {
-            acp_status::ACP_ERR_INVALID_ARGUMENT
-        }
-    })
+    // SAFETY: `call` is NULL or live, per this function's `# Safety`.
+    unsafe {
+        export::status(export::NO_ERROR, || {
+            let call = export::arg(call, "call")?;
+            let mode = match mode {
+                m if m == acp_cancel_mode::ACP_CANCEL_KEEP_WAITING as i32 => {
+                    CancelMode::KeepWaiting
+                }
+                m if m == acp_cancel_mode::ACP_CANCEL_ABANDON as i32 => CancelMode::Abandon,
+                _ => return Err(acp_error::invalid_argument("unknown cancel mode")),
+            };
+            if call.handle.cancel(mode) {
+                Ok(())
+            } else {
+                Err(acp_error::invalid_argument("the call has already ended"))
+            }
+        })
+    }
 }
 
 /// Frees the handle (the call goes on). NULL is ignored.
@@ -54,10 +60,6 @@ pub unsafe extern "C" fn acp_call_cancel(call: *const acp_call, mode: i32) -> ac
 /// `call` is NULL or from `acp_connection_request`, freed once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_call_free(call: *mut acp_call) {
-    crate::ffi_guard_or((), || {
-        if !call.is_null() {
-            // SAFETY: created by Box::into_raw, freed once.
-            drop(unsafe { Box::from_raw(call) });
-        }
-    });
+    // SAFETY: as this function's `# Safety` says.
+    unsafe { export::free(call) }
 }

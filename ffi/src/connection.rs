@@ -18,15 +18,15 @@ use libacp_core::{
 };
 
 use crate::call::acp_call;
-use crate::error::{acp_error, fail};
+use crate::error::acp_error;
 use crate::events::{acp_event, acp_event_kind};
+use crate::export;
 use crate::gate::CallbackGate;
 use crate::options::{UserData, acp_direction, acp_framing, acp_options};
 use crate::runtime;
 use crate::status::acp_status;
 use crate::string::acp_str;
 use crate::string::acp_string;
-use crate::text::{in_params, in_str};
 
 /// One environment variable for a spawned agent.
 #[repr(C)]
@@ -129,11 +129,14 @@ fn role_of(role: i32) -> Option<Role> {
     }
 }
 
-fn no_runtime() -> acp_error {
-    acp_error::new(
-        acp_status::ACP_ERR_IO,
-        "could not start libacp's I/O threads",
-    )
+/// libacp's I/O threads, started on first use.
+fn io_runtime() -> Result<&'static tokio::runtime::Runtime, acp_error> {
+    runtime::handle().ok_or_else(|| {
+        acp_error::new(
+            acp_status::ACP_ERR_IO,
+            "could not start libacp's I/O threads",
+        )
+    })
 }
 
 /// The inbox of a new connection, with its mode's wake-up: the eventfd in
@@ -339,77 +342,34 @@ pub unsafe extern "C" fn acp_connection_spawn_agent(
     out: *mut *mut acp_connection,
     error: *mut *mut acp_error,
 ) -> acp_status {
-    crate::ffi_guard(|| {
-        if out.is_null() || (args.is_null() && nargs > 0) || (env.is_null() && nenv > 0) {
-            return acp_status::ACP_ERR_NULL_ARGUMENT;
-        }
-        // SAFETY: NULL or a live acp_options.
-        let options = unsafe { options.as_ref() }.cloned().unwrap_or_default();
-        let parsed = (|| -> Result<AgentCommand, acp_error> {
-            // SAFETY: strings per the contract.
-            let program = unsafe { in_str(program.ptr, program.len) }?;
+    // SAFETY: `options` is NULL or live, the strings and arrays valid for
+    // their lengths, `out` and `error` NULL or valid, per this function's
+    // `# Safety`.
+    unsafe {
+        export::output(out, error, || {
+            let options = options_or_default(options);
+            let program = program.to_str()?;
             if program.is_empty() {
-                return Err(acp_error::new(
-                    acp_status::ACP_ERR_INVALID_ARGUMENT,
-                    "program is empty",
-                ));
+                return Err(acp_error::invalid_argument("program is empty"));
             }
             let mut command = AgentCommand::new(program);
-            let args = if nargs == 0 {
-                &[][..]
-            } else {
-                // SAFETY: `args` valid for `nargs` entries when non-NULL.
-                unsafe { std::slice::from_raw_parts(args, nargs) }
-            };
-            for a in args {
-                // SAFETY: per the contract.
-                command = command.args([unsafe { in_str(a.ptr, a.len) }?]);
+            for a in export::slice_arg(args, nargs, "args")? {
+                command = command.args([a.to_str()?]);
             }
-            let env = if nenv == 0 {
-                &[][..]
-            } else {
-                // SAFETY: `env` valid for `nenv` entries when non-NULL.
-                unsafe { std::slice::from_raw_parts(env, nenv) }
-            };
-            for v in env {
-                // SAFETY: per the contract.
-                let (name, value) = unsafe {
-                    (
-                        in_str(v.name.ptr, v.name.len)?,
-                        in_str(v.value.ptr, v.value.len)?,
-                    )
-                };
-                command = command.env(name, value);
+            for v in export::slice_arg(env, nenv, "env")? {
+                command = command.env(v.name.to_str()?, v.value.to_str()?);
             }
-            // SAFETY: per the contract.
-            let cwd = unsafe { in_str(cwd.ptr, cwd.len) }?;
+            let cwd = cwd.to_str()?;
             if !cwd.is_empty() {
                 command = command.cwd(cwd);
             }
-            Ok(command.grace(ShutdownGrace {
+            let command = command.grace(ShutdownGrace {
                 after_stdin_close: options.after_stdin_close,
                 after_sigterm: options.after_sigterm,
-            }))
-        })();
-        let command = match parsed {
-            Ok(c) => c,
-            // SAFETY: `error` per the contract.
-            Err(e) => return unsafe { fail(error, e) },
-        };
-        let Some(rt) = runtime::handle() else {
-            // SAFETY: `error` per the contract.
-            return unsafe { fail(error, no_runtime()) };
-        };
-        match build(&options, Source::Spawn(command), rt) {
-            Ok(conn) => {
-                // SAFETY: checked non-NULL.
-                unsafe { *out = Box::into_raw(conn) };
-                acp_status::ACP_OK
-            }
-            // SAFETY: `error` per the contract.
-            Err(e) => unsafe { fail(error, e) },
-        }
-    })
+            });
+            build(&options, Source::Spawn(command), io_runtime()?)
+        })
+    }
 }
 
 /// Connects over file descriptors in `role` (an `acp_role`): a read end and
@@ -438,43 +398,25 @@ pub unsafe extern "C" fn acp_connection_from_fds(
     out: *mut *mut acp_connection,
     error: *mut *mut acp_error,
 ) -> acp_status {
-    crate::ffi_guard(|| {
-        if out.is_null() {
-            return acp_status::ACP_ERR_NULL_ARGUMENT;
-        }
-        let Some(role) = role_of(role) else {
-            return acp_status::ACP_ERR_INVALID_ARGUMENT;
-        };
-        // SAFETY: NULL or a live acp_options.
-        let options = unsafe { options.as_ref() }.cloned().unwrap_or_default();
-        let Some(rt) = runtime::handle() else {
-            // SAFETY: `error` per the contract.
-            return unsafe { fail(error, no_runtime()) };
-        };
-        // SAFETY: the caller gives up open descriptors; every check is made
-        // before anything is taken over.
-        let transport = match unsafe { Transport::from_raw_fds(read_fd, write_fd) } {
-            Ok(t) => t,
-            Err(e) => {
+    // SAFETY: `options` is NULL or live, `out` and `error` NULL or valid,
+    // and open descriptors are given up, per this function's `# Safety`.
+    unsafe {
+        export::output(out, error, || {
+            let role = role_of(role).ok_or_else(|| acp_error::invalid_argument("unknown role"))?;
+            let options = options_or_default(options);
+            let rt = io_runtime()?;
+            // Every check is made before anything is taken over.
+            let transport = Transport::from_raw_fds(read_fd, write_fd).map_err(|e| {
                 let status = if e.kind() == std::io::ErrorKind::InvalidInput {
                     acp_status::ACP_ERR_INVALID_ARGUMENT
                 } else {
                     acp_status::ACP_ERR_IO
                 };
-                // SAFETY: `error` per the contract.
-                return unsafe { fail(error, acp_error::new(status, e.to_string())) };
-            }
-        };
-        match build(&options, Source::Transport(role, transport), rt) {
-            Ok(conn) => {
-                // SAFETY: checked non-NULL.
-                unsafe { *out = Box::into_raw(conn) };
-                acp_status::ACP_OK
-            }
-            // SAFETY: `error` per the contract.
-            Err(e) => unsafe { fail(error, e) },
-        }
-    })
+                acp_error::new(status, e.to_string())
+            })?;
+            build(&options, Source::Transport(role, transport), rt)
+        })
+    }
 }
 
 /// Agent side: serves on this process's stdin and stdout (write nothing
@@ -488,57 +430,61 @@ pub unsafe extern "C" fn acp_connection_serve_stdio(
     out: *mut *mut acp_connection,
     error: *mut *mut acp_error,
 ) -> acp_status {
-    crate::ffi_guard(|| {
-        if out.is_null() {
-            return acp_status::ACP_ERR_NULL_ARGUMENT;
-        }
-        // SAFETY: NULL or a live acp_options.
-        let options = unsafe { options.as_ref() }.cloned().unwrap_or_default();
-        let Some(rt) = runtime::handle() else {
-            // SAFETY: `error` per the contract.
-            return unsafe { fail(error, no_runtime()) };
-        };
-        match build(
-            &options,
-            Source::Transport(Role::Agent, Transport::stdio()),
-            rt,
-        ) {
-            Ok(conn) => {
-                // SAFETY: checked non-NULL.
-                unsafe { *out = Box::into_raw(conn) };
-                acp_status::ACP_OK
-            }
-            // SAFETY: `error` per the contract.
-            Err(e) => unsafe { fail(error, e) },
-        }
-    })
+    // SAFETY: `options` is NULL or live, `out` and `error` NULL or valid,
+    // per this function's `# Safety`.
+    unsafe {
+        export::output(out, error, || {
+            let options = options_or_default(options);
+            build(
+                &options,
+                Source::Transport(Role::Agent, Transport::stdio()),
+                io_runtime()?,
+            )
+        })
+    }
 }
 
-/// Runs `f` on the connection behind `conn`.
+/// A copy of the options behind `options`, or the defaults for NULL.
 ///
 /// # Safety
-/// `conn` is NULL or a live `acp_connection`.
-unsafe fn with(
-    conn: *const acp_connection,
-    f: impl FnOnce(&acp_connection) -> acp_status,
-) -> acp_status {
-    crate::ffi_guard(|| {
-        // SAFETY: per the contract.
-        match unsafe { conn.as_ref() } {
-            Some(c) => f(c),
-            None => acp_status::ACP_ERR_NULL_ARGUMENT,
-        }
-    })
+/// `options` is NULL or a live `acp_options`.
+unsafe fn options_or_default(options: *const acp_options) -> acp_options {
+    // SAFETY: per this function's contract.
+    unsafe { options.as_ref() }.cloned().unwrap_or_default()
 }
 
 impl acp_connection {
     /// Runs a future to completion on the calling (host) thread.
-    fn block_on<F: std::future::Future>(&self, f: F) -> Result<F::Output, acp_status> {
+    fn block_on<F: std::future::Future>(&self, f: F) -> Result<F::Output, acp_error> {
         if runtime::on_runtime_thread() {
-            return Err(acp_status::ACP_ERR_WRONG_THREAD);
+            return Err(acp_error::new(
+                acp_status::ACP_ERR_WRONG_THREAD,
+                "a blocking function was called on one of libacp's threads \
+                 (a trace or log callback, or a frame being written)",
+            ));
         }
         Ok(self.runtime.block_on(f))
     }
+
+    /// The core's connection, until `acp_connection_free`.
+    fn open(&self) -> Result<&HostConnection<usize>, acp_error> {
+        self.conn
+            .as_ref()
+            .ok_or_else(|| acp_error::new(acp_status::ACP_ERR_CLOSED, "the connection is closed"))
+    }
+}
+
+/// An export on one connection: `f` of the connection behind `conn`.
+///
+/// # Safety
+/// `conn` is NULL or a live `acp_connection`; `error` NULL or valid.
+unsafe fn on(
+    conn: *const acp_connection,
+    error: *mut *mut acp_error,
+    f: impl FnOnce(&acp_connection) -> Result<(), acp_error>,
+) -> acp_status {
+    // SAFETY: per this function's contract.
+    unsafe { export::status(error, || f(export::arg(conn, "conn")?)) }
 }
 
 /// Sends a request, checked against the protocol first: a call that must
@@ -561,31 +507,19 @@ pub unsafe extern "C" fn acp_connection_request(
     out_call: *mut *mut acp_call,
     error: *mut *mut acp_error,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `conn` is NULL or live, the strings valid, `out_call` and
+    // `error` NULL or valid, per this function's `# Safety`.
     unsafe {
-        with(conn, |c| {
-            // SAFETY: strings per the contract.
-            let parsed = in_str(method.ptr, method.len)
-                .and_then(|m| in_params(params.ptr, params.len).map(|p| (m, p)));
-            let (method, params) = match parsed {
-                Ok(v) => v,
-                // SAFETY: `error` per the contract.
-                Err(e) => return fail(error, e),
-            };
-            let Some(conn) = &c.conn else {
-                return acp_status::ACP_ERR_CLOSED;
-            };
+        export::output(export::Optional(out_call), error, || {
+            let c = export::arg(conn, "conn")?;
+            let (method, params) = (method.to_str()?, params.to_params()?);
             // The result (or the failure) arrives as an ACP_EVENT_RESULT
             // carrying `call_data`, before ACP_EVENT_CLOSED.
-            match conn.call(method, params, CallOptions::default(), call_data as usize) {
-                Ok(handle) => {
-                    if !out_call.is_null() {
-                        *out_call = Box::into_raw(Box::new(acp_call { handle }));
-                    }
-                    acp_status::ACP_OK
-                }
-                Err(e) => fail(error, acp_error::from_call(&e)),
-            }
+            let handle = c
+                .open()?
+                .call(method, params, CallOptions::default(), call_data as usize)
+                .map_err(|e| acp_error::from_call(&e))?;
+            Ok(Box::new(acp_call { handle }))
         })
     }
 }
@@ -602,20 +536,13 @@ pub unsafe extern "C" fn acp_connection_notify(
     params: acp_str,
     error: *mut *mut acp_error,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `conn` is NULL or live, the strings valid, `error` NULL or
+    // valid, per this function's `# Safety`.
     unsafe {
-        with(conn, |c| {
-            let parsed = in_str(method.ptr, method.len)
-                .and_then(|m| in_params(params.ptr, params.len).map(|p| (m, p)));
-            let (method, params) = match parsed {
-                Ok(v) => v,
-                Err(e) => return fail(error, e),
-            };
-            match c.block_on(c.peer.notify(method, params)) {
-                Ok(Ok(())) => acp_status::ACP_OK,
-                Ok(Err(e)) => fail(error, acp_error::from_call(&e)),
-                Err(status) => status,
-            }
+        on(conn, error, |c| {
+            let (method, params) = (method.to_str()?, params.to_params()?);
+            c.block_on(c.peer.notify(method, params))?
+                .map_err(|e| acp_error::from_call(&e))
         })
     }
 }
@@ -633,18 +560,13 @@ pub unsafe extern "C" fn acp_connection_cancel_session(
     session_id: acp_str,
     error: *mut *mut acp_error,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `conn` is NULL or live, `session_id` valid, `error` NULL or
+    // valid, per this function's `# Safety`.
     unsafe {
-        with(conn, |c| {
-            let id = match in_str(session_id.ptr, session_id.len) {
-                Ok(id) => id,
-                Err(e) => return fail(error, e),
-            };
-            match c.block_on(c.peer.cancel_session(id)) {
-                Ok(Ok(())) => acp_status::ACP_OK,
-                Ok(Err(e)) => fail(error, acp_error::from_call(&e)),
-                Err(status) => status,
-            }
+        on(conn, error, |c| {
+            let id = session_id.to_str()?;
+            c.block_on(c.peer.cancel_session(id))?
+                .map_err(|e| acp_error::from_call(&e))
         })
     }
 }
@@ -660,26 +582,22 @@ pub unsafe extern "C" fn acp_connection_next_event(
     conn: *const acp_connection,
     out: *mut *mut acp_event,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `conn` is NULL or live, `out` NULL or valid, per this
+    // function's `# Safety`.
     unsafe {
-        with(conn, |c| {
-            if out.is_null() {
-                return acp_status::ACP_ERR_NULL_ARGUMENT;
-            }
+        export::output(out, export::NO_ERROR, || {
+            let c = export::arg(conn, "conn")?;
             if c.callback_mode {
-                return acp_status::ACP_ERR_WRONG_MODE;
+                return Err(acp_error::new(
+                    acp_status::ACP_ERR_WRONG_MODE,
+                    "callback mode: events go to the callback",
+                ));
             }
-            loop {
-                match c.inbox.pop() {
-                    Some(delivery) => {
-                        if let Some(event) = acp_event::of(delivery) {
-                            *out = Box::into_raw(Box::new(event));
-                            return acp_status::ACP_OK;
-                        }
-                    }
-                    None => return acp_status::ACP_ERR_EMPTY,
-                }
-            }
+            // Deliveries C hosts do not see are skipped.
+            std::iter::from_fn(|| c.inbox.pop())
+                .find_map(acp_event::of)
+                .map(Box::new)
+                .ok_or_else(|| acp_error::new(acp_status::ACP_ERR_EMPTY, "no event is waiting"))
         })
     }
 }
@@ -691,13 +609,12 @@ pub unsafe extern "C" fn acp_connection_next_event(
 /// `conn` is NULL or a live `acp_connection`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_connection_wakeup_fd(conn: *const acp_connection) -> i32 {
-    crate::ffi_guard_or(-1, || {
-        // SAFETY: per the contract.
-        match unsafe { conn.as_ref() } {
-            Some(c) => c.wake_fd.as_ref().map_or(-1, |fd| fd.0.as_raw_fd()),
-            None => -1,
-        }
-    })
+    // SAFETY: `conn` is NULL or live, per this function's `# Safety`.
+    unsafe {
+        export::get(conn, -1, |c| {
+            c.wake_fd.as_ref().map_or(-1, |fd| fd.0.as_raw_fd())
+        })
+    }
 }
 
 /// The negotiated protocol version, or -1 before `initialize` completed.
@@ -706,12 +623,12 @@ pub unsafe extern "C" fn acp_connection_wakeup_fd(conn: *const acp_connection) -
 /// `conn` is NULL or a live `acp_connection`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_connection_protocol_version(conn: *const acp_connection) -> i32 {
-    crate::ffi_guard_or(-1, || {
-        // SAFETY: per the contract.
-        unsafe { conn.as_ref() }
-            .and_then(|c| c.peer.protocol_version())
-            .map_or(-1, i32::from)
-    })
+    // SAFETY: `conn` is NULL or live, per this function's `# Safety`.
+    unsafe {
+        export::get(conn, -1, |c| {
+            c.peer.protocol_version().map_or(-1, i32::from)
+        })
+    }
 }
 
 /// The capabilities the peer advertised, as JSON text (owned; free with
@@ -724,14 +641,12 @@ pub unsafe extern "C" fn acp_connection_peer_capabilities(
     conn: *const acp_connection,
     out: *mut *mut acp_string,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `conn` is NULL or live, `out` NULL or valid, per this
+    // function's `# Safety`.
     unsafe {
-        with(conn, |c| {
-            if out.is_null() {
-                return acp_status::ACP_ERR_NULL_ARGUMENT;
-            }
-            *out = acp_string::boxed(c.peer.peer_capabilities().to_string());
-            acp_status::ACP_OK
+        export::output(out, export::NO_ERROR, || {
+            let c = export::arg(conn, "conn")?;
+            Ok(acp_string::boxed(c.peer.peer_capabilities().to_string()))
         })
     }
 }
@@ -750,38 +665,22 @@ pub unsafe extern "C" fn acp_connection_session_snapshot(
     out: *mut *mut acp_string,
     error: *mut *mut acp_error,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `conn` is NULL or live, `session_id` valid, `out` and `error`
+    // NULL or valid, per this function's `# Safety`.
     unsafe {
-        with(conn, |c| {
-            if out.is_null() {
-                return acp_status::ACP_ERR_NULL_ARGUMENT;
-            }
-            let id = match in_str(session_id.ptr, session_id.len) {
-                Ok(id) => id,
-                Err(e) => return fail(error, e),
-            };
-            let Some(store) = c.peer.services().sessions else {
-                return fail(
-                    error,
-                    acp_error::new(
-                        acp_status::ACP_ERR_WRONG_MODE,
-                        "the session model is not enabled",
-                    ),
-                );
-            };
-            match store.snapshot_json(id) {
-                Some(v) => {
-                    *out = acp_string::boxed(v.to_string());
-                    acp_status::ACP_OK
-                }
-                None => fail(
-                    error,
-                    acp_error::new(
-                        acp_status::ACP_ERR_INVALID_ARGUMENT,
-                        format!("unknown session `{id}`"),
-                    ),
-                ),
-            }
+        export::output(out, error, || {
+            let c = export::arg(conn, "conn")?;
+            let id = session_id.to_str()?;
+            let store = c.peer.services().sessions.ok_or_else(|| {
+                acp_error::new(
+                    acp_status::ACP_ERR_WRONG_MODE,
+                    "the session model is not enabled",
+                )
+            })?;
+            let snapshot = store
+                .snapshot_json(id)
+                .ok_or_else(|| acp_error::invalid_argument(format!("unknown session `{id}`")))?;
+            Ok(acp_string::boxed(snapshot.to_string()))
         })
     }
 }
@@ -796,14 +695,11 @@ pub unsafe extern "C" fn acp_connection_session_snapshot(
 /// `conn` is a live `acp_connection`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_connection_close(conn: *const acp_connection) -> acp_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        with(conn, |c| match c.block_on(c.peer.close()) {
-            Ok(()) => acp_status::ACP_OK,
-            Err(status) => status,
-        })
-    }
+    // SAFETY: `conn` is NULL or live, per this function's `# Safety`.
+    unsafe { on(conn, export::NO_ERROR, |c| c.block_on(c.peer.close())) }
 }
+
+impl export::Owned for acp_connection {}
 
 /// Closes (without waiting) and frees the connection. Events not yet taken
 /// are dropped (their requests answered `-32603`). In callback mode it
@@ -818,25 +714,24 @@ pub unsafe extern "C" fn acp_connection_close(conn: *const acp_connection) -> ac
 /// `conn` is NULL or a live `acp_connection`, freed once, not used after.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_connection_free(conn: *mut acp_connection) {
-    crate::ffi_guard_or((), || {
-        if conn.is_null() {
-            return;
-        }
-        // SAFETY: created by Box::into_raw, freed once.
-        let mut conn = unsafe { Box::from_raw(conn) };
-        drop(conn.conn.take()); // the owner: the connection closes
-        let handle = conn
-            .dispatch
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(handle) = handle
-            && Some(std::thread::current().id()) != conn.dispatch_id
-        {
-            let _ = handle.join();
-        }
-        // The engine may still write (a flush on close) on its threads:
-        // the trace callback's user_data is the host's to free from now on.
-        conn.trace_gate.close();
-    });
+    // SAFETY: as this function's `# Safety` says.
+    unsafe {
+        export::free_with(conn, |mut conn| {
+            drop(conn.conn.take()); // the owner: the connection closes
+            let handle = conn
+                .dispatch
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            if let Some(handle) = handle
+                && Some(std::thread::current().id()) != conn.dispatch_id
+            {
+                let _ = handle.join();
+            }
+            // The engine may still write (a flush on close) on its threads:
+            // the trace callback's user_data is the host's to free from now
+            // on.
+            conn.trace_gate.close();
+        });
+    }
 }

@@ -4,8 +4,8 @@ use std::ffi::c_char;
 
 use libacp_core::{CallError, ConnectionError, RespondError, RpcError};
 
+use crate::export;
 use crate::status::acp_status;
-use crate::text::out_str;
 
 /// An error: a status, a message, and for JSON-RPC errors the code and
 /// data. Owned by the caller; free with `acp_error_free`.
@@ -25,6 +25,11 @@ impl acp_error {
             code: 0,
             data: None,
         }
+    }
+
+    /// `ACP_ERR_INVALID_ARGUMENT`, saying why.
+    pub(crate) fn invalid_argument(why: impl Into<String>) -> Self {
+        Self::new(acp_status::ACP_ERR_INVALID_ARGUMENT, why)
     }
 
     pub(crate) fn from_rpc(e: &RpcError) -> Self {
@@ -71,18 +76,7 @@ impl acp_error {
     }
 }
 
-/// Writes `e` to `out` (if non-NULL) and returns its status.
-///
-/// # Safety
-/// `out` is NULL or valid for one pointer write.
-pub(crate) unsafe fn fail(out: *mut *mut acp_error, e: acp_error) -> acp_status {
-    let status = e.status;
-    if !out.is_null() {
-        // SAFETY: the caller guarantees `out` is valid when non-NULL.
-        unsafe { *out = Box::into_raw(Box::new(e)) };
-    }
-    status
-}
+impl export::Owned for acp_error {}
 
 /// The error's status.
 ///
@@ -90,10 +84,8 @@ pub(crate) unsafe fn fail(out: *mut *mut acp_error, e: acp_error) -> acp_status 
 /// `error` is NULL or an `acp_error` from libacp, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_error_status(error: *const acp_error) -> acp_status {
-    crate::ffi_guard_or(acp_status::ACP_ERR_NULL_ARGUMENT, || {
-        // SAFETY: per the contract, NULL or a live acp_error.
-        unsafe { error.as_ref() }.map_or(acp_status::ACP_ERR_NULL_ARGUMENT, |e| e.status)
-    })
+    // SAFETY: `error` is NULL or live, per this function's `# Safety`.
+    unsafe { export::get(error, acp_status::ACP_ERR_NULL_ARGUMENT, |e| e.status) }
 }
 
 /// The JSON-RPC error code (0 when the error is not a JSON-RPC error).
@@ -102,10 +94,8 @@ pub unsafe extern "C" fn acp_error_status(error: *const acp_error) -> acp_status
 /// `error` is NULL or a live `acp_error`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_error_code(error: *const acp_error) -> i64 {
-    crate::ffi_guard_or(0, || {
-        // SAFETY: per the contract, NULL or a live acp_error.
-        unsafe { error.as_ref() }.map_or(0, |e| e.code)
-    })
+    // SAFETY: `error` is NULL or live, per this function's `# Safety`.
+    unsafe { export::get(error, 0, |e| e.code) }
 }
 
 /// The message: UTF-8, borrowed from `error`.
@@ -118,14 +108,13 @@ pub unsafe extern "C" fn acp_error_message(
     out: *mut *const c_char,
     out_len: *mut usize,
 ) -> acp_status {
-    crate::ffi_guard(|| {
-        // SAFETY: per the contract, NULL or a live acp_error.
-        let Some(e) = (unsafe { error.as_ref() }) else {
-            return acp_status::ACP_ERR_NULL_ARGUMENT;
-        };
-        // SAFETY: out-params checked by out_str.
-        unsafe { out_str(&e.message, out, out_len) }
-    })
+    // SAFETY: `error` is NULL or live and the out-params NULL or valid, per
+    // this function's `# Safety`.
+    unsafe {
+        export::output(export::text(out, out_len), export::NO_ERROR, || {
+            Ok(Some(export::arg(error, "error")?.message.as_str()))
+        })
+    }
 }
 
 /// The JSON-RPC `data` as JSON text, borrowed from `error`; writes NULL and
@@ -139,27 +128,12 @@ pub unsafe extern "C" fn acp_error_data(
     out: *mut *const c_char,
     out_len: *mut usize,
 ) -> acp_status {
-    crate::ffi_guard(|| {
-        // SAFETY: per the contract, NULL or a live acp_error.
-        let Some(e) = (unsafe { error.as_ref() }) else {
-            return acp_status::ACP_ERR_NULL_ARGUMENT;
-        };
-        match &e.data {
-            // SAFETY: out-params checked by out_str.
-            Some(data) => unsafe { out_str(data, out, out_len) },
-            None => {
-                if out.is_null() || out_len.is_null() {
-                    return acp_status::ACP_ERR_NULL_ARGUMENT;
-                }
-                // SAFETY: checked non-NULL above.
-                unsafe {
-                    *out = std::ptr::null();
-                    *out_len = 0;
-                }
-                acp_status::ACP_OK
-            }
-        }
-    })
+    // SAFETY: as `acp_error_message`.
+    unsafe {
+        export::output(export::text(out, out_len), export::NO_ERROR, || {
+            Ok(export::arg(error, "error")?.data.as_deref())
+        })
+    }
 }
 
 /// Frees an error. NULL is ignored.
@@ -168,10 +142,6 @@ pub unsafe extern "C" fn acp_error_data(
 /// `error` is NULL or an `acp_error` from libacp, freed only once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_error_free(error: *mut acp_error) {
-    crate::ffi_guard_or((), || {
-        if !error.is_null() {
-            // SAFETY: created by Box::into_raw in `fail`, freed once.
-            drop(unsafe { Box::from_raw(error) });
-        }
-    });
+    // SAFETY: as this function's `# Safety` says.
+    unsafe { export::free(error) }
 }

@@ -9,9 +9,9 @@ use libacp_core::host::Delivery;
 use libacp_core::{CloseReason, Signal};
 
 use crate::error::acp_error;
+use crate::export;
 use crate::request::acp_request;
 use crate::status::acp_status;
-use crate::text::out_str;
 
 /// What an event is about.
 #[repr(C)]
@@ -124,23 +124,7 @@ fn close_text(reason: &CloseReason) -> String {
     reason.to_string()
 }
 
-/// Runs `f` on the event behind `event`.
-///
-/// # Safety
-/// `event` is NULL or a live `acp_event`.
-unsafe fn read<T: Copy>(
-    event: *const acp_event,
-    fallback: T,
-    f: impl FnOnce(&acp_event) -> T,
-) -> T {
-    crate::ffi_guard_or(fallback, || {
-        // SAFETY: per the contract.
-        match unsafe { event.as_ref() } {
-            Some(e) => f(e),
-            None => fallback,
-        }
-    })
-}
+impl export::Owned for acp_event {}
 
 /// The event's kind (an `acp_event_kind`; `ACP_EVENT_NONE` for NULL).
 ///
@@ -148,8 +132,8 @@ unsafe fn read<T: Copy>(
 /// `event` is NULL or a live `acp_event`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_event_get_kind(event: *const acp_event) -> i32 {
-    // SAFETY: forwarded contract.
-    unsafe { read(event, 0, |e| e.kind as i32) }
+    // SAFETY: `event` is NULL or live, per this function's `# Safety`.
+    unsafe { export::get(event, 0, |e| e.kind as i32) }
 }
 
 /// The method of a request or notification (borrowed from `event`).
@@ -162,12 +146,8 @@ pub unsafe extern "C" fn acp_event_method(
     out: *mut *const c_char,
     out_len: *mut usize,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        read(event, acp_status::ACP_ERR_NULL_ARGUMENT, |e| {
-            out_str(&e.method, out, out_len)
-        })
-    }
+    // SAFETY: the pointers are NULL or valid, per this function's `# Safety`.
+    unsafe { export::get_text(event, out, out_len, |e| Some(&e.method)) }
 }
 
 /// The params of a notification or request as JSON text (borrowed from
@@ -181,12 +161,8 @@ pub unsafe extern "C" fn acp_event_params(
     out: *mut *const c_char,
     out_len: *mut usize,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        read(event, acp_status::ACP_ERR_NULL_ARGUMENT, |e| {
-            out_opt(e.params.as_deref(), out, out_len)
-        })
-    }
+    // SAFETY: as `acp_event_method`.
+    unsafe { export::get_text(event, out, out_len, |e| e.params.as_deref()) }
 }
 
 /// The request id as JSON text (`ACP_EVENT_REQUEST`,
@@ -200,12 +176,8 @@ pub unsafe extern "C" fn acp_event_request_id(
     out: *mut *const c_char,
     out_len: *mut usize,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        read(event, acp_status::ACP_ERR_NULL_ARGUMENT, |e| {
-            out_opt(e.request_id.as_deref(), out, out_len)
-        })
-    }
+    // SAFETY: as `acp_event_method`.
+    unsafe { export::get_text(event, out, out_len, |e| e.request_id.as_deref()) }
 }
 
 /// Moves the request out of an `ACP_EVENT_REQUEST` event into `*out`
@@ -219,23 +191,18 @@ pub unsafe extern "C" fn acp_event_take_request(
     event: *mut acp_event,
     out: *mut *mut acp_request,
 ) -> acp_status {
-    crate::ffi_guard(|| {
-        // SAFETY: per the contract.
-        let Some(e) = (unsafe { event.as_mut() }) else {
-            return acp_status::ACP_ERR_NULL_ARGUMENT;
-        };
-        if out.is_null() {
-            return acp_status::ACP_ERR_NULL_ARGUMENT;
-        }
-        match e.request.take() {
-            Some(request) => {
-                // SAFETY: checked non-NULL.
-                unsafe { *out = Box::into_raw(request) };
-                acp_status::ACP_OK
-            }
-            None => acp_status::ACP_ERR_INVALID_ARGUMENT,
-        }
-    })
+    // SAFETY: `event` is NULL or live and not shared, `out` NULL or valid,
+    // per this function's `# Safety`.
+    unsafe {
+        export::output(out, export::NO_ERROR, || {
+            export::arg_mut(event, "event")?
+                .request
+                .take()
+                .ok_or_else(|| {
+                    acp_error::invalid_argument("not a request event, or its request was taken")
+                })
+        })
+    }
 }
 
 /// The `call_data` given to `acp_connection_request` (`ACP_EVENT_RESULT`).
@@ -244,8 +211,8 @@ pub unsafe extern "C" fn acp_event_take_request(
 /// `event` is NULL or a live `acp_event`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_event_call_data(event: *const acp_event) -> *mut c_void {
-    // SAFETY: forwarded contract.
-    unsafe { read(event, 0, |e| e.call_data) as *mut c_void }
+    // SAFETY: `event` is NULL or live, per this function's `# Safety`.
+    unsafe { export::get(event, 0, |e| e.call_data) as *mut c_void }
 }
 
 /// How the call ended (`ACP_EVENT_RESULT`): `ACP_OK` with a result, or the
@@ -255,8 +222,8 @@ pub unsafe extern "C" fn acp_event_call_data(event: *const acp_event) -> *mut c_
 /// `event` is NULL or a live `acp_event`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_event_result_status(event: *const acp_event) -> acp_status {
-    // SAFETY: forwarded contract.
-    unsafe { read(event, acp_status::ACP_ERR_NULL_ARGUMENT, |e| e.status) }
+    // SAFETY: `event` is NULL or live, per this function's `# Safety`.
+    unsafe { export::get(event, acp_status::ACP_ERR_NULL_ARGUMENT, |e| e.status) }
 }
 
 /// The call's result as JSON text (borrowed from `event`); NULL and 0 when
@@ -270,12 +237,8 @@ pub unsafe extern "C" fn acp_event_result(
     out: *mut *const c_char,
     out_len: *mut usize,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        read(event, acp_status::ACP_ERR_NULL_ARGUMENT, |e| {
-            out_opt(e.result.as_deref(), out, out_len)
-        })
-    }
+    // SAFETY: as `acp_event_method`.
+    unsafe { export::get_text(event, out, out_len, |e| e.result.as_deref()) }
 }
 
 /// The call's error (borrowed from `event`; NULL when it succeeded).
@@ -284,9 +247,9 @@ pub unsafe extern "C" fn acp_event_result(
 /// `event` is NULL or a live `acp_event`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_event_error(event: *const acp_event) -> *const acp_error {
-    // SAFETY: forwarded contract.
+    // SAFETY: `event` is NULL or live, per this function's `# Safety`.
     unsafe {
-        read(event, std::ptr::null(), |e| {
+        export::get(event, std::ptr::null(), |e| {
             e.error
                 .as_ref()
                 .map_or(std::ptr::null(), std::ptr::from_ref)
@@ -305,12 +268,8 @@ pub unsafe extern "C" fn acp_event_text(
     out: *mut *const c_char,
     out_len: *mut usize,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        read(event, acp_status::ACP_ERR_NULL_ARGUMENT, |e| {
-            out_str(&e.text, out, out_len)
-        })
-    }
+    // SAFETY: as `acp_event_method`.
+    unsafe { export::get_text(event, out, out_len, |e| Some(&e.text)) }
 }
 
 /// Frees an event (and the request in it, if not taken: that request is
@@ -320,32 +279,6 @@ pub unsafe extern "C" fn acp_event_text(
 /// `event` is NULL or an `acp_event` from libacp, freed once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_event_free(event: *mut acp_event) {
-    crate::ffi_guard_or((), || {
-        if !event.is_null() {
-            // SAFETY: created by Box::into_raw when handed out, freed once.
-            drop(unsafe { Box::from_raw(event) });
-        }
-    });
-}
-
-/// Writes an optional borrowed string, NULL/0 when absent.
-///
-/// # Safety
-/// `out`/`out_len` NULL or valid for writes.
-unsafe fn out_opt(s: Option<&str>, out: *mut *const c_char, out_len: *mut usize) -> acp_status {
-    match s {
-        // SAFETY: forwarded.
-        Some(s) => unsafe { out_str(s, out, out_len) },
-        None => {
-            if out.is_null() || out_len.is_null() {
-                return acp_status::ACP_ERR_NULL_ARGUMENT;
-            }
-            // SAFETY: checked non-NULL.
-            unsafe {
-                *out = std::ptr::null();
-                *out_len = 0;
-            }
-            acp_status::ACP_OK
-        }
-    }
+    // SAFETY: as this function's `# Safety` says.
+    unsafe { export::free(event) }
 }

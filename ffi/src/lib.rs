@@ -14,9 +14,10 @@
 //!   text handed out by libacp;
 //! * [`version`]: `acp_version`, and the header's `ACP_VERSION_*`.
 //!
-//! Implementation rule: every export goes through `ffi_guard`, which
-//! catches panics; nothing here implements protocol behaviour (that lives in
-//! `libacp-core`).
+//! Implementation rules: every export has the one shape of [`export`]
+//! (panics caught, pointers cast by type, out-params written only on
+//! success, failures in `*error`); nothing here implements protocol
+//! behaviour (that lives in `libacp-core`).
 
 #![allow(non_camel_case_types)]
 // The exported functions take raw pointers from C; each documents its
@@ -33,22 +34,9 @@ pub mod status;
 pub mod string;
 pub mod version;
 
+mod export;
 mod gate;
 mod runtime;
 mod text;
 
 pub use status::acp_status;
-
-/// Runs `f`, turning a panic into `ACP_ERR_PANIC`.
-pub(crate) fn ffi_guard(f: impl FnOnce() -> acp_status) -> acp_status {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(status) => status,
-        Err(_) => acp_status::ACP_ERR_PANIC,
-    }
-}
-
-/// Runs `f` for a function without a status (a `_free`, a getter);
-/// a panic is swallowed and `fallback` returned.
-pub(crate) fn ffi_guard_or<T>(fallback: T, f: impl FnOnce() -> T) -> T {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(fallback)
-}

@@ -5,7 +5,9 @@
 use std::ffi::{c_char, c_void};
 use std::time::Duration;
 
+use crate::error::acp_error;
 use crate::events::acp_event;
+use crate::export;
 use crate::status::acp_status;
 
 /// Frame delimiting on the wire.
@@ -112,15 +114,11 @@ impl Default for acp_options {
 /// `out` is valid for one pointer write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_options_new(out: *mut *mut acp_options) -> acp_status {
-    crate::ffi_guard(|| {
-        if out.is_null() {
-            return acp_status::ACP_ERR_NULL_ARGUMENT;
-        }
-        // SAFETY: checked non-NULL.
-        unsafe { *out = Box::into_raw(Box::new(acp_options::default())) };
-        acp_status::ACP_OK
-    })
+    // SAFETY: `out` is NULL or valid, per this function's `# Safety`.
+    unsafe { export::output(out, export::NO_ERROR, || Ok(Box::default())) }
 }
+
+impl export::Owned for acp_options {}
 
 /// Frees options. NULL is ignored.
 ///
@@ -128,29 +126,20 @@ pub unsafe extern "C" fn acp_options_new(out: *mut *mut acp_options) -> acp_stat
 /// `options` is NULL or from `acp_options_new`, freed once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_options_free(options: *mut acp_options) {
-    crate::ffi_guard_or((), || {
-        if !options.is_null() {
-            // SAFETY: created by Box::into_raw in acp_options_new.
-            drop(unsafe { Box::from_raw(options) });
-        }
-    });
+    // SAFETY: as this function's `# Safety` says.
+    unsafe { export::free(options) }
 }
 
-/// Applies `f` to the options behind `options`.
+/// A setter: `f` changes the options behind `options`.
 ///
 /// # Safety
 /// `options` is NULL or a live `acp_options`, not used concurrently.
-unsafe fn with(
+unsafe fn set(
     options: *mut acp_options,
-    f: impl FnOnce(&mut acp_options) -> acp_status,
+    f: impl FnOnce(&mut acp_options) -> Result<(), acp_error>,
 ) -> acp_status {
-    crate::ffi_guard(|| {
-        // SAFETY: per the contract.
-        match unsafe { options.as_mut() } {
-            Some(o) => f(o),
-            None => acp_status::ACP_ERR_NULL_ARGUMENT,
-        }
-    })
+    // SAFETY: per this function's contract.
+    unsafe { export::status(export::NO_ERROR, || f(export::arg_mut(options, "options")?)) }
 }
 
 /// Sets the framing (an `acp_framing`).
@@ -162,15 +151,16 @@ pub unsafe extern "C" fn acp_options_set_framing(
     options: *mut acp_options,
     framing: i32,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `options` is NULL or live and not shared, per this
+    // function's `# Safety`.
     unsafe {
-        with(options, |o| {
+        set(options, |o| {
             o.framing = match framing {
                 0 => acp_framing::ACP_FRAMING_NDJSON,
                 1 => acp_framing::ACP_FRAMING_CONTENT_LENGTH,
-                _ => return acp_status::ACP_ERR_INVALID_ARGUMENT,
+                _ => return Err(acp_error::invalid_argument("unknown framing")),
             };
-            acp_status::ACP_OK
+            Ok(())
         })
     }
 }
@@ -184,14 +174,17 @@ pub unsafe extern "C" fn acp_options_set_max_frame_size(
     options: *mut acp_options,
     bytes: usize,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `options` is NULL or live and not shared, per this
+    // function's `# Safety`.
     unsafe {
-        with(options, |o| {
+        set(options, |o| {
             if bytes == 0 {
-                return acp_status::ACP_ERR_INVALID_ARGUMENT;
+                return Err(acp_error::invalid_argument(
+                    "the frame size must be at least 1 byte",
+                ));
             }
             o.max_frame_size = bytes;
-            acp_status::ACP_OK
+            Ok(())
         })
     }
 }
@@ -207,11 +200,12 @@ pub unsafe extern "C" fn acp_options_set_request_timeout_ms(
     options: *mut acp_options,
     ms: u64,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `options` is NULL or live and not shared, per this
+    // function's `# Safety`.
     unsafe {
-        with(options, |o| {
+        set(options, |o| {
             o.request_timeout = (ms > 0).then(|| Duration::from_millis(ms));
-            acp_status::ACP_OK
+            Ok(())
         })
     }
 }
@@ -228,12 +222,13 @@ pub unsafe extern "C" fn acp_options_set_shutdown_grace_ms(
     after_stdin_close_ms: u64,
     after_sigterm_ms: u64,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `options` is NULL or live and not shared, per this
+    // function's `# Safety`.
     unsafe {
-        with(options, |o| {
+        set(options, |o| {
             o.after_stdin_close = Duration::from_millis(after_stdin_close_ms);
             o.after_sigterm = Duration::from_millis(after_sigterm_ms);
-            acp_status::ACP_OK
+            Ok(())
         })
     }
 }
@@ -250,11 +245,12 @@ pub unsafe extern "C" fn acp_options_set_event_callback(
     callback: acp_event_callback,
     user_data: *mut c_void,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `options` is NULL or live and not shared, per this
+    // function's `# Safety`.
     unsafe {
-        with(options, |o| {
+        set(options, |o| {
             o.event_callback = callback.map(|cb| (cb, UserData(user_data)));
-            acp_status::ACP_OK
+            Ok(())
         })
     }
 }
@@ -270,11 +266,12 @@ pub unsafe extern "C" fn acp_options_set_trace_callback(
     callback: acp_trace_callback,
     user_data: *mut c_void,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `options` is NULL or live and not shared, per this
+    // function's `# Safety`.
     unsafe {
-        with(options, |o| {
+        set(options, |o| {
             o.trace_callback = callback.map(|cb| (cb, UserData(user_data)));
-            acp_status::ACP_OK
+            Ok(())
         })
     }
 }
@@ -289,11 +286,12 @@ pub unsafe extern "C" fn acp_options_set_stderr_events(
     options: *mut acp_options,
     enabled: bool,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `options` is NULL or live and not shared, per this
+    // function's `# Safety`.
     unsafe {
-        with(options, |o| {
+        set(options, |o| {
             o.stderr_events = enabled;
-            acp_status::ACP_OK
+            Ok(())
         })
     }
 }
@@ -308,11 +306,12 @@ pub unsafe extern "C" fn acp_options_set_require_auth(
     options: *mut acp_options,
     required: bool,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `options` is NULL or live and not shared, per this
+    // function's `# Safety`.
     unsafe {
-        with(options, |o| {
+        set(options, |o| {
             o.require_auth = required;
-            acp_status::ACP_OK
+            Ok(())
         })
     }
 }
@@ -327,11 +326,12 @@ pub unsafe extern "C" fn acp_options_set_session_model(
     options: *mut acp_options,
     enabled: bool,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `options` is NULL or live and not shared, per this
+    // function's `# Safety`.
     unsafe {
-        with(options, |o| {
+        set(options, |o| {
             o.session_model = enabled;
-            acp_status::ACP_OK
+            Ok(())
         })
     }
 }
@@ -347,11 +347,12 @@ pub unsafe extern "C" fn acp_options_set_fs(
     options: *mut acp_options,
     enabled: bool,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `options` is NULL or live and not shared, per this
+    // function's `# Safety`.
     unsafe {
-        with(options, |o| {
+        set(options, |o| {
             o.fs = enabled;
-            acp_status::ACP_OK
+            Ok(())
         })
     }
 }
@@ -366,11 +367,12 @@ pub unsafe extern "C" fn acp_options_set_terminals(
     options: *mut acp_options,
     enabled: bool,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `options` is NULL or live and not shared, per this
+    // function's `# Safety`.
     unsafe {
-        with(options, |o| {
+        set(options, |o| {
             o.terminals = enabled;
-            acp_status::ACP_OK
+            Ok(())
         })
     }
 }
@@ -385,14 +387,17 @@ pub unsafe extern "C" fn acp_options_set_event_queue_capacity(
     options: *mut acp_options,
     events: usize,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: `options` is NULL or live and not shared, per this
+    // function's `# Safety`.
     unsafe {
-        with(options, |o| {
+        set(options, |o| {
             if events == 0 {
-                return acp_status::ACP_ERR_INVALID_ARGUMENT;
+                return Err(acp_error::invalid_argument(
+                    "the queue must hold at least 1 event",
+                ));
             }
             o.event_queue = events;
-            acp_status::ACP_OK
+            Ok(())
         })
     }
 }

@@ -8,10 +8,10 @@ use std::ffi::c_char;
 use libacp_core::RpcError;
 use libacp_core::host::HostRequest;
 
-use crate::error::{acp_error, fail};
+use crate::error::acp_error;
+use crate::export;
 use crate::status::acp_status;
 use crate::string::acp_str;
-use crate::text::{in_json_text, in_str, out_str};
 
 /// A request from the peer. Owned by the host after
 /// `acp_event_take_request`; free with `acp_request_free` (an unanswered
@@ -45,23 +45,7 @@ impl acp_request {
     }
 }
 
-/// Runs `f` on the request behind `request`.
-///
-/// # Safety
-/// `request` is NULL or a live `acp_request`.
-unsafe fn with<T: Copy>(
-    request: *const acp_request,
-    fallback: T,
-    f: impl FnOnce(&acp_request) -> T,
-) -> T {
-    crate::ffi_guard_or(fallback, || {
-        // SAFETY: per the contract.
-        match unsafe { request.as_ref() } {
-            Some(r) => f(r),
-            None => fallback,
-        }
-    })
-}
+impl export::Owned for acp_request {}
 
 /// The method (borrowed from `request`).
 ///
@@ -73,12 +57,8 @@ pub unsafe extern "C" fn acp_request_method(
     out: *mut *const c_char,
     out_len: *mut usize,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        with(request, acp_status::ACP_ERR_NULL_ARGUMENT, |r| {
-            out_str(r.method(), out, out_len)
-        })
-    }
+    // SAFETY: the pointers are NULL or valid, per this function's `# Safety`.
+    unsafe { export::get_text(request, out, out_len, |r| Some(r.method())) }
 }
 
 /// The params as JSON text (borrowed from `request`); `{}` when absent.
@@ -91,10 +71,10 @@ pub unsafe extern "C" fn acp_request_params(
     out: *mut *const c_char,
     out_len: *mut usize,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: as `acp_request_method`.
     unsafe {
-        with(request, acp_status::ACP_ERR_NULL_ARGUMENT, |r| {
-            out_str(r.params_text().unwrap_or("{}"), out, out_len)
+        export::get_text(request, out, out_len, |r| {
+            Some(r.params_text().unwrap_or("{}"))
         })
     }
 }
@@ -110,12 +90,8 @@ pub unsafe extern "C" fn acp_request_id(
     out: *mut *const c_char,
     out_len: *mut usize,
 ) -> acp_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        with(request, acp_status::ACP_ERR_NULL_ARGUMENT, |r| {
-            out_str(&r.id, out, out_len)
-        })
-    }
+    // SAFETY: as `acp_request_method`.
+    unsafe { export::get_text(request, out, out_len, |r| Some(&r.id)) }
 }
 
 /// Whether the peer cancelled the request (`$/cancel_request`, or
@@ -125,8 +101,8 @@ pub unsafe extern "C" fn acp_request_id(
 /// `request` is NULL or a live `acp_request`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_request_is_cancelled(request: *const acp_request) -> bool {
-    // SAFETY: forwarded contract.
-    unsafe { with(request, false, |r| r.request.signals().0) }
+    // SAFETY: `request` is NULL or live, per this function's `# Safety`.
+    unsafe { export::get(request, false, |r| r.request.signals().0) }
 }
 
 /// Answers with a result (JSON text, borrowed). `ACP_ERR_ALREADY_ANSWERED`
@@ -141,23 +117,15 @@ pub unsafe extern "C" fn acp_request_respond(
     result: acp_str,
     error: *mut *mut acp_error,
 ) -> acp_status {
-    crate::ffi_guard(|| {
-        // SAFETY: per the contract.
-        let Some(r) = (unsafe { request.as_ref() }) else {
-            return acp_status::ACP_ERR_NULL_ARGUMENT;
-        };
-        // SAFETY: per the contract.
-        let raw = match unsafe { in_str(result.ptr, result.len) }.and_then(in_json_text) {
-            Ok(raw) => raw,
-            // SAFETY: `error` per the contract.
-            Err(e) => return unsafe { fail(error, e) },
-        };
-        match r.request.respond(Ok(raw)) {
-            Ok(()) => acp_status::ACP_OK,
-            // SAFETY: `error` per the contract.
-            Err(e) => unsafe { fail(error, acp_error::from_respond(e)) },
-        }
-    })
+    // SAFETY: `request`, `result` and `error` are as this function's
+    // `# Safety` says.
+    unsafe {
+        export::status(error, || {
+            let r = export::arg(request, "request")?;
+            let raw = result.to_json()?;
+            r.request.respond(Ok(raw)).map_err(acp_error::from_respond)
+        })
+    }
 }
 
 /// Answers with a JSON-RPC error: `code`, `message` (UTF-8, borrowed) and
@@ -173,40 +141,23 @@ pub unsafe extern "C" fn acp_request_respond_error(
     data: acp_str,
     error: *mut *mut acp_error,
 ) -> acp_status {
-    crate::ffi_guard(|| {
-        // SAFETY: per the contract.
-        let Some(r) = (unsafe { request.as_ref() }) else {
-            return acp_status::ACP_ERR_NULL_ARGUMENT;
-        };
-        // SAFETY: per the contract.
-        let message = match unsafe { in_str(message.ptr, message.len) } {
-            Ok(m) => m,
-            // SAFETY: `error` per the contract.
-            Err(e) => return unsafe { fail(error, e) },
-        };
-        let mut rpc = RpcError::new(code, message);
-        if !(data.ptr.is_null() && data.len == 0) {
-            // SAFETY: per the contract.
-            let parsed = unsafe { in_str(data.ptr, data.len) }.and_then(|t| {
-                serde_json::from_str::<serde_json::Value>(t).map_err(|e| {
+    // SAFETY: as `acp_request_respond`.
+    unsafe {
+        export::status(error, || {
+            let r = export::arg(request, "request")?;
+            let mut rpc = RpcError::new(code, message.to_str()?);
+            if !data.is_absent() {
+                let value = serde_json::from_str(data.to_str()?).map_err(|e| {
                     acp_error::new(
                         acp_status::ACP_ERR_INVALID_JSON,
                         format!("invalid data JSON: {e}"),
                     )
-                })
-            });
-            match parsed {
-                Ok(v) => rpc.data = Some(v),
-                // SAFETY: `error` per the contract.
-                Err(e) => return unsafe { fail(error, e) },
+                })?;
+                rpc.data = Some(value);
             }
-        }
-        match r.request.respond(Err(rpc)) {
-            Ok(()) => acp_status::ACP_OK,
-            // SAFETY: `error` per the contract.
-            Err(e) => unsafe { fail(error, acp_error::from_respond(e)) },
-        }
-    })
+            r.request.respond(Err(rpc)).map_err(acp_error::from_respond)
+        })
+    }
 }
 
 /// Frees a request; an unanswered one is answered `-32603`. NULL is ignored.
@@ -215,10 +166,6 @@ pub unsafe extern "C" fn acp_request_respond_error(
 /// `request` is NULL or from `acp_event_take_request`, freed once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_request_free(request: *mut acp_request) {
-    crate::ffi_guard_or((), || {
-        if !request.is_null() {
-            // SAFETY: created by Box::into_raw, freed once.
-            drop(unsafe { Box::from_raw(request) });
-        }
-    });
+    // SAFETY: as this function's `# Safety` says.
+    unsafe { export::free(request) }
 }

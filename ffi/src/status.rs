@@ -136,10 +136,10 @@ impl acp_status {
 /// (an `acp_status`); "unknown status" for other numbers.
 #[unsafe(no_mangle)]
 pub extern "C" fn acp_status_str(status: i32) -> *const std::ffi::c_char {
-    match acp_status::from_i32(status) {
-        Some(status) => status.text().as_ptr(),
-        None => c"unknown status".as_ptr(),
-    }
+    let unknown = c"unknown status".as_ptr();
+    crate::export::value(unknown, || {
+        Some(acp_status::from_i32(status)?.text().as_ptr())
+    })
 }
 
 #[cfg(test)]

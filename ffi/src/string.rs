@@ -4,6 +4,8 @@
 
 use std::ffi::{CStr, c_char};
 
+use crate::export;
+
 /// A UTF-8 string argument: pointer and length (no NUL needed). A NULL
 /// pointer with length 0 is the empty string (or "absent" where noted).
 /// `ACP_STR("literal")` makes one from a string literal,
@@ -25,23 +27,18 @@ pub struct acp_str {
 /// `s` is NULL or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_str_from_cstr(s: *const c_char) -> acp_str {
-    crate::ffi_guard_or(
-        acp_str {
-            ptr: std::ptr::null(),
-            len: 0,
-        },
-        || {
-            if s.is_null() {
-                return acp_str {
-                    ptr: std::ptr::null(),
-                    len: 0,
-                };
-            }
-            // SAFETY: a NUL-terminated string, per the contract.
-            let len = unsafe { CStr::from_ptr(s) }.count_bytes();
-            acp_str { ptr: s, len }
-        },
-    )
+    let empty = acp_str {
+        ptr: std::ptr::null(),
+        len: 0,
+    };
+    export::value(empty, || {
+        if s.is_null() {
+            return Some(empty);
+        }
+        // SAFETY: a NUL-terminated string, per this function's `# Safety`.
+        let len = unsafe { CStr::from_ptr(s) }.count_bytes();
+        Some(acp_str { ptr: s, len })
+    })
 }
 
 /// UTF-8 text owned by the caller; read with `acp_string_ptr` /
@@ -50,10 +47,12 @@ pub unsafe extern "C" fn acp_str_from_cstr(s: *const c_char) -> acp_str {
 pub struct acp_string(pub(crate) String);
 
 impl acp_string {
-    pub(crate) fn boxed(s: String) -> *mut acp_string {
-        Box::into_raw(Box::new(acp_string(s)))
+    pub(crate) fn boxed(s: String) -> Box<acp_string> {
+        Box::new(acp_string(s))
     }
 }
+
+impl export::Owned for acp_string {}
 
 /// The text's bytes (borrowed from `s`; NULL if `s` is NULL).
 ///
@@ -61,10 +60,8 @@ impl acp_string {
 /// `s` is NULL or a live `acp_string`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_string_ptr(s: *const acp_string) -> *const c_char {
-    crate::ffi_guard_or(std::ptr::null(), || {
-        // SAFETY: NULL or a live acp_string.
-        unsafe { s.as_ref() }.map_or(std::ptr::null(), |s| s.0.as_ptr().cast())
-    })
+    // SAFETY: `s` is NULL or live, per this function's `# Safety`.
+    unsafe { export::get(s, std::ptr::null(), |s| s.0.as_ptr().cast()) }
 }
 
 /// The text's length in bytes (0 if `s` is NULL).
@@ -73,10 +70,8 @@ pub unsafe extern "C" fn acp_string_ptr(s: *const acp_string) -> *const c_char {
 /// `s` is NULL or a live `acp_string`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_string_len(s: *const acp_string) -> usize {
-    crate::ffi_guard_or(0, || {
-        // SAFETY: NULL or a live acp_string.
-        unsafe { s.as_ref() }.map_or(0, |s| s.0.len())
-    })
+    // SAFETY: `s` is NULL or live, per this function's `# Safety`.
+    unsafe { export::get(s, 0, |s| s.0.len()) }
 }
 
 /// Frees a string. NULL is ignored.
@@ -85,10 +80,6 @@ pub unsafe extern "C" fn acp_string_len(s: *const acp_string) -> usize {
 /// `s` is NULL or an `acp_string` from libacp, freed only once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acp_string_free(s: *mut acp_string) {
-    crate::ffi_guard_or((), || {
-        if !s.is_null() {
-            // SAFETY: created by Box::into_raw, freed once.
-            drop(unsafe { Box::from_raw(s) });
-        }
-    });
+    // SAFETY: as this function's `# Safety` says.
+    unsafe { export::free(s) }
 }

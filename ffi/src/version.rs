@@ -6,7 +6,7 @@
 /// `ACP_VERSION_PATCH`; a program can compare the two at startup.
 #[unsafe(no_mangle)]
 pub extern "C" fn acp_version() -> *const std::ffi::c_char {
-    VERSION.as_ptr().cast()
+    crate::export::value(std::ptr::null(), || Some(VERSION.as_ptr().cast()))
 }
 
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");

@@ -79,15 +79,30 @@ void test_null_arguments_give_statuses(void) {
 
   /* constructors */
   acp_connection *conn = (acp_connection *)0x1;
+  /* Every failure fills *error, naming the NULL argument. */
   CHECK_STATUS(acp_connection_spawn_agent(NULL, S("true"), NULL, 0, NULL, 0,
                                           (acp_str){0}, NULL, &err),
                ACP_ERR_NULL_ARGUMENT);
+  CHECK(err != NULL);
+  CHECK_STATUS(acp_error_message(err, &p, &n), ACP_OK);
+  CHECK(n == strlen("`out` is NULL") && memcmp(p, "`out` is NULL", n) == 0);
+  acp_error_free(err);
+  err = NULL;
   CHECK_STATUS(acp_connection_spawn_agent(NULL, S("true"), NULL, 2, NULL, 0,
                                           (acp_str){0}, &conn, &err),
                ACP_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(acp_error_message(err, &p, &n), ACP_OK);
+  CHECK(n == strlen("`args` is NULL") && memcmp(p, "`args` is NULL", n) == 0);
+  acp_error_free(err);
+  err = NULL;
   CHECK_STATUS(acp_connection_spawn_agent(NULL, S("true"), NULL, 0, NULL, 1,
                                           (acp_str){0}, &conn, &err),
                ACP_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(acp_error_status(err), ACP_ERR_NULL_ARGUMENT);
+  acp_error_free(err);
+  err = NULL;
+  p = "untouched";
+  n = 77;
   /* A NULL string pointer with a length: an error object says so. */
   CHECK_STATUS(acp_connection_spawn_agent(NULL, (acp_str){NULL, 4}, NULL, 0,
                                           NULL, 0, (acp_str){0}, &conn, &err),
