@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::methods::{self, SessionScope};
+use super::effect::Effect;
+use super::methods::{self, MethodInfo, SessionScope};
 use super::state::{Phase, State, Turn, session_id_of, tree};
 use super::{AcpHooks, Role, validate};
 use crate::error::{RpcError, codes};
@@ -104,238 +105,82 @@ impl ProtocolHandler {
     /// Applies the rules to one request. `draining`: the request was
     /// pipelined behind `initialize` and is dispatched now that it is answered.
     fn admit(&self, request: IncomingRequest, responder: Responder, draining: bool) -> Decision {
-        let method = request.method.clone();
-        let info = methods::lookup(&method);
-        let mut state = lock(&self.state);
-        let role = state.role;
-
         // Extension and unknown methods: the host decides (default -32601).
-        let Some(info) = info else {
+        let Some(info) = methods::lookup(&request.method) else {
             return Decision::Pass(request, responder);
         };
-        if info.notification {
-            return Decision::Reject(
-                responder,
-                RpcError::invalid_request(format!("`{method}` is a notification, not a request")),
-            );
-        }
-        if info.handled_by != role {
-            return Decision::Reject(
-                responder,
-                RpcError::method_not_found(&method).with_data(serde_json::json!({
-                    "method": method,
-                    "reason": format!("`{method}` is handled by the other side"),
-                })),
-            );
-        }
-
-        // Phases.
-        match (role, state.phase, method.as_str()) {
-            (Role::Agent, Phase::AwaitingInitialize, "initialize") => {}
-            (Role::Agent, _, "initialize") => {
-                return Decision::Reject(
-                    responder,
-                    RpcError::new(
-                        codes::INVALID_REQUEST,
-                        "Invalid request: the connection is already initialized",
-                    ),
-                );
-            }
-            (Role::Agent, Phase::Initializing, _) if !draining => {
+        let mut state = lock(&self.state);
+        match self.check(&mut state, info, &request, draining) {
+            Err(error) => Decision::Reject(responder, error),
+            Ok(None) => {
                 // Pipelined behind `initialize`: handled once it is answered.
                 state.deferred.push((request, responder));
-                return Decision::Deferred;
+                Decision::Deferred
             }
-            (_, Phase::AwaitingInitialize, _) if !draining => {
-                return Decision::Reject(responder, not_initialized(&method));
+            Ok(Some(effect)) => {
+                drop(state);
+                self.on_answer(effect, &request, &responder);
+                Decision::Pass(request, responder)
             }
-            _ => {}
         }
+    }
 
-        // Validation of params (required fields, absolute paths, 1-based
-        // lines), on a tree of only the members read here: large contents
-        // are left to the host's own decode.
-        let params = validate::sparse_params(&method, request.params.as_deref());
-        let params = if params.is_null() {
-            Value::Object(serde_json::Map::new())
-        } else {
-            params
+    /// The checks, in order: what the request is, the phase, its params,
+    /// the capabilities this side advertised, authentication, its session;
+    /// then what its answer will change (reserving a prompt turn, a loading
+    /// session). `Ok(None)`: deferred until `initialize` is answered.
+    fn check(
+        &self,
+        state: &mut State,
+        info: &MethodInfo,
+        request: &IncomingRequest,
+        draining: bool,
+    ) -> Result<Option<Effect>, RpcError> {
+        let method = request.method.as_str();
+        kind_and_direction(state, info, method)?;
+        if phase(state, method, draining)? == Gate::Defer {
+            return Ok(None);
+        }
+        // Required fields, absolute paths, 1-based lines, on a tree of only
+        // the members read here: large contents are left to the host's own
+        // decode.
+        let params = match validate::sparse_params(method, request.params.as_deref()) {
+            Value::Null => Value::Object(serde_json::Map::new()),
+            params => params,
         };
-        if let Err(v) = validate::check(&method, &params) {
-            return Decision::Reject(responder, v.into_rpc(&method));
-        }
+        validate::check(method, &params).map_err(|v| v.into_rpc(method))?;
+        capability(state, info, method)?;
+        authentication(state, self.require_auth, method)?;
+        let session_id = session(state, info, &params)?;
+        reserve(state, method, &params, session_id, request).map(Some)
+    }
 
-        // Capabilities this side advertised.
-        if let Some(cap) = info.capability
-            && !cap.advertised_in(&state.local_caps)
-        {
-            return Decision::Reject(responder, not_advertised(&method, cap.path()));
-        }
-
-        // Authentication (agent side, when the host requires it).
-        if role == Role::Agent
-            && self.require_auth
-            && !state.authenticated
-            && matches!(
-                method.as_str(),
-                "session/new" | "session/load" | "session/resume"
-            )
-        {
-            return Decision::Reject(
-                responder,
-                RpcError::new(codes::AUTH_REQUIRED, "Authentication required")
-                    .with_data(serde_json::json!({ "authMethods": state.auth_methods.clone() })),
-            );
-        }
-
-        // Sessions.
-        let session_id = params
-            .get("sessionId")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        match (info.session, &session_id) {
-            (SessionScope::Required, Some(id)) if !state.session_known(id) => {
-                return Decision::Reject(responder, unknown_session(id));
-            }
-            (SessionScope::Optional, Some(id)) if !state.session_known(id) => {
-                return Decision::Reject(responder, unknown_session(id));
-            }
-            _ => {}
-        }
-
-        // Per-method bookkeeping, finished when the answer goes out.
-        let finisher: Option<Finisher> = match (role, method.as_str()) {
-            (Role::Agent, "initialize") => {
-                state.phase = Phase::Initializing;
-                state.peer_caps = params
-                    .get("clientCapabilities")
-                    .cloned()
-                    .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
-                let requested = params.get("protocolVersion").and_then(Value::as_u64);
-                let (finisher, after_send) = self.finish_initialize(requested, &request);
+    /// Installs what runs when the answer goes out: the effect, and `null`
+    /// read as `{}` (every ACP v1 result is an object; a handler that
+    /// returned nothing answers `{}`).
+    fn on_answer(&self, effect: Effect, request: &IncomingRequest, responder: &Responder) {
+        let finisher: Finisher = match effect {
+            Effect::None => Box::new(null_as_empty),
+            Effect::Initialize { requested } => {
+                let (finisher, after_send) = self.finish_initialize(requested, request);
                 responder.set_after_send(after_send);
-                Some(finisher)
+                Box::new(move |result| finisher(null_as_empty(result)))
             }
-            (Role::Agent, "session/prompt") => {
-                let Some(id) = session_id.clone() else {
-                    return Decision::Reject(responder, RpcError::invalid_params("sessionId"));
-                };
-                let session = state.sessions.entry(id.clone()).or_default();
-                if session.turn.is_some() {
-                    return Decision::Reject(
-                        responder,
-                        RpcError::invalid_request(format!(
-                            "session `{id}` already has a prompt turn in progress"
-                        ))
-                        .with_data(serde_json::json!({ "sessionId": id })),
-                    );
-                }
-                if let Some((i, needed)) = unsupported_prompt_content(&params, &state.local_caps) {
-                    return Decision::Reject(
-                        responder,
-                        RpcError::new(
-                            codes::INVALID_PARAMS,
-                            format!(
-                                "prompt content needs `{}`, which was not advertised",
-                                needed.path()
-                            ),
-                        )
-                        .with_data(serde_json::json!({
-                            "field": format!("/prompt/{i}/type"),
-                            "message": format!("needs {}", needed.path()),
-                        })),
-                    );
-                }
-                let session = state.sessions.entry(id.clone()).or_default();
-                session.turn = Some(Turn {
-                    id: request.id.clone(),
-                    cancelled: false,
-                    signals: Some(Arc::downgrade(&request.signals)),
-                });
-                Some(finish_prompt(
-                    Arc::clone(&self.state),
-                    id,
-                    request.id.clone(),
-                ))
-            }
-            (Role::Agent, "session/new") => {
-                let cwd = params.get("cwd").and_then(Value::as_str).map(Into::into);
-                let st = Arc::clone(&self.state);
-                Some(Box::new(move |result| {
-                    if let Ok(raw) = &result
-                        && let Some(id) = tree(Some(raw)).get("sessionId").and_then(Value::as_str)
-                    {
-                        lock(&st).sessions.entry(id.to_owned()).or_default().cwd = cwd;
+            effect => {
+                let state = Arc::clone(&self.state);
+                Box::new(move |result| {
+                    let result = null_as_empty(result);
+                    let answer = result.as_ref().ok().map(|raw| &**raw);
+                    if effect.record(&mut lock(&state), answer) {
+                        // `session/cancel` came first: the turn ends
+                        // `cancelled`, whatever the handler returned.
+                        return answer_cancelled(&result);
                     }
                     result
-                }))
-            }
-            (Role::Agent, "session/load" | "session/resume") => {
-                // Registered now, so that the replay sent while loading can
-                // name it; removed again if the load fails.
-                let Some(id) = session_id.clone() else {
-                    return Decision::Reject(responder, RpcError::invalid_params("sessionId"));
-                };
-                let existed = state.sessions.contains_key(&id);
-                let cwd = params.get("cwd").and_then(Value::as_str).map(Into::into);
-                state.sessions.entry(id.clone()).or_default().cwd = cwd;
-                let st = Arc::clone(&self.state);
-                Some(Box::new(move |result| {
-                    if result.is_err() && !existed {
-                        lock(&st).sessions.remove(&id);
-                    }
-                    result
-                }))
-            }
-            (Role::Agent, "session/close" | "session/delete") => {
-                let st = Arc::clone(&self.state);
-                session_id.clone().map(|id| -> Finisher {
-                    Box::new(move |result| {
-                        if result.is_ok() {
-                            lock(&st).sessions.remove(&id);
-                        }
-                        result
-                    })
                 })
             }
-            (Role::Agent, "authenticate" | "logout") => {
-                let st = Arc::clone(&self.state);
-                let login = method == "authenticate";
-                Some(Box::new(move |result| {
-                    if result.is_ok() {
-                        lock(&st).authenticated = login;
-                    }
-                    result
-                }))
-            }
-            (Role::Client, "session/request_permission") => {
-                let id = session_id.clone().unwrap_or_default();
-                state
-                    .sessions
-                    .entry(id.clone())
-                    .or_default()
-                    .permissions
-                    .push(request.id.clone());
-                let st = Arc::clone(&self.state);
-                let rid = request.id.clone();
-                Some(Box::new(move |result| {
-                    if let Some(s) = lock(&st).sessions.get_mut(&id) {
-                        s.permissions.retain(|p| *p != rid);
-                    }
-                    result
-                }))
-            }
-            _ => None,
-        };
-        drop(state);
-        // Every ACP v1 result is an object: a handler that answers `null`
-        // (returned nothing) answers `{}`.
-        let finisher: Finisher = match finisher {
-            Some(f) => Box::new(move |result| f(null_as_empty(result))),
-            None => Box::new(null_as_empty),
         };
         responder.set_finisher(finisher);
-        Decision::Pass(request, responder)
     }
 
     /// Agent side: once the host answers `initialize`, negotiate the
@@ -509,34 +354,189 @@ impl ProtocolHandler {
     }
 }
 
-/// The prompt's finisher: ends the turn, and answers `cancelled` whatever
-/// the handler returned if `session/cancel` arrived first.
-fn finish_prompt(state: Arc<Mutex<State>>, session_id: String, id: crate::RequestId) -> Finisher {
-    Box::new(move |result| {
-        let cancelled = {
-            let mut s = lock(&state);
-            match s.sessions.get_mut(&session_id) {
-                Some(session) if session.turn.as_ref().is_some_and(|t| t.id == id) => {
-                    session.turn.take().is_some_and(|t| t.cancelled)
-                }
-                _ => false,
+/// Whether a request may be dispatched now or waits for `initialize`.
+#[derive(Debug, PartialEq, Eq)]
+enum Gate {
+    Open,
+    Defer,
+}
+
+/// A request (not a notification) that this side handles.
+fn kind_and_direction(state: &State, info: &MethodInfo, method: &str) -> Result<(), RpcError> {
+    if info.notification {
+        return Err(RpcError::invalid_request(format!(
+            "`{method}` is a notification, not a request"
+        )));
+    }
+    if info.handled_by != state.role {
+        return Err(
+            RpcError::method_not_found(method).with_data(serde_json::json!({
+                "method": method,
+                "reason": format!("`{method}` is handled by the other side"),
+            })),
+        );
+    }
+    Ok(())
+}
+
+/// `initialize` first, once; the agent defers what is pipelined behind it.
+fn phase(state: &State, method: &str, draining: bool) -> Result<Gate, RpcError> {
+    match (state.role, state.phase, method) {
+        (Role::Agent, Phase::AwaitingInitialize, "initialize") => Ok(Gate::Open),
+        (Role::Agent, _, "initialize") => Err(RpcError::new(
+            codes::INVALID_REQUEST,
+            "Invalid request: the connection is already initialized",
+        )),
+        (Role::Agent, Phase::Initializing, _) if !draining => Ok(Gate::Defer),
+        (_, Phase::AwaitingInitialize, _) if !draining => Err(not_initialized(method)),
+        _ => Ok(Gate::Open),
+    }
+}
+
+/// The capability the method needs, advertised by this side.
+fn capability(state: &State, info: &MethodInfo, method: &str) -> Result<(), RpcError> {
+    match info.capability {
+        Some(cap) if !cap.advertised_in(&state.local_caps) => {
+            Err(not_advertised(method, cap.path()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Agent side, when the host requires it: sessions after `authenticate`.
+fn authentication(state: &State, required: bool, method: &str) -> Result<(), RpcError> {
+    let opens_session = matches!(method, "session/new" | "session/load" | "session/resume");
+    if state.role == Role::Agent && required && !state.authenticated && opens_session {
+        return Err(
+            RpcError::new(codes::AUTH_REQUIRED, "Authentication required")
+                .with_data(serde_json::json!({ "authMethods": state.auth_methods.clone() })),
+        );
+    }
+    Ok(())
+}
+
+/// The session the params name, which must be open when the method is
+/// about one.
+fn session(state: &State, info: &MethodInfo, params: &Value) -> Result<Option<String>, RpcError> {
+    let session_id = params
+        .get("sessionId")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    match (info.session, &session_id) {
+        (SessionScope::Required | SessionScope::Optional, Some(id)) if !state.session_known(id) => {
+            Err(unknown_session(id))
+        }
+        _ => Ok(session_id),
+    }
+}
+
+/// What the answer will change, and what is reserved now: the phase for
+/// `initialize`, the prompt turn (one per session, with prompt content
+/// this side advertised), the session a load registers, a pending
+/// permission request.
+fn reserve(
+    state: &mut State,
+    method: &str,
+    params: &Value,
+    session_id: Option<String>,
+    request: &IncomingRequest,
+) -> Result<Effect, RpcError> {
+    let cwd = || params.get("cwd").and_then(Value::as_str).map(str::to_owned);
+    Ok(match (state.role, method) {
+        (Role::Agent, "initialize") => {
+            state.phase = Phase::Initializing;
+            state.peer_caps = params
+                .get("clientCapabilities")
+                .cloned()
+                .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+            Effect::Initialize {
+                requested: params.get("protocolVersion").and_then(Value::as_u64),
             }
-        };
-        if !cancelled {
-            return result;
         }
-        let mut answer = match &result {
-            Ok(raw) => tree(Some(raw)),
-            Err(_) => Value::Null,
-        };
-        if !answer.is_object() {
-            answer = Value::Object(serde_json::Map::new());
+        (Role::Agent, "session/prompt") => {
+            let id = session_id.ok_or_else(|| RpcError::invalid_params("sessionId"))?;
+            let busy = state.sessions.get(&id).is_some_and(|s| s.turn.is_some());
+            if busy {
+                return Err(RpcError::invalid_request(format!(
+                    "session `{id}` already has a prompt turn in progress"
+                ))
+                .with_data(serde_json::json!({ "sessionId": id })));
+            }
+            if let Some((i, needed)) = unsupported_prompt_content(params, &state.local_caps) {
+                return Err(RpcError::new(
+                    codes::INVALID_PARAMS,
+                    format!(
+                        "prompt content needs `{}`, which was not advertised",
+                        needed.path()
+                    ),
+                )
+                .with_data(serde_json::json!({
+                    "field": format!("/prompt/{i}/type"),
+                    "message": format!("needs {}", needed.path()),
+                })));
+            }
+            state.sessions.entry(id.clone()).or_default().turn = Some(Turn {
+                id: request.id.clone(),
+                cancelled: false,
+                signals: Some(Arc::downgrade(&request.signals)),
+            });
+            Effect::Prompt {
+                session_id: id,
+                request_id: request.id.clone(),
+            }
         }
-        if let Some(obj) = answer.as_object_mut() {
-            obj.insert("stopReason".into(), Value::from("cancelled"));
+        (Role::Agent, "session/new") => Effect::Open {
+            session_id: None,
+            cwd: cwd(),
+            counted: false,
+            registered: false,
+        },
+        (Role::Agent, "session/load" | "session/resume") => {
+            // Registered now, so that the replay sent while loading can
+            // name it; removed again if the load fails.
+            let id = session_id.ok_or_else(|| RpcError::invalid_params("sessionId"))?;
+            let registered = !state.sessions.contains_key(&id);
+            state.sessions.entry(id.clone()).or_default().cwd = cwd().map(Into::into);
+            Effect::Open {
+                session_id: Some(id),
+                cwd: cwd(),
+                counted: false,
+                registered,
+            }
         }
-        crate::json::to_raw(&answer).map_err(|e| RpcError::internal_error(e.to_string()))
+        (Role::Agent, "session/close" | "session/delete") => match session_id {
+            Some(session_id) => Effect::Close { session_id },
+            None => Effect::None,
+        },
+        (Role::Agent, "authenticate") => Effect::Auth(true),
+        (Role::Agent, "logout") => Effect::Auth(false),
+        (Role::Client, "session/request_permission") => {
+            let id = session_id.unwrap_or_default();
+            let session = state.sessions.entry(id.clone()).or_default();
+            session.permissions.push(request.id.clone());
+            Effect::Permission {
+                session_id: id,
+                request_id: request.id.clone(),
+            }
+        }
+        _ => Effect::None,
     })
+}
+
+/// A prompt's answer once `session/cancel` came first: the handler's
+/// result (or `{}` for an error) with `stopReason: "cancelled"`.
+fn answer_cancelled(result: &Result<Box<RawValue>, RpcError>) -> Result<Box<RawValue>, RpcError> {
+    let mut answer = match result {
+        Ok(raw) => tree(Some(raw)),
+        Err(_) => Value::Null,
+    };
+    if !answer.is_object() {
+        answer = Value::Object(serde_json::Map::new());
+    }
+    if let Some(obj) = answer.as_object_mut() {
+        obj.insert("stopReason".into(), Value::from("cancelled"));
+    }
+    crate::json::to_raw(&answer).map_err(|e| RpcError::internal_error(e.to_string()))
 }
 
 /// Prompt content types need the matching `promptCapabilities`: returns the

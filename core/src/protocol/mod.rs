@@ -34,10 +34,20 @@
 //! * **Authentication** (agent side, [`AcpOptions::require_auth`]):
 //!   `session/new|load|resume` answer `-32000` with `data.authMethods` until
 //!   `authenticate` succeeds.
+//!
+//! Where each rule lives: `incoming.rs` checks what the peer sends (its
+//! `check` runs the named checks in order: kind and direction, phase,
+//! validation, capability, authentication, session, then `reserve`),
+//! `outgoing.rs` checks what this side sends (its `check`, the same
+//! order); both return an `Effect` (`effect.rs`), what the answer changes
+//! in the shared `State` (`state.rs`), recorded once when the answer goes
+//! out or comes back. `methods.rs` is the method table, `validate.rs` the
+//! field rules, `services.rs` the client services the core answers for.
 
 pub mod methods;
 pub mod validate;
 
+mod effect;
 mod incoming;
 mod outgoing;
 mod services;

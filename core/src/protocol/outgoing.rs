@@ -13,34 +13,13 @@ use std::time::Duration;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::effect::Effect;
 use super::incoming::unsupported_prompt_content;
 use super::methods::{self, SessionScope};
 use super::state::{Phase, State, Turn, session_id_of, tree};
 use super::{Role, validate};
 use crate::error::{CallError, Refusal};
 use crate::rpc::{CallOptions, CallResult, CancelHandle, OutgoingCall, Peer, lock};
-
-/// What the answer to a call changes in the protocol state.
-enum Effect {
-    None,
-    /// Client: `initialize` (peer caps, version, phase).
-    Initialize,
-    /// `session/new` (id from the result) or load/resume (id known).
-    Open {
-        session_id: Option<String>,
-        cwd: Option<String>,
-    },
-    /// `session/close`, `session/delete`.
-    Close {
-        session_id: String,
-    },
-    /// `session/prompt`: ends the turn.
-    Prompt {
-        session_id: String,
-    },
-    /// `authenticate` (true) or `logout` (false).
-    Auth(bool),
-}
 
 /// An outgoing ACP call: a future of the peer's answer. Refused calls
 /// resolve at once to [`CallError::Refused`] or
@@ -144,85 +123,43 @@ pub(crate) fn empty_object() -> Box<RawValue> {
 
 fn apply(state: &Arc<Mutex<State>>, peer: &Peer, effect: Effect, result: CallResult) -> CallResult {
     let mut state = lock(state);
-    match effect {
-        Effect::None => result,
-        Effect::Initialize => {
-            let Ok(raw) = result else {
-                state.phase = Phase::AwaitingInitialize;
-                return result;
-            };
-            let answer = tree(Some(&raw));
-            let version = answer.get("protocolVersion").and_then(Value::as_u64);
-            let Some(version) = version
-                .and_then(|v| u16::try_from(v).ok())
-                .filter(|v| super::SUPPORTED_VERSIONS.contains(v))
-            else {
-                state.phase = Phase::AwaitingInitialize;
-                drop(state);
-                // The spec: a client that cannot speak the agent's
-                // version closes the connection.
-                let closer = peer.clone();
-                peer.spawn(async move { closer.close().await });
-                return Err(CallError::Refused(Refusal::UnsupportedVersion {
-                    version: answer
-                        .get("protocolVersion")
-                        .map_or_else(|| "(none)".to_owned(), Value::to_string),
-                }));
-            };
-            state.version = Some(version);
-            state.peer_caps = answer
-                .get("agentCapabilities")
-                .cloned()
-                .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
-            state.auth_methods = answer
-                .get("authMethods")
-                .cloned()
-                .unwrap_or_else(|| Value::Array(Vec::new()));
-            state.phase = Phase::Ready;
-            Ok(raw)
-        }
-        Effect::Open { session_id, cwd } => {
-            state.opening = state.opening.saturating_sub(1);
-            if let Ok(raw) = &result {
-                let id = session_id.or_else(|| {
-                    tree(Some(raw))
-                        .get("sessionId")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned)
-                });
-                if let Some(id) = id {
-                    let cwd: Option<std::path::PathBuf> = cwd.map(Into::into);
-                    state.services.opened(&id, cwd.as_deref());
-                    state.sessions.entry(id).or_default().cwd = cwd;
-                }
-            }
-            result
-        }
-        Effect::Close { session_id } => {
-            if result.is_ok() {
-                state.sessions.remove(&session_id);
-                state.services.closed(&session_id);
-            }
-            result
-        }
-        Effect::Prompt { session_id } => {
-            if let Some(s) = state.sessions.get_mut(&session_id) {
-                s.turn = None;
-            }
-            if let Ok(raw) = &result
-                && tree(Some(raw)).get("stopReason").and_then(Value::as_str) == Some("cancelled")
-            {
-                state.services.turn_cancelled(&session_id);
-            }
-            result
-        }
-        Effect::Auth(login) => {
-            if result.is_ok() {
-                state.authenticated = login;
-            }
-            result
-        }
-    }
+    let Effect::Initialize { .. } = effect else {
+        effect.record(&mut state, result.as_ref().ok().map(|raw| &**raw));
+        return result;
+    };
+    let Ok(raw) = result else {
+        state.phase = Phase::AwaitingInitialize;
+        return result;
+    };
+    let answer = tree(Some(&raw));
+    let version = answer.get("protocolVersion").and_then(Value::as_u64);
+    let Some(version) = version
+        .and_then(|v| u16::try_from(v).ok())
+        .filter(|v| super::SUPPORTED_VERSIONS.contains(v))
+    else {
+        state.phase = Phase::AwaitingInitialize;
+        drop(state);
+        // The spec: a client that cannot speak the agent's version closes
+        // the connection.
+        let closer = peer.clone();
+        peer.spawn(async move { closer.close().await });
+        return Err(CallError::Refused(Refusal::UnsupportedVersion {
+            version: answer
+                .get("protocolVersion")
+                .map_or_else(|| "(none)".to_owned(), Value::to_string),
+        }));
+    };
+    state.version = Some(version);
+    state.peer_caps = answer
+        .get("agentCapabilities")
+        .cloned()
+        .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    state.auth_methods = answer
+        .get("authMethods")
+        .cloned()
+        .unwrap_or_else(|| Value::Array(Vec::new()));
+    state.phase = Phase::Ready;
+    Ok(raw)
 }
 
 /// A call that passed the checks: the params to send (rewritten for
@@ -429,7 +366,7 @@ fn check(
                 .get("clientCapabilities")
                 .cloned()
                 .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
-            Effect::Initialize
+            Effect::Initialize { requested: None }
         }
         "session/new" | "session/load" | "session/resume" => {
             st.opening += 1;
@@ -440,6 +377,8 @@ fn check(
                     session_id
                 },
                 cwd: params.get("cwd").and_then(Value::as_str).map(str::to_owned),
+                counted: true,
+                registered: false,
             }
         }
         "session/close" | "session/delete" => match session_id {
@@ -467,7 +406,10 @@ fn check(
                 cancelled: false,
                 signals: None,
             });
-            Effect::Prompt { session_id: id }
+            Effect::Prompt {
+                session_id: id,
+                request_id: crate::RequestId::Null,
+            }
         }
         "authenticate" => Effect::Auth(true),
         "logout" => Effect::Auth(false),
