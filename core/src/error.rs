@@ -70,9 +70,13 @@ impl RpcError {
         Self::new(codes::PARSE_ERROR, "Parse error").with_data(detail.into())
     }
 
-    /// `-32600`: the frame was JSON but not a valid JSON-RPC message.
+    /// `-32600`: the frame was JSON but not a valid JSON-RPC message, or a
+    /// request that cannot be taken now. The reason is in the message
+    /// (`Invalid request: <detail>`) and, as a string, in `data` (which a
+    /// caller may replace with structured data; the message keeps it).
     pub fn invalid_request(detail: impl Into<String>) -> Self {
-        Self::new(codes::INVALID_REQUEST, "Invalid request").with_data(detail.into())
+        let detail = detail.into();
+        Self::new(codes::INVALID_REQUEST, format!("Invalid request: {detail}")).with_data(detail)
     }
 
     /// `-32601` with `data: {"method": method}`.

@@ -167,8 +167,7 @@ fn is_null(raw: &RawValue) -> bool {
 
 /// Decodes one frame (one JSON value).
 ///
-/// * `jsonrpc` may be missing (some peers omit it) but, when present, must
-///   be `"2.0"` (`null` is present and wrong).
+/// * `jsonrpc` must be `"2.0"` (missing or `null` is `-32600`).
 /// * With `method`: a request when `id` is present (`"id": null` included:
 ///   it is answered with `"id": null`), else a notification. `"params":
 ///   null` is read as absent (JSON-RPC allows only an object or an array;
@@ -216,15 +215,18 @@ pub fn decode(frame: &[u8]) -> Result<Message, Box<DecodeError>> {
             ));
         }
     };
-    if let Some(v) = env.jsonrpc
-        && v.get() != "\"2.0\""
-    {
+    // JSON-RPC 2.0 requires the member; every ACP peer writes it.
+    let version = match env.jsonrpc {
+        Some(v) if v.get() == "\"2.0\"" => None,
+        Some(v) => Some(format!(
+            "`jsonrpc` must be \"2.0\", not {}",
+            capped(v.get())
+        )),
+        None => Some("`jsonrpc` must be \"2.0\" (it is missing)".to_owned()),
+    };
+    if let Some(detail) = version {
         let looks_like_response = env.method.is_none();
-        return Err(invalid(
-            format!("`jsonrpc` must be \"2.0\", not {}", v.get()),
-            id,
-            !looks_like_response,
-        ));
+        return Err(invalid(detail, id, !looks_like_response));
     }
     if let Some(method) = env.method {
         let method: String = serde_json::from_str(method.get())
@@ -286,6 +288,19 @@ fn parse_error(e: &serde_json::Error) -> Box<DecodeError> {
         id: None,
         answerable: true,
     })
+}
+
+/// At most the first 64 bytes of a peer's text, for an error message.
+fn capped(text: &str) -> std::borrow::Cow<'_, str> {
+    const MAX: usize = 64;
+    if text.len() <= MAX {
+        return text.into();
+    }
+    let mut end = MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes)", &text[..end], text.len()).into()
 }
 
 fn invalid(detail: String, id: Option<RequestId>, answerable: bool) -> Box<DecodeError> {
@@ -442,14 +457,25 @@ mod tests {
     }
 
     #[test]
-    fn missing_jsonrpc_is_tolerated_wrong_one_is_not() {
-        assert!(matches!(
-            decode(br#"{"id":1,"method":"m"}"#),
-            Ok(Message::Request { .. })
-        ));
-        let err = decode(br#"{"jsonrpc":"1.0","id":1,"method":"m"}"#).unwrap_err();
-        assert_eq!(err.error.code, crate::codes::INVALID_REQUEST);
-        assert_eq!(err.id, Some(RequestId::Number(1)));
+    fn jsonrpc_must_be_2_0_missing_wrong_or_null() {
+        for (frame, says) in [
+            (r#"{"id":1,"method":"m"}"#, "(it is missing)"),
+            (r#"{"jsonrpc":"1.0","id":1,"method":"m"}"#, "not \"1.0\""),
+            (r#"{"jsonrpc":null,"id":1,"method":"m"}"#, "not null"),
+        ] {
+            let err = decode(frame.as_bytes()).unwrap_err();
+            assert_eq!(err.error.code, crate::codes::INVALID_REQUEST, "{frame}");
+            assert!(err.error.message.contains(says), "{}", err.error.message);
+            assert_eq!(err.id, Some(RequestId::Number(1)));
+            assert!(err.answerable);
+        }
+        // A response without it is reported, never answered.
+        let err = decode(br#"{"id":1,"result":{}}"#).unwrap_err();
+        assert!(!err.answerable);
+        // A long wrong value is not echoed whole.
+        let long = format!(r#"{{"jsonrpc":"{}","method":"m"}}"#, "x".repeat(100_000));
+        let err = decode(long.as_bytes()).unwrap_err();
+        assert!(err.error.message.len() < 200, "{}", err.error.message.len());
     }
 
     #[test]

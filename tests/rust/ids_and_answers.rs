@@ -64,9 +64,11 @@ async fn a_second_request_with_an_in_flight_id_is_refused() {
     let (_req, responder) = parked.take().await;
     peer.send(json!({"jsonrpc": "2.0", "id": 5, "method": "again"}))
         .await;
+    // Refused under no id, so it cannot pass for the answer to id 5.
     let refusal = peer.expect().await;
-    assert_eq!(refusal["id"], 5);
+    assert_eq!(refusal["id"], serde_json::Value::Null);
     assert_eq!(refusal["error"]["code"], -32600);
+    assert_eq!(refusal["error"]["data"]["id"], 5);
     events.wait_for("DuplicateRequestId").await;
     // The first request is still answered normally.
     responder.respond(Ok(raw(json!("first")))).expect("answer");

@@ -23,6 +23,61 @@ impl Handler for PermissionUi {
     }
 }
 
+impl PermissionUi {
+    /// The next permission request the UI parked.
+    async fn next(&self) -> (CancellationToken, Responder) {
+        within("permission asked", async {
+            loop {
+                if let Some(p) = self.0.lock().expect("ui").pop() {
+                    return p;
+                }
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+        })
+        .await
+    }
+}
+
+/// A client with `ui` as its host against a raw agent, initialized, with
+/// session `s1` open.
+async fn raw_client_with_session(
+    ui: &PermissionUi,
+) -> (libacp_core::AcpConnection, libacp_tests::RawPeer) {
+    let (client, mut agent) = libacp_tests::acp_client_raw(ui.clone());
+    for (method, params, result) in [
+        (
+            "initialize",
+            libacp_tests::init_params(json!({})),
+            json!({"protocolVersion": 1, "agentCapabilities": {}}),
+        ),
+        (
+            "session/new",
+            json!({"cwd": "/w", "mcpServers": []}),
+            json!({"sessionId": "s1"}),
+        ),
+    ] {
+        let call = tokio::spawn({
+            let client = client.clone();
+            async move { client.request_json(method, &params).await }
+        });
+        let req = agent.expect().await;
+        agent
+            .send(json!({"jsonrpc": "2.0", "id": req["id"], "result": result}))
+            .await;
+        within(method, call).await.expect("task").expect(method);
+    }
+    (client, agent)
+}
+
+/// The agent's `session/request_permission` number `id` for session `s1`.
+fn permission_request(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "session/request_permission", "params": {
+        "sessionId": "s1",
+        "toolCall": {"toolCallId": "t1"},
+        "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]
+    }})
+}
+
 #[tokio::test]
 async fn cancel_answers_pending_permission_requests_cancelled() {
     let ui = PermissionUi::default();
@@ -41,15 +96,7 @@ async fn cancel_answers_pending_permission_requests_cancelled() {
                 .await
         }
     });
-    let (token, responder) = within("permission asked", async {
-        loop {
-            if let Some(p) = ui.0.lock().expect("ui").pop() {
-                return p;
-            }
-            tokio::time::sleep(Duration::from_millis(2)).await;
-        }
-    })
-    .await;
+    let (token, responder) = ui.next().await;
     client.cancel_session(&sid).await.expect("cancel sent");
     assert!(token.is_cancelled(), "the UI is told to dismiss its prompt");
     // The user clicks too late: refused, not sent.
@@ -67,6 +114,69 @@ async fn cancel_answers_pending_permission_requests_cancelled() {
         "cancelled"
     );
     assert_eq!(answer["stopReason"], "cancelled");
+}
+
+/// The race seen in 5 of 500 runs: the host's "selected" landed after
+/// `session/cancel` was queued and before the core answered `cancelled`.
+/// Pending permission requests must be taken from the host before the
+/// notification is queued. Made deterministic with back-pressure: the
+/// agent stops reading, so `session/cancel` waits for room in the outgoing
+/// queue; meanwhile the request must already be cancelled (the host's
+/// click refused), and once the agent reads again it gets `session/cancel`
+/// and then `cancelled`.
+#[tokio::test]
+async fn pending_permissions_are_taken_from_the_host_before_session_cancel_is_queued() {
+    let ui = PermissionUi::default();
+    let (client, mut agent) = raw_client_with_session(&ui).await;
+    agent.send(permission_request(7)).await;
+    let (token, responder) = ui.next().await;
+    // The agent stops reading: fill the pipe and the outgoing queue.
+    let filler = json!({"pad": "x".repeat(1024)});
+    let mut queued = 0;
+    loop {
+        match client.try_notify("_test/fill", Some(libacp_tests::raw(filler.clone()))) {
+            Ok(libacp_core::TryNotify::Sent) => queued += 1,
+            Ok(libacp_core::TryNotify::Full(_)) => break,
+            Err(e) => panic!("fill: {e}"),
+        }
+        if queued % 64 == 0 {
+            tokio::task::yield_now().await;
+        }
+    }
+    let cancel = tokio::spawn({
+        let client = client.clone();
+        async move { client.cancel_session("s1").await }
+    });
+    // session/cancel is waiting for room; the request is no longer the host's.
+    within("the permission request is taken from the host", async {
+        while !token.is_cancelled() {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    })
+    .await;
+    assert!(!cancel.is_finished(), "session/cancel waits for room");
+    assert_eq!(
+        responder.respond(Ok(libacp_tests::raw(
+            json!({"outcome": {"outcome": "selected", "optionId": "allow"}})
+        ))),
+        Err(libacp_core::RespondError::Cancelled)
+    );
+    // The agent reads again: the fillers, session/cancel, then `cancelled`.
+    let mut order = Vec::new();
+    while order.len() < 2 {
+        let frame = within("frames", agent.expect()).await;
+        if frame["method"] == "_test/fill" {
+            continue;
+        }
+        order.push(frame);
+    }
+    within("cancel sent", cancel)
+        .await
+        .expect("task")
+        .expect("cancel");
+    assert_eq!(order[0]["method"], "session/cancel");
+    assert_eq!(order[1]["id"], 7);
+    assert_eq!(order[1]["result"]["outcome"]["outcome"], "cancelled");
 }
 
 #[tokio::test]
@@ -146,4 +256,46 @@ async fn session_cancel_fires_the_prompt_handlers_token_and_keeps_its_updates_or
         answer["result"]["stopReason"], "cancelled",
         "end_turn rewritten"
     );
+}
+
+/// After the client cancelled a turn, a permission request for that
+/// session arriving before the prompt's answer is answered `cancelled` by
+/// the core: the host (which already dismissed the turn) never sees it.
+/// Once the prompt is answered, permission requests reach the host again.
+#[tokio::test]
+async fn permission_requests_after_cancel_and_before_the_answer_are_answered_cancelled() {
+    let ui = PermissionUi::default();
+    let (client, mut agent) = raw_client_with_session(&ui).await;
+    let turn = tokio::spawn({
+        let client = client.clone();
+        let params = json!({"sessionId": "s1", "prompt": [{"type": "text", "text": "go"}]});
+        async move {
+            client
+                .request_json("session/prompt", &params)
+                .decode::<Value>()
+                .await
+        }
+    });
+    let prompt = agent.expect().await;
+    assert_eq!(prompt["method"], "session/prompt");
+    client.cancel_session("s1").await.expect("cancel");
+    assert_eq!(agent.expect().await["method"], "session/cancel");
+    agent.send(permission_request(8)).await;
+    let answer = agent.expect().await;
+    assert_eq!(answer["id"], 8);
+    assert_eq!(answer["result"]["outcome"]["outcome"], "cancelled");
+    assert!(ui.0.lock().expect("ui").is_empty(), "the host never saw it");
+    // The agent ends the turn; the next permission request is the host's.
+    agent
+        .send(json!({"jsonrpc": "2.0", "id": prompt["id"], "result": {"stopReason": "cancelled"}}))
+        .await;
+    let ended = within("turn ends", turn).await.expect("task").expect("ok");
+    assert_eq!(ended["stopReason"], "cancelled");
+    agent.send(permission_request(9)).await;
+    within("the host gets it", async {
+        while ui.0.lock().expect("ui").is_empty() {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    })
+    .await;
 }

@@ -27,17 +27,31 @@ pub(crate) struct ProtocolHandler {
 }
 
 enum Decision {
+    /// To the host (or a client service).
     Pass(IncomingRequest, Responder),
-    Reject(Responder, RpcError),
+    /// Answered by the protocol layer: a refusal, or an answer the rules
+    /// give without the host.
+    Answer(Responder, Result<Box<RawValue>, RpcError>),
+    /// Pipelined behind `initialize`.
     Deferred,
+}
+
+/// What the checks decided for an admissible request.
+enum Admission {
+    /// Dispatch it; its answer records the effect.
+    Pass(Effect),
+    /// Answer it without the host.
+    Answer(Box<RawValue>),
+    /// Wait until `initialize` is answered.
+    Defer,
 }
 
 impl Handler for ProtocolHandler {
     fn on_request(&self, request: IncomingRequest, responder: Responder) {
         match self.admit(request, responder, false) {
             Decision::Pass(request, responder) => self.pass(request, responder),
-            Decision::Reject(responder, error) => {
-                let _ = responder.respond(Err(error));
+            Decision::Answer(responder, answer) => {
+                let _ = responder.respond(answer);
             }
             Decision::Deferred => {}
         }
@@ -111,13 +125,14 @@ impl ProtocolHandler {
         };
         let mut state = lock(&self.state);
         match self.check(&mut state, info, &request, draining) {
-            Err(error) => Decision::Reject(responder, error),
-            Ok(None) => {
+            Err(error) => Decision::Answer(responder, Err(error)),
+            Ok(Admission::Answer(answer)) => Decision::Answer(responder, Ok(answer)),
+            Ok(Admission::Defer) => {
                 // Pipelined behind `initialize`: handled once it is answered.
                 state.deferred.push((request, responder));
                 Decision::Deferred
             }
-            Ok(Some(effect)) => {
+            Ok(Admission::Pass(effect)) => {
                 drop(state);
                 self.on_answer(effect, &request, &responder);
                 Decision::Pass(request, responder)
@@ -128,18 +143,18 @@ impl ProtocolHandler {
     /// The checks, in order: what the request is, the phase, its params,
     /// the capabilities this side advertised, authentication, its session;
     /// then what its answer will change (reserving a prompt turn, a loading
-    /// session). `Ok(None)`: deferred until `initialize` is answered.
+    /// session).
     fn check(
         &self,
         state: &mut State,
         info: &MethodInfo,
         request: &IncomingRequest,
         draining: bool,
-    ) -> Result<Option<Effect>, RpcError> {
+    ) -> Result<Admission, RpcError> {
         let method = request.method.as_str();
         kind_and_direction(state, info, method)?;
         if phase(state, method, draining)? == Gate::Defer {
-            return Ok(None);
+            return Ok(Admission::Defer);
         }
         // Required fields, absolute paths, 1-based lines, on a tree of only
         // the members read here: large contents are left to the host's own
@@ -152,7 +167,7 @@ impl ProtocolHandler {
         capability(state, info, method)?;
         authentication(state, self.require_auth, method)?;
         let session_id = session(state, info, &params)?;
-        reserve(state, method, &params, session_id, request).map(Some)
+        reserve(state, method, &params, session_id, request)
     }
 
     /// Installs what runs when the answer goes out: the effect, and `null`
@@ -222,8 +237,8 @@ impl ProtocolHandler {
                         for (request, responder) in batch {
                             match this.admit(request, responder, true) {
                                 Decision::Pass(request, responder) => this.pass(request, responder),
-                                Decision::Reject(responder, error) => {
-                                    let _ = responder.respond(Err(error));
+                                Decision::Answer(responder, answer) => {
+                                    let _ = responder.respond(answer);
                                 }
                                 Decision::Deferred => {}
                             }
@@ -433,16 +448,18 @@ fn session(state: &State, info: &MethodInfo, params: &Value) -> Result<Option<St
 /// What the answer will change, and what is reserved now: the phase for
 /// `initialize`, the prompt turn (one per session, with prompt content
 /// this side advertised), the session a load registers, a pending
-/// permission request.
+/// permission request. Client side, a permission request for a session
+/// whose turn this side cancelled (`cancel_session`) is answered
+/// `cancelled` at once: the host never sees it.
 fn reserve(
     state: &mut State,
     method: &str,
     params: &Value,
     session_id: Option<String>,
     request: &IncomingRequest,
-) -> Result<Effect, RpcError> {
+) -> Result<Admission, RpcError> {
     let cwd = || params.get("cwd").and_then(Value::as_str).map(str::to_owned);
-    Ok(match (state.role, method) {
+    Ok(Admission::Pass(match (state.role, method) {
         (Role::Agent, "initialize") => {
             state.phase = Phase::Initializing;
             state.peer_caps = params
@@ -457,10 +474,12 @@ fn reserve(
             let id = session_id.ok_or_else(|| RpcError::invalid_params("sessionId"))?;
             let busy = state.sessions.get(&id).is_some_and(|s| s.turn.is_some());
             if busy {
-                return Err(RpcError::invalid_request(format!(
-                    "session `{id}` already has a prompt turn in progress"
-                ))
-                .with_data(serde_json::json!({ "sessionId": id })));
+                let reason = format!(
+                    "session `{id}` already has a prompt turn in progress; \
+                     send session/cancel, or wait for its answer"
+                );
+                return Err(RpcError::invalid_request(reason.clone())
+                    .with_data(serde_json::json!({ "sessionId": id, "reason": reason })));
             }
             if let Some((i, needed)) = unsupported_prompt_content(params, &state.local_caps) {
                 return Err(RpcError::new(
@@ -513,6 +532,9 @@ fn reserve(
         (Role::Client, "session/request_permission") => {
             let id = session_id.unwrap_or_default();
             let session = state.sessions.entry(id.clone()).or_default();
+            if session.turn.as_ref().is_some_and(|t| t.cancelled) {
+                return Ok(Admission::Answer(cancelled_permission()));
+            }
             session.permissions.push(request.id.clone());
             Effect::Permission {
                 session_id: id,
@@ -520,7 +542,7 @@ fn reserve(
             }
         }
         _ => Effect::None,
-    })
+    }))
 }
 
 /// A prompt's answer once `session/cancel` came first: the handler's

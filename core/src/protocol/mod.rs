@@ -24,7 +24,11 @@
 //!   one prompt turn per session.
 //! * **Cancellation.** Client side: [`AcpPeer::cancel_session`] sends
 //!   `session/cancel` and answers the session's pending permission requests
-//!   `cancelled` (their handlers see their cancellation token fire). Agent
+//!   `cancelled` (their handlers see their cancellation token fire, before
+//!   the notification is queued, so a late click is refused, never sent);
+//!   permission requests for that session arriving after the cancel and
+//!   before the prompt's answer are answered `cancelled` by the core, never
+//!   shown to the host. Agent
 //!   side: `session/cancel` fires the prompt handler's cancellation token,
 //!   and the prompt's answer is `stopReason: "cancelled"` whatever the
 //!   handler answers (even an error, even a dropped responder).
@@ -394,7 +398,11 @@ impl AcpPeer {
     /// `session/cancel`, and answers every `session/request_permission` of
     /// that session still pending with `outcome: cancelled` (the handlers of
     /// those requests see their cancellation token fire, so a UI can dismiss
-    /// its prompt).
+    /// its prompt). Those requests are taken from their handlers before the
+    /// notification is queued (a handler's answer from then on is refused
+    /// with [`crate::RespondError::Cancelled`]); their answers follow the
+    /// notification. Until the prompt is answered, new permission requests
+    /// for the session are answered `cancelled` without reaching the host.
     pub async fn cancel_session(&self, session_id: &str) -> Result<(), CallError> {
         let pending = {
             let mut st = lock(&self.state);
@@ -421,14 +429,22 @@ impl AcpPeer {
             pending
         };
         let peer = &self.peer;
+        // The pending permission requests are taken from the host before
+        // the notification is queued, so no answer of the host's can slip
+        // in between; their `cancelled` answers follow the notification
+        // (and are sent even if this future is dropped).
+        let claimed: Vec<_> = pending
+            .iter()
+            .filter_map(|id| peer.claim_for_handler(id, Ok(incoming::cancelled_permission())))
+            .collect();
         let sent = peer
             .notify(
                 "session/cancel",
                 &serde_json::json!({ "sessionId": session_id }),
             )
             .await;
-        for id in pending {
-            peer.answer_for_handler(&id, Ok(incoming::cancelled_permission()));
+        for claim in claimed {
+            claim.send();
         }
         sent
     }

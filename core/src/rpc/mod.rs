@@ -121,8 +121,8 @@ pub enum Event {
         /// What it carried.
         result: Result<Box<RawValue>, RpcError>,
     },
-    /// The peer reused the id of a request still in flight; it was answered
-    /// `-32600`.
+    /// The peer reused the id of a request still in flight; the duplicate
+    /// was answered `-32600` with `"id": null` (`data.id`: the reused id).
     DuplicateRequestId {
         /// The reused id.
         id: RequestId,
@@ -197,7 +197,9 @@ impl Event {
             }
             Event::DuplicateRequestId { id } => (
                 "duplicate_request_id",
-                format!("the peer reused the id {id} of a request in flight (answered -32600)"),
+                format!(
+                    "the peer reused the id {id} of a request in flight (answered -32600 with id null)"
+                ),
                 json!({ "id": id_json(id) }),
             ),
             Event::CancelForUnknownRequest { id } => (
@@ -620,14 +622,14 @@ impl Peer {
         self.shared.close_reason()
     }
 
-    /// Answers an incoming request on its handler's behalf (see
-    /// `responder::answer_for_handler`).
-    pub(crate) fn answer_for_handler(
+    /// Takes an incoming request's answer from its handler now, to send
+    /// later (see `responder::claim_for_handler`).
+    pub(crate) fn claim_for_handler(
         &self,
         id: &RequestId,
         result: Result<Box<RawValue>, RpcError>,
-    ) -> bool {
-        responder::answer_for_handler(&self.shared, id, result)
+    ) -> Option<responder::Claimed> {
+        responder::claim_for_handler(&self.shared, id, result)
     }
 
     /// The extension attached by the layer above (see `Shared::extension`).

@@ -225,7 +225,10 @@ fn send_answer(
 }
 
 /// Registers an incoming request as in flight. `None` when a request with
-/// the same id is already in flight (the duplicate is answered `-32600`).
+/// the same id is already in flight: the duplicate is answered `-32600`
+/// with `"id": null` and the reused id in `data.id`, so the peer cannot
+/// take the refusal for the answer to its first request (which is still
+/// answered normally, once, under its id).
 pub(crate) fn register(shared: &Arc<Shared>, id: &RequestId) -> Option<Arc<InflightState>> {
     let state = Arc::new(InflightState::new());
     {
@@ -233,12 +236,11 @@ pub(crate) fn register(shared: &Arc<Shared>, id: &RequestId) -> Option<Arc<Infli
         if table.contains_key(id) {
             drop(table);
             shared.event(Event::DuplicateRequestId { id: id.clone() });
-            shared.send_response(
-                Some(id),
-                Err(&RpcError::invalid_request(format!(
-                    "request id {id} is already in use by a request in flight"
-                ))),
-            );
+            let refusal = RpcError::invalid_request(format!(
+                "request id {id} is already in use by a request in flight"
+            ))
+            .with_data(serde_json::json!({ "id": id }));
+            shared.send_response(None, Err(&refusal));
             return None;
         }
         table.insert(id.clone(), Arc::clone(&state));
@@ -277,18 +279,57 @@ pub(crate) fn answer_for_handler(
     id: &RequestId,
     result: Result<Box<RawValue>, RpcError>,
 ) -> bool {
-    let state = lock(&shared.inflight).get(id).cloned();
-    let Some(state) = state else {
-        return false;
-    };
-    if state
+    claim_for_handler(shared, id, result)
+        .map(Claimed::send)
+        .is_some()
+}
+
+/// The first half of [`answer_for_handler`]: takes the answer away from
+/// the handler now (its signals fire, its own answer is refused from here
+/// on) and returns the claim, whose [`Claimed::send`] sends `result` later;
+/// a claim dropped unsent sends it then. `None` when the request is not in
+/// flight.
+pub(crate) fn claim_for_handler(
+    shared: &Arc<Shared>,
+    id: &RequestId,
+    result: Result<Box<RawValue>, RpcError>,
+) -> Option<Claimed> {
+    let state = lock(&shared.inflight).get(id).cloned()?;
+    state
         .answer
         .compare_exchange(OPEN, CANCELLED, Ordering::SeqCst, Ordering::SeqCst)
-        .is_err()
-    {
-        return false;
-    }
+        .ok()?;
     state.supersede();
-    send_answer(shared, id, &state, result);
-    true
+    Some(Claimed {
+        shared: Arc::clone(shared),
+        id: id.clone(),
+        state,
+        result: Some(result),
+    })
+}
+
+/// A request whose answer libacp took from its handler (see
+/// [`claim_for_handler`]): sent by [`Claimed::send`], or when dropped.
+pub(crate) struct Claimed {
+    shared: Arc<Shared>,
+    id: RequestId,
+    state: Arc<InflightState>,
+    result: Option<Result<Box<RawValue>, RpcError>>,
+}
+
+impl Claimed {
+    /// Sends the answer; whether it was queued.
+    pub(crate) fn send(mut self) -> bool {
+        self.result
+            .take()
+            .is_some_and(|result| send_answer(&self.shared, &self.id, &self.state, result))
+    }
+}
+
+impl Drop for Claimed {
+    fn drop(&mut self) {
+        if let Some(result) = self.result.take() {
+            send_answer(&self.shared, &self.id, &self.state, result);
+        }
+    }
 }
