@@ -14,14 +14,15 @@
 //! [`check`] works on a tree; the protocol layer builds it with
 //! `sparse_params`, which holds only the members the rules and the
 //! protocol bookkeeping read (`wanted`): everything else, such as an
-//! 8 MiB embedded resource or file content, is skipped over (a fast scan
-//! of text already known to be valid JSON), never unescaped or copied: the
-//! host's own decode is the only one.
+//! 8 MiB embedded resource or file content, is skipped over by the fast
+//! scan of `crate::json::scan`, never unescaped or copied: the host's own
+//! decode is the only one.
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::{RpcError, codes};
+use crate::json::scan::{self, Keep, Select};
 
 /// A failed rule: which field and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -287,6 +288,27 @@ enum Want {
     Items(&'static Want),
 }
 
+impl Select for Want {
+    fn keep(self) -> Keep<Self> {
+        match self {
+            Want::Value => Keep::Whole,
+            Want::Kind => Keep::Type,
+            Want::Members(_) => Keep::Members,
+            Want::Items(item) => Keep::Items(*item),
+        }
+    }
+
+    fn member(self, name: &str) -> Option<Self> {
+        let Want::Members(wanted) = self else {
+            return None;
+        };
+        wanted
+            .iter()
+            .find(|(w, _)| *w == name)
+            .map(|(_, want)| *want)
+    }
+}
+
 const SESSION_ID: (&str, Want) = ("sessionId", Want::Value);
 const CWD: (&str, Want) = ("cwd", Want::Value);
 const LOCATIONS: (&str, Want) = (
@@ -389,15 +411,7 @@ pub(crate) fn sparse_params(method: &str, params: Option<&RawValue>) -> Value {
     };
     let sparse = match wanted(method) {
         None => serde_json::from_str(raw.get()).ok(),
-        Some(members) => {
-            let mut walker = Walker {
-                text: raw.get(),
-                pos: 0,
-            };
-            walker
-                .value(&Want::Members(members))
-                .filter(|_| walker.peek().is_none())
-        }
+        Some(members) => scan::sparse(raw.get(), Want::Members(members)),
     }
     .unwrap_or(Value::Null);
     #[cfg(debug_assertions)]
@@ -439,128 +453,6 @@ fn debug_check_sparse(method: &str, raw: &RawValue, sparse: &Value) {
         Some(blocks.iter().map(|b| b.get("type").cloned()).collect())
     };
     assert_eq!(types(&full), types(&sparse), "{method} prompt types");
-}
-
-/// Walks raw params (valid JSON: a [`RawValue`]) and builds the sparse tree
-/// of a [`Want`]. Unwanted values are skipped with [`crate::json::skip_value`]
-/// (not validated again, not unescaped, not copied); wanted ones are parsed
-/// by `serde_json` exactly as a full parse would. `None` on anything
-/// unexpected, which the caller treats as unparseable params.
-struct Walker<'a> {
-    text: &'a str,
-    pos: usize,
-}
-
-impl<'a> Walker<'a> {
-    fn peek(&mut self) -> Option<u8> {
-        let bytes = self.text.as_bytes();
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(self.pos) {
-            self.pos += 1;
-        }
-        bytes.get(self.pos).copied()
-    }
-
-    fn eat(&mut self, byte: u8) -> Option<()> {
-        (self.peek()? == byte).then(|| self.pos += 1)
-    }
-
-    /// The next value's raw text, skipped.
-    fn raw(&mut self) -> Option<&'a str> {
-        self.peek()?;
-        let start = self.pos;
-        self.pos = crate::json::skip_value(self.text.as_bytes(), start)?;
-        self.text.get(start..self.pos)
-    }
-
-    /// The next value, whole.
-    fn whole(&mut self) -> Option<Value> {
-        serde_json::from_str(self.raw()?).ok()
-    }
-
-    fn value(&mut self, want: &Want) -> Option<Value> {
-        match want {
-            Want::Value => self.whole(),
-            Want::Kind => {
-                let raw = self.raw()?;
-                Some(match raw.as_bytes().first()? {
-                    b'"' => Value::String(String::new()),
-                    b'[' => Value::Array(Vec::new()),
-                    b'{' => Value::Object(Map::new()),
-                    _ => serde_json::from_str(raw).ok()?,
-                })
-            }
-            Want::Members(wanted) => {
-                if self.peek()? != b'{' {
-                    return self.whole();
-                }
-                self.pos += 1;
-                let mut members = Map::new();
-                if self.peek()? == b'}' {
-                    self.pos += 1;
-                    return Some(Value::Object(members));
-                }
-                loop {
-                    let key = self.raw()?;
-                    self.eat(b':')?;
-                    match member_index(key, wanted)? {
-                        // Later duplicates replace earlier ones, as in a
-                        // full tree.
-                        Some(i) => {
-                            let (name, want) = &wanted[i];
-                            let v = self.value(want)?;
-                            members.insert((*name).to_owned(), v);
-                        }
-                        None => {
-                            self.raw()?;
-                        }
-                    }
-                    match self.peek()? {
-                        b',' => self.pos += 1,
-                        b'}' => {
-                            self.pos += 1;
-                            return Some(Value::Object(members));
-                        }
-                        _ => return None,
-                    }
-                }
-            }
-            Want::Items(item) => {
-                if self.peek()? != b'[' {
-                    return self.whole();
-                }
-                self.pos += 1;
-                let mut items = Vec::new();
-                if self.peek()? == b']' {
-                    self.pos += 1;
-                    return Some(Value::Array(items));
-                }
-                loop {
-                    items.push(self.value(item)?);
-                    match self.peek()? {
-                        b',' => self.pos += 1,
-                        b']' => {
-                            self.pos += 1;
-                            return Some(Value::Array(items));
-                        }
-                        _ => return None,
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Which wanted member the raw key (a JSON string) names, if any; `None`
-/// if it is not a string.
-fn member_index(key: &str, wanted: &[(&str, Want)]) -> Option<Option<usize>> {
-    let inner = key.strip_prefix('"')?.strip_suffix('"')?;
-    let position = |name: &str| wanted.iter().position(|(w, _)| *w == name);
-    if inner.contains('\\') {
-        let name: String = serde_json::from_str(key).ok()?;
-        Some(position(&name))
-    } else {
-        Some(position(inner))
-    }
 }
 
 #[cfg(test)]
