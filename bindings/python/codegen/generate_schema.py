@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Generates ``libacp/schema.py`` (TypedDicts for the ACP v1 types) from the
-ACP JSON schema.
+ACP JSON schema, and ``libacp/_methods.py`` (the typed API's Python method
+name of each ACP method) from the spec's method tables.
 
     python bindings/python/codegen/generate_schema.py            # rewrite
     python bindings/python/codegen/generate_schema.py --check    # exit 1 on drift
 
 Input: ``tests/spec/v1-schema.json`` (a copy of the spec's ``v1/schema.json``)
-and ``tests/spec/v1-meta.json`` (the method tables). Output:
-``bindings/python/python/libacp/schema.py``. The test suite runs ``--check``
-so the committed module cannot drift from the schema.
+and ``tests/spec/v1-meta.json`` (a copy of its ``v1/meta.json``, the method
+tables). Output: ``bindings/python/python/libacp/schema.py`` and
+``bindings/python/python/libacp/_methods.py``. The test suite runs
+``--check`` so the committed modules cannot drift from the spec.
 
 Mapping (see the module docstring written below for the user's view):
 
@@ -38,6 +40,29 @@ ROOT = Path(__file__).resolve().parents[3]
 SCHEMA = ROOT / "tests" / "spec" / "v1-schema.json"
 META = ROOT / "tests" / "spec" / "v1-meta.json"
 OUTPUT = ROOT / "bindings" / "python" / "python" / "libacp" / "schema.py"
+METHODS_OUTPUT = ROOT / "bindings" / "python" / "python" / "libacp" / "_methods.py"
+
+# The Python method names of the typed API (``libacp/_methods.py``). A wire
+# name ``<namespace>/<verb>[_<rest>]`` whose verb is one of VERB_FIRST is
+# named verb first (``session/new`` -> ``new_session``, ``session/set_mode``
+# -> ``set_session_mode``, ``terminal/kill`` -> ``kill_terminal``), and a
+# name without a namespace is kept (``initialize``); the others are named in
+# PYTHON_NAMES (as in the official Python SDK). A method of meta.json that
+# neither names, and an entry of PYTHON_NAMES that meta.json does not have,
+# are errors: the generator fails.
+VERB_FIRST = ("new", "load", "resume", "close", "delete", "set", "create", "release", "kill")
+PYTHON_NAMES = {
+    "session/list": "list_sessions",
+    "session/prompt": "prompt",
+    "session/cancel": "cancel",
+    "session/request_permission": "request_permission",
+    "session/update": "session_update",
+    "fs/read_text_file": "read_text_file",
+    "fs/write_text_file": "write_text_file",
+    "terminal/output": "terminal_output",
+    "terminal/wait_for_exit": "wait_for_terminal_exit",
+    "elicitation/complete": "elicitation_complete",
+}
 
 # JSON-RPC envelopes: the binding's connection handles these itself.
 SKIP = {
@@ -366,6 +391,54 @@ class Generator:
         return "\n".join(out).rstrip() + "\n"
 
 
+def python_name(wire: str) -> str:
+    """The typed API's Python method name of the method ``wire`` (see
+    VERB_FIRST and PYTHON_NAMES)."""
+    name = PYTHON_NAMES.get(wire)
+    if name is None:
+        namespace, slash, rest = wire.partition("/")
+        verb, _, tail = rest.partition("_")
+        if not slash:
+            name = wire
+        elif verb in VERB_FIRST:
+            name = "_".join(part for part in (verb, namespace, tail) if part)
+        else:
+            raise SystemExit(
+                f"no Python name for {wire}: name it in PYTHON_NAMES, or add its verb to "
+                "VERB_FIRST (bindings/python/codegen/generate_schema.py)"
+            )
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise SystemExit(f"{wire}: {name!r} is not a Python method name")
+    return name
+
+
+def methods_module(meta: Dict[str, Any], digest: str) -> str:
+    """``libacp/_methods.py``: ``AGENT_HANDLERS`` and ``CLIENT_HANDLERS``,
+    wire name -> Python method name, for the methods of meta.json."""
+    wires = [w for key in ("agentMethods", "clientMethods") for w in meta.get(key, {}).values()]
+    stale = sorted(set(PYTHON_NAMES) - set(wires))
+    if stale:
+        raise SystemExit(f"PYTHON_NAMES names methods meta.json does not have: {stale}")
+    out = [METHODS_HEADER.format(digest=digest).rstrip("\n")]
+    for side, key, caller in (
+        ("agent", "agentMethods", "client"),
+        ("client", "clientMethods", "agent"),
+    ):
+        table = {wire: python_name(wire) for wire in sorted(meta.get(key, {}).values())}
+        if len(set(table.values())) != len(table):
+            raise SystemExit(f"two {side} methods have the same Python name: {table}")
+        out.append("")
+        out.append(
+            f"#: {side.capitalize()} methods (the {caller} calls them): wire name -> Python method name."
+        )
+        out.append(f"{side.upper()}_HANDLERS: Dict[str, str] = {{")
+        out.extend(f"    {json.dumps(wire)}: {json.dumps(name)}," for wire, name in table.items())
+        out.append("}")
+    out.append("")
+    out.append('__all__ = ["AGENT_HANDLERS", "CLIENT_HANDLERS"]')
+    return "\n".join(out) + "\n"
+
+
 def wrap(text: str, width: int) -> List[str]:
     words, lines, line = text.split(), [], ""
     for w in words:
@@ -412,26 +485,47 @@ from typing import Any, Dict, List, Literal, Optional, Tuple, TypedDict, Union
 '''
 
 
+METHODS_HEADER = '''\
+# Generated by bindings/python/codegen/generate_schema.py from
+# tests/spec/v1-meta.json (sha256 {digest}). Do not edit:
+# regenerate with `python3 bindings/python/codegen/generate_schema.py`.
+"""The typed API's method tables: the Python method (of ``Agent``/``Client``
+and of the connections) that handles or calls each ACP method."""
+
+from __future__ import annotations
+
+from typing import Dict
+'''
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if the output is stale")
     args = ap.parse_args()
     raw = SCHEMA.read_bytes()
     schema = json.loads(raw)
-    meta = json.loads(META.read_text())
-    text = Generator(schema["$defs"]).run(meta, hashlib.sha256(raw).hexdigest())
+    meta_raw = META.read_bytes()
+    meta = json.loads(meta_raw)
+    outputs = {
+        OUTPUT: Generator(schema["$defs"]).run(meta, hashlib.sha256(raw).hexdigest()),
+        METHODS_OUTPUT: methods_module(meta, hashlib.sha256(meta_raw).hexdigest()),
+    }
     if args.check:
-        current = OUTPUT.read_text() if OUTPUT.exists() else ""
-        if current != text:
+        stale = [
+            path
+            for path, text in outputs.items()
+            if (path.read_text() if path.exists() else "") != text
+        ]
+        for path in stale:
             print(
-                f"{OUTPUT.relative_to(ROOT)} is stale: run "
+                f"{path.relative_to(ROOT)} is stale: run "
                 "python3 bindings/python/codegen/generate_schema.py",
                 file=sys.stderr,
             )
-            return 1
-        return 0
-    OUTPUT.write_text(text)
-    print(f"wrote {OUTPUT.relative_to(ROOT)} ({len(text.splitlines())} lines)")
+        return 1 if stale else 0
+    for path, text in outputs.items():
+        path.write_text(text)
+        print(f"wrote {path.relative_to(ROOT)} ({len(text.splitlines())} lines)")
     return 0
 
 

@@ -4,6 +4,7 @@ plus the checks that keep the generated models and the method tables in
 step with the schema."""
 
 import asyncio
+import importlib.util
 import json
 import socket
 import subprocess
@@ -239,9 +240,26 @@ def test_generated_models_are_current():
     gen = ROOT / "bindings" / "python" / "codegen" / "generate_schema.py"
     out = subprocess.run([sys.executable, str(gen), "--check"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    shared = ROOT.parent / "shared" / "spec" / "v1" / "schema.json"
-    if shared.exists():  # the spec the project was started from
-        assert shared.read_bytes() == (ROOT / "tests" / "spec" / "v1-schema.json").read_bytes()
+    for name in ("schema", "meta"):
+        shared = ROOT.parent / "shared" / "spec" / "v1" / f"{name}.json"
+        if shared.exists():  # the spec the project was started from
+            assert shared.read_bytes() == (ROOT / "tests" / "spec" / f"v1-{name}.json").read_bytes()
+
+
+def test_every_spec_method_gets_a_python_name_or_the_generator_fails():
+    path = ROOT / "bindings" / "python" / "codegen" / "generate_schema.py"
+    spec = importlib.util.spec_from_file_location("generate_schema", path)
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert gen.python_name("session/set_mode") == "set_session_mode"
+    assert gen.python_name("terminal/wait_for_exit") == "wait_for_terminal_exit"
+    with pytest.raises(SystemExit, match="no Python name for session/fork"):
+        gen.python_name("session/fork")
+    meta = json.loads((ROOT / "tests" / "spec" / "v1-meta.json").read_text())
+    meta["clientMethods"].pop("terminal_output")
+    with pytest.raises(SystemExit, match="PYTHON_NAMES names methods meta.json does not have"):
+        gen.methods_module(meta, "0")
 
 
 def test_models_are_plain_dicts():

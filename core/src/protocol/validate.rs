@@ -11,17 +11,21 @@
 //! Only the fields libacp relies on are checked; everything else passes
 //! through untouched (tolerant decoding).
 //!
-//! [`check`] works on a tree; the protocol layer builds it with
-//! `sparse_params`, which holds only the members the rules and the
-//! protocol bookkeeping read (`wanted`): everything else, such as an
-//! 8 MiB embedded resource or file content, is skipped over (a fast scan
-//! of text already known to be valid JSON), never unescaped or copied: the
-//! host's own decode is the only one.
+//! Each method's rules are declared once, in one table (`RULES`), and both
+//! uses are derived from it: [`check`] applies them to a tree, and
+//! `sparse_params` builds that tree holding only the members the rules
+//! name (and what of them each kind of rule reads). Everything else, such
+//! as an 8 MiB embedded resource or file content, is skipped over by the
+//! fast scan of `crate::json::scan`, never unescaped or copied: the host's
+//! own decode is the only one.
 
+use std::fmt;
+
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
 use crate::error::{RpcError, codes};
+use crate::json::scan::{self, Keep, Select};
 
 /// A failed rule: which field and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,13 +37,6 @@ pub struct Violation {
 }
 
 impl Violation {
-    fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            field: field.into(),
-            message: message.into(),
-        }
-    }
-
     /// The `-32602` error to answer with.
     pub fn into_rpc(self, method: &str) -> RpcError {
         RpcError::new(
@@ -53,319 +50,349 @@ impl Violation {
     }
 }
 
-impl std::fmt::Display for Violation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}", self.field, self.message)
     }
 }
 
-type Check = Result<(), Violation>;
-
-fn field<'a>(params: &'a Value, name: &str) -> Option<&'a Value> {
-    params.get(name).filter(|v| !v.is_null())
+/// A rule: what one member of an object must be.
+#[derive(Debug, Clone, Copy)]
+struct Rule {
+    /// The member's name.
+    name: &'static str,
+    /// What it must be.
+    kind: Kind,
 }
 
-fn required_str<'a>(params: &'a Value, at: &str, name: &str) -> Result<&'a str, Violation> {
-    match field(params, name) {
-        Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(Violation::new(format!("{at}/{name}"), "must be a string")),
-        None => Err(Violation::new(format!("{at}/{name}"), "is required")),
-    }
+const fn rule(name: &'static str, kind: Kind) -> Rule {
+    Rule { name, kind }
 }
 
-fn required_array<'a>(params: &'a Value, at: &str, name: &str) -> Result<&'a [Value], Violation> {
-    match field(params, name) {
-        Some(Value::Array(a)) => Ok(a),
-        Some(_) => Err(Violation::new(format!("{at}/{name}"), "must be an array")),
-        None => Err(Violation::new(format!("{at}/{name}"), "is required")),
-    }
+/// What a member must be. Absent and `null` are the same: "is required"
+/// for the required kinds, fine for the others.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    /// Anything: not checked, read whole by the protocol layer.
+    Read,
+    /// A string (required), read whole: ids and names, small, some read
+    /// by the protocol layer too.
+    Str,
+    /// A string (required) that may be large, such as file content: only
+    /// its JSON type is read.
+    Text,
+    /// An absolute path (required).
+    Path,
+    /// An absolute path, if present.
+    OptPath,
+    /// An array of absolute paths, if present.
+    Paths,
+    /// A 1-based line number, if present.
+    Line,
+    /// A non-negative integer, if present.
+    Count,
+    /// A protocol version: an integer from 0 to 65535 (required).
+    Version,
+    /// An array (required); only its JSON type is read.
+    Array,
+    /// An array (required) whose items follow the rules (an item that is
+    /// not an object has none of the members they require).
+    Each(&'static [Rule]),
+    /// Like [`Kind::Each`], if present.
+    OptEach(&'static [Rule]),
+    /// An object (required) whose members follow the rules.
+    Object(&'static [Rule]),
+    /// A string (required); when it is one of the listed values, the
+    /// object it is a member of also follows the rules.
+    Tag(&'static [&'static str], &'static [Rule]),
 }
 
-fn absolute(path: &str, at: &str) -> Check {
-    if std::path::Path::new(path).is_absolute() {
-        Ok(())
-    } else {
-        Err(Violation::new(
-            at,
-            format!("must be an absolute path, not {path:?}"),
-        ))
-    }
-}
+use Kind::{
+    Array, Count, Each, Line, Object, OptEach, OptPath, Path, Paths, Read, Str, Tag, Text, Version,
+};
 
-fn required_absolute(params: &Value, at: &str, name: &str) -> Check {
-    absolute(required_str(params, at, name)?, &format!("{at}/{name}"))
-}
+const SESSION_ID: Rule = rule("sessionId", Str);
+const CWD: Rule = rule("cwd", Path);
+const ADDITIONAL_DIRECTORIES: Rule = rule("additionalDirectories", Paths);
+const MCP_SERVERS: Rule = rule("mcpServers", Array);
+const LOCATIONS: Rule = rule(
+    "locations",
+    OptEach(&[rule("path", Path), rule("line", Line)]),
+);
 
-fn optional_absolute(params: &Value, at: &str, name: &str) -> Check {
-    match field(params, name) {
-        None => Ok(()),
-        Some(Value::String(s)) => absolute(s, &format!("{at}/{name}")),
-        Some(_) => Err(Violation::new(format!("{at}/{name}"), "must be a string")),
-    }
-}
+/// Each method's rules, checked in this order (the first violation is the
+/// one reported). The members the protocol layer reads (session ids,
+/// `cwd`, prompt content types, `initialize`'s members) are named here
+/// too, so the sparse tree keeps them. Methods not listed (`logout`,
+/// extension methods) have no rules and nothing is read of their params.
+static RULES: &[(&[&str], &[Rule])] = &[
+    (
+        &["initialize"],
+        &[
+            rule("protocolVersion", Version),
+            rule("clientCapabilities", Read),
+        ],
+    ),
+    (&["authenticate"], &[rule("methodId", Str)]),
+    (
+        &["session/new"],
+        &[CWD, ADDITIONAL_DIRECTORIES, MCP_SERVERS],
+    ),
+    (
+        &["session/load"],
+        &[SESSION_ID, CWD, ADDITIONAL_DIRECTORIES, MCP_SERVERS],
+    ),
+    (
+        &["session/resume"],
+        &[SESSION_ID, CWD, ADDITIONAL_DIRECTORIES],
+    ),
+    (&["session/list"], &[rule("cwd", OptPath)]),
+    (
+        &["session/close", "session/delete", "session/cancel"],
+        &[SESSION_ID],
+    ),
+    (&["session/set_mode"], &[SESSION_ID, rule("modeId", Str)]),
+    (
+        &["session/set_config_option"],
+        &[SESSION_ID, rule("configId", Str)],
+    ),
+    (
+        &["session/prompt"],
+        &[SESSION_ID, rule("prompt", Each(&[rule("type", Str)]))],
+    ),
+    (
+        &["session/request_permission"],
+        &[
+            SESSION_ID,
+            rule("toolCall", Object(&[rule("toolCallId", Str), LOCATIONS])),
+            rule("options", Array),
+        ],
+    ),
+    (
+        &["session/update"],
+        &[
+            SESSION_ID,
+            rule(
+                "update",
+                Object(&[rule(
+                    "sessionUpdate",
+                    // See `update_needs_check`: every value starts with
+                    // `tool_call`.
+                    Tag(
+                        &["tool_call", "tool_call_update"],
+                        &[rule("toolCallId", Str), LOCATIONS],
+                    ),
+                )]),
+            ),
+        ],
+    ),
+    (
+        &["fs/read_text_file"],
+        &[
+            SESSION_ID,
+            rule("path", Path),
+            rule("line", Line),
+            rule("limit", Count),
+        ],
+    ),
+    (
+        &["fs/write_text_file"],
+        &[SESSION_ID, rule("path", Path), rule("content", Text)],
+    ),
+    (
+        &["terminal/create"],
+        &[
+            SESSION_ID,
+            rule("command", Str),
+            rule("cwd", OptPath),
+            rule("outputByteLimit", Count),
+        ],
+    ),
+    (
+        &[
+            "terminal/output",
+            "terminal/wait_for_exit",
+            "terminal/kill",
+            "terminal/release",
+        ],
+        &[SESSION_ID, rule("terminalId", Str)],
+    ),
+    (&["elicitation/create"], &[rule("message", Str)]),
+    (&["elicitation/complete"], &[rule("elicitationId", Str)]),
+];
 
-fn absolute_list(params: &Value, at: &str, name: &str) -> Check {
-    let Some(list) = field(params, name) else {
-        return Ok(());
-    };
-    let Value::Array(items) = list else {
-        return Err(Violation::new(format!("{at}/{name}"), "must be an array"));
-    };
-    for (i, item) in items.iter().enumerate() {
-        let here = format!("{at}/{name}/{i}");
-        match item {
-            Value::String(s) => absolute(s, &here)?,
-            _ => return Err(Violation::new(here, "must be a string")),
-        }
-    }
-    Ok(())
-}
-
-fn one_based(params: &Value, at: &str, name: &str) -> Check {
-    match field(params, name) {
-        None => Ok(()),
-        Some(v) => match v.as_u64() {
-            Some(n) if n >= 1 => Ok(()),
-            _ => Err(Violation::new(
-                format!("{at}/{name}"),
-                format!("must be a 1-based line number, not {v}"),
-            )),
-        },
-    }
-}
-
-fn non_negative(params: &Value, at: &str, name: &str) -> Check {
-    match field(params, name) {
-        None => Ok(()),
-        Some(v) if v.as_u64().is_some() => Ok(()),
-        Some(v) => Err(Violation::new(
-            format!("{at}/{name}"),
-            format!("must be a non-negative integer, not {v}"),
-        )),
-    }
-}
-
-fn locations(tool_call: &Value, at: &str) -> Check {
-    let Some(list) = field(tool_call, "locations") else {
-        return Ok(());
-    };
-    let Value::Array(items) = list else {
-        return Err(Violation::new(
-            format!("{at}/locations"),
-            "must be an array",
-        ));
-    };
-    for (i, loc) in items.iter().enumerate() {
-        let here = format!("{at}/locations/{i}");
-        required_absolute(loc, &here, "path")?;
-        one_based(loc, &here, "line")?;
-    }
-    Ok(())
-}
-
-fn session_id(params: &Value) -> Check {
-    required_str(params, "", "sessionId").map(|_| ())
+/// The rules of `method` (none for methods not in [`RULES`]).
+fn rules_of(method: &str) -> &'static [Rule] {
+    RULES
+        .iter()
+        .find(|(names, _)| names.contains(&method))
+        .map_or(&[], |(_, rules)| rules)
 }
 
 /// Checks `params` of `method` (either direction). Methods without rules
-/// (and extension methods) always pass.
+/// (and extension methods) pass if their params are an object.
 pub fn check(method: &str, params: &Value) -> Result<(), Violation> {
     if !params.is_object() {
-        return Err(Violation::new("", "params must be an object"));
+        return Err(Violation {
+            field: String::new(),
+            message: "params must be an object".into(),
+        });
     }
-    match method {
-        "initialize" => match field(params, "protocolVersion") {
-            Some(v) if v.as_u64().is_some_and(|n| n <= u64::from(u16::MAX)) => Ok(()),
-            Some(v) => Err(Violation::new(
-                "/protocolVersion",
-                format!("must be an integer from 0 to 65535, not {v}"),
-            )),
-            None => Err(Violation::new("/protocolVersion", "is required")),
-        },
-        "authenticate" => required_str(params, "", "methodId").map(|_| ()),
-        "session/new" => {
-            required_absolute(params, "", "cwd")?;
-            absolute_list(params, "", "additionalDirectories")?;
-            required_array(params, "", "mcpServers").map(|_| ())
-        }
-        "session/load" => {
-            session_id(params)?;
-            required_absolute(params, "", "cwd")?;
-            absolute_list(params, "", "additionalDirectories")?;
-            required_array(params, "", "mcpServers").map(|_| ())
-        }
-        "session/resume" => {
-            session_id(params)?;
-            required_absolute(params, "", "cwd")?;
-            absolute_list(params, "", "additionalDirectories")
-        }
-        "session/list" => optional_absolute(params, "", "cwd"),
-        "session/close" | "session/delete" | "session/cancel" => session_id(params),
-        "session/set_mode" => {
-            session_id(params)?;
-            required_str(params, "", "modeId").map(|_| ())
-        }
-        "session/set_config_option" => {
-            session_id(params)?;
-            required_str(params, "", "configId").map(|_| ())
-        }
-        "session/prompt" => {
-            session_id(params)?;
-            for (i, block) in required_array(params, "", "prompt")?.iter().enumerate() {
-                required_str(block, &format!("/prompt/{i}"), "type")?;
-            }
-            Ok(())
-        }
-        "session/request_permission" => {
-            session_id(params)?;
-            let Some(tool_call) = field(params, "toolCall").filter(|v| v.is_object()) else {
-                return Err(Violation::new(
-                    "/toolCall",
-                    "is required and must be an object",
-                ));
+    check_rules(params, &At::Root, rules_of(method))
+}
+
+type Check = Result<(), Violation>;
+
+/// Checks the members of `object` (a value that is not an object has none)
+/// against `rules`, in order.
+fn check_rules(object: &Value, at: &At<'_>, rules: &[Rule]) -> Check {
+    rules.iter().try_for_each(|rule| rule.check(object, at))
+}
+
+impl Rule {
+    /// Checks this rule's member of `object`, which is at `parent`.
+    fn check(&self, object: &Value, parent: &At<'_>) -> Check {
+        let at = At::Member(parent, self.name);
+        let Some(value) = object.get(self.name).filter(|v| !v.is_null()) else {
+            return match self.kind {
+                Read | OptPath | Paths | Line | Count | OptEach(_) => Ok(()),
+                Object(_) => Err(at.violation("is required and must be an object")),
+                Str | Text | Path | Version | Array | Each(_) | Tag(..) => {
+                    Err(at.violation("is required"))
+                }
             };
-            required_str(tool_call, "/toolCall", "toolCallId")?;
-            locations(tool_call, "/toolCall")?;
-            required_array(params, "", "options").map(|_| ())
-        }
-        "session/update" => {
-            session_id(params)?;
-            let Some(update) = field(params, "update").filter(|v| v.is_object()) else {
-                return Err(Violation::new(
-                    "/update",
-                    "is required and must be an object",
-                ));
-            };
-            let kind = required_str(update, "/update", "sessionUpdate")?;
-            if matches!(kind, "tool_call" | "tool_call_update") {
-                required_str(update, "/update", "toolCallId")?;
-                locations(update, "/update")?;
+        };
+        match self.kind {
+            Read => Ok(()),
+            Str | Text => string(value, &at).map(drop),
+            Path | OptPath => absolute(string(value, &at)?, &at),
+            Paths => array(value, &at)?
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, item)| {
+                    let at = At::Item(&at, i);
+                    absolute(string(item, &at)?, &at)
+                }),
+            Line => match value.as_u64() {
+                Some(n) if n >= 1 => Ok(()),
+                _ => Err(at.violation(format!("must be a 1-based line number, not {value}"))),
+            },
+            Count => match value.as_u64() {
+                Some(_) => Ok(()),
+                None => Err(at.violation(format!("must be a non-negative integer, not {value}"))),
+            },
+            Version => match value.as_u64() {
+                Some(n) if n <= u64::from(u16::MAX) => Ok(()),
+                _ => Err(at.violation(format!("must be an integer from 0 to 65535, not {value}"))),
+            },
+            Array => array(value, &at).map(drop),
+            Each(rules) | OptEach(rules) => array(value, &at)?
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, item)| check_rules(item, &At::Item(&at, i), rules)),
+            Object(rules) if value.is_object() => check_rules(value, &at, rules),
+            Object(_) => Err(at.violation("is required and must be an object")),
+            Tag(values, rules) => {
+                let tag = string(value, &at)?;
+                if values.contains(&tag) {
+                    check_rules(object, parent, rules)
+                } else {
+                    Ok(())
+                }
             }
-            Ok(())
         }
-        "fs/read_text_file" => {
-            session_id(params)?;
-            required_absolute(params, "", "path")?;
-            one_based(params, "", "line")?;
-            non_negative(params, "", "limit")
-        }
-        "fs/write_text_file" => {
-            session_id(params)?;
-            required_absolute(params, "", "path")?;
-            required_str(params, "", "content").map(|_| ())
-        }
-        "terminal/create" => {
-            session_id(params)?;
-            required_str(params, "", "command")?;
-            optional_absolute(params, "", "cwd")?;
-            non_negative(params, "", "outputByteLimit")
-        }
-        "terminal/output" | "terminal/wait_for_exit" | "terminal/kill" | "terminal/release" => {
-            session_id(params)?;
-            required_str(params, "", "terminalId").map(|_| ())
-        }
-        "elicitation/create" => required_str(params, "", "message").map(|_| ()),
-        "elicitation/complete" => required_str(params, "", "elicitationId").map(|_| ()),
-        _ => Ok(()),
     }
 }
 
-/// What the rules and the protocol bookkeeping read of a JSON value.
+fn string<'a>(value: &'a Value, at: &At<'_>) -> Result<&'a str, Violation> {
+    match value {
+        Value::String(s) => Ok(s),
+        _ => Err(at.violation("must be a string")),
+    }
+}
+
+fn array<'a>(value: &'a Value, at: &At<'_>) -> Result<&'a [Value], Violation> {
+    match value {
+        Value::Array(items) => Ok(items),
+        _ => Err(at.violation("must be an array")),
+    }
+}
+
+fn absolute(path: &str, at: &At<'_>) -> Check {
+    if std::path::Path::new(path).is_absolute() {
+        Ok(())
+    } else {
+        Err(at.violation(format!("must be an absolute path, not {path:?}")))
+    }
+}
+
+/// Where a value is in the params; spelled as a JSON pointer only for a
+/// violation.
 #[derive(Debug, Clone, Copy)]
-enum Want {
-    /// All of it (small by nature: ids, paths, numbers, capabilities).
-    Value,
-    /// Only its JSON type: a string, array or object is kept as an empty
-    /// one (so "is required" / "must be a string" come out the same), any
-    /// other value whole.
-    Kind,
-    /// An object: these members as wanted, the others skipped. Anything
-    /// other than an object is kept whole.
-    Members(&'static [(&'static str, Want)]),
-    /// An array: each item as wanted. Anything other than an array is kept
-    /// whole.
-    Items(&'static Want),
+enum At<'a> {
+    /// The params.
+    Root,
+    /// A member of an object.
+    Member(&'a At<'a>, &'static str),
+    /// An item of an array.
+    Item(&'a At<'a>, usize),
 }
 
-const SESSION_ID: (&str, Want) = ("sessionId", Want::Value);
-const CWD: (&str, Want) = ("cwd", Want::Value);
-const LOCATIONS: (&str, Want) = (
-    "locations",
-    Want::Items(&Want::Members(&[
-        ("path", Want::Value),
-        ("line", Want::Value),
-    ])),
-);
-
-/// The members of `method`'s params that [`check`] and the protocol layer
-/// (session ids, `cwd`, prompt content types) read; `None`: all of them.
-/// Must name every member [`check`] reads for that method (a debug build
-/// compares the two on every call).
-fn wanted(method: &str) -> Option<&'static [(&'static str, Want)]> {
-    Some(match method {
-        // Members the rules and the bookkeeping read; unknown members (even
-        // numbers no f64 holds) are left alone.
-        "initialize" => &[
-            ("protocolVersion", Want::Value),
-            ("clientCapabilities", Want::Value),
-        ],
-        "authenticate" => &[("methodId", Want::Value)],
-        "session/new" | "session/load" => &[
-            SESSION_ID,
-            CWD,
-            ("additionalDirectories", Want::Value),
-            ("mcpServers", Want::Kind),
-        ],
-        "session/resume" => &[SESSION_ID, CWD, ("additionalDirectories", Want::Value)],
-        "session/list" => &[CWD],
-        "session/set_mode" => &[SESSION_ID, ("modeId", Want::Value)],
-        "session/set_config_option" => &[SESSION_ID, ("configId", Want::Value)],
-        "session/prompt" => &[
-            SESSION_ID,
-            (
-                "prompt",
-                Want::Items(&Want::Members(&[("type", Want::Value)])),
-            ),
-        ],
-        "session/request_permission" => &[
-            SESSION_ID,
-            (
-                "toolCall",
-                Want::Members(&[("toolCallId", Want::Value), LOCATIONS]),
-            ),
-            ("options", Want::Kind),
-        ],
-        "session/update" => &[
-            SESSION_ID,
-            (
-                "update",
-                Want::Members(&[
-                    ("sessionUpdate", Want::Value),
-                    ("toolCallId", Want::Value),
-                    LOCATIONS,
-                ]),
-            ),
-        ],
-        "fs/read_text_file" => &[
-            SESSION_ID,
-            ("path", Want::Value),
-            ("line", Want::Value),
-            ("limit", Want::Value),
-        ],
-        "fs/write_text_file" => &[SESSION_ID, ("path", Want::Value), ("content", Want::Kind)],
-        "terminal/create" => &[
-            SESSION_ID,
-            ("command", Want::Value),
-            CWD,
-            ("outputByteLimit", Want::Value),
-        ],
-        "terminal/output" | "terminal/wait_for_exit" | "terminal/kill" | "terminal/release" => {
-            &[SESSION_ID, ("terminalId", Want::Value)]
+impl At<'_> {
+    fn violation(&self, message: impl Into<String>) -> Violation {
+        Violation {
+            field: self.to_string(),
+            message: message.into(),
         }
-        "elicitation/create" => &[("message", Want::Value)],
-        "elicitation/complete" => &[("elicitationId", Want::Value)],
-        // Session-scoped methods without rules, extension methods.
-        _ => &[SESSION_ID],
+    }
+}
+
+impl fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            At::Root => Ok(()),
+            At::Member(parent, name) => write!(f, "{parent}/{name}"),
+            At::Item(parent, i) => write!(f, "{parent}/{i}"),
+        }
+    }
+}
+
+/// What the sparse tree keeps for the rules: what each kind of rule reads.
+#[derive(Debug, Clone, Copy)]
+enum Wanted {
+    /// The members the rules name (of the params, of array items).
+    Members(&'static [Rule]),
+    /// A member, as its rule's kind reads it.
+    Member(Kind),
+}
+
+impl Select for Wanted {
+    fn keep(self) -> Keep<Self> {
+        match self {
+            Self::Members(_) | Self::Member(Object(_)) => Keep::Members,
+            Self::Member(Each(rules) | OptEach(rules)) => Keep::Items(Self::Members(rules)),
+            Self::Member(Text | Array) => Keep::Type,
+            Self::Member(
+                Read | Str | Path | OptPath | Paths | Line | Count | Version | Tag(..),
+            ) => Keep::Whole,
+        }
+    }
+
+    fn member(self, name: &str) -> Option<Self> {
+        let (Self::Members(rules) | Self::Member(Object(rules))) = self else {
+            return None;
+        };
+        kind_of(rules, name).map(Self::Member)
+    }
+}
+
+/// The kind of the rule for the member `name` among `rules`, including the
+/// rules a [`Kind::Tag`] brings in.
+fn kind_of(rules: &[Rule], name: &str) -> Option<Kind> {
+    rules.iter().find_map(|rule| match rule.kind {
+        _ if rule.name == name => Some(rule.kind),
+        Tag(_, rules) => kind_of(rules, name),
+        _ => None,
     })
 }
 
@@ -380,193 +407,20 @@ pub(crate) fn update_needs_check(raw: &RawValue) -> bool {
 }
 
 /// Parses `params` of `method` into the tree [`check`] and the protocol
-/// layer read: only the [`wanted`] members, everything else skipped
+/// layer read: only the members its rules name, everything else skipped
 /// unparsed (scanned, never unescaped or copied). `Null` when absent (or
 /// not parseable), as a full parse would give.
 pub(crate) fn sparse_params(method: &str, params: Option<&RawValue>) -> Value {
-    let Some(raw) = params else {
-        return Value::Null;
-    };
-    let sparse = match wanted(method) {
-        None => serde_json::from_str(raw.get()).ok(),
-        Some(members) => {
-            let mut walker = Walker {
-                text: raw.get(),
-                pos: 0,
-            };
-            walker
-                .value(&Want::Members(members))
-                .filter(|_| walker.peek().is_none())
-        }
-    }
-    .unwrap_or(Value::Null);
-    #[cfg(debug_assertions)]
-    debug_check_sparse(method, raw, &sparse);
-    sparse
-}
-
-/// The members of the params the protocol layer reads besides [`check`]
-/// (prompt content types aside).
-#[cfg(any(test, debug_assertions))]
-fn bookkeeping_members(method: &str) -> &'static [&'static str] {
-    match method {
-        "initialize" => &["clientCapabilities", "protocolVersion"],
-        "session/new" | "session/load" | "session/resume" => &["sessionId", "cwd"],
-        _ => &["sessionId"],
-    }
-}
-
-/// Debug builds: the sparse tree must give what the whole tree gives.
-#[cfg(debug_assertions)]
-fn debug_check_sparse(method: &str, raw: &RawValue, sparse: &Value) {
-    let Ok(full) = serde_json::from_str::<Value>(raw.get()) else {
-        return; // too deep for a tree: the sparse parse may still succeed
-    };
-    let object = |v: &Value| {
-        if v.is_null() {
-            Value::Object(Map::new())
-        } else {
-            v.clone()
-        }
-    };
-    let (full, sparse) = (object(&full), object(sparse));
-    assert_eq!(check(method, &full), check(method, &sparse), "{method}");
-    for member in bookkeeping_members(method) {
-        assert_eq!(full.get(member), sparse.get(member), "{method} {member}");
-    }
-    let types = |v: &Value| -> Option<Vec<Option<Value>>> {
-        let blocks = v.get("prompt")?.as_array()?;
-        Some(blocks.iter().map(|b| b.get("type").cloned()).collect())
-    };
-    assert_eq!(types(&full), types(&sparse), "{method} prompt types");
-}
-
-/// Walks raw params (valid JSON: a [`RawValue`]) and builds the sparse tree
-/// of a [`Want`]. Unwanted values are skipped with [`crate::json::skip_value`]
-/// (not validated again, not unescaped, not copied); wanted ones are parsed
-/// by `serde_json` exactly as a full parse would. `None` on anything
-/// unexpected, which the caller treats as unparseable params.
-struct Walker<'a> {
-    text: &'a str,
-    pos: usize,
-}
-
-impl<'a> Walker<'a> {
-    fn peek(&mut self) -> Option<u8> {
-        let bytes = self.text.as_bytes();
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(self.pos) {
-            self.pos += 1;
-        }
-        bytes.get(self.pos).copied()
-    }
-
-    fn eat(&mut self, byte: u8) -> Option<()> {
-        (self.peek()? == byte).then(|| self.pos += 1)
-    }
-
-    /// The next value's raw text, skipped.
-    fn raw(&mut self) -> Option<&'a str> {
-        self.peek()?;
-        let start = self.pos;
-        self.pos = crate::json::skip_value(self.text.as_bytes(), start)?;
-        self.text.get(start..self.pos)
-    }
-
-    /// The next value, whole.
-    fn whole(&mut self) -> Option<Value> {
-        serde_json::from_str(self.raw()?).ok()
-    }
-
-    fn value(&mut self, want: &Want) -> Option<Value> {
-        match want {
-            Want::Value => self.whole(),
-            Want::Kind => {
-                let raw = self.raw()?;
-                Some(match raw.as_bytes().first()? {
-                    b'"' => Value::String(String::new()),
-                    b'[' => Value::Array(Vec::new()),
-                    b'{' => Value::Object(Map::new()),
-                    _ => serde_json::from_str(raw).ok()?,
-                })
-            }
-            Want::Members(wanted) => {
-                if self.peek()? != b'{' {
-                    return self.whole();
-                }
-                self.pos += 1;
-                let mut members = Map::new();
-                if self.peek()? == b'}' {
-                    self.pos += 1;
-                    return Some(Value::Object(members));
-                }
-                loop {
-                    let key = self.raw()?;
-                    self.eat(b':')?;
-                    match member_index(key, wanted)? {
-                        // Later duplicates replace earlier ones, as in a
-                        // full tree.
-                        Some(i) => {
-                            let (name, want) = &wanted[i];
-                            let v = self.value(want)?;
-                            members.insert((*name).to_owned(), v);
-                        }
-                        None => {
-                            self.raw()?;
-                        }
-                    }
-                    match self.peek()? {
-                        b',' => self.pos += 1,
-                        b'}' => {
-                            self.pos += 1;
-                            return Some(Value::Object(members));
-                        }
-                        _ => return None,
-                    }
-                }
-            }
-            Want::Items(item) => {
-                if self.peek()? != b'[' {
-                    return self.whole();
-                }
-                self.pos += 1;
-                let mut items = Vec::new();
-                if self.peek()? == b']' {
-                    self.pos += 1;
-                    return Some(Value::Array(items));
-                }
-                loop {
-                    items.push(self.value(item)?);
-                    match self.peek()? {
-                        b',' => self.pos += 1,
-                        b']' => {
-                            self.pos += 1;
-                            return Some(Value::Array(items));
-                        }
-                        _ => return None,
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Which wanted member the raw key (a JSON string) names, if any; `None`
-/// if it is not a string.
-fn member_index(key: &str, wanted: &[(&str, Want)]) -> Option<Option<usize>> {
-    let inner = key.strip_prefix('"')?.strip_suffix('"')?;
-    let position = |name: &str| wanted.iter().position(|(w, _)| *w == name);
-    if inner.contains('\\') {
-        let name: String = serde_json::from_str(key).ok()?;
-        Some(position(&name))
-    } else {
-        Some(position(inner))
-    }
+    params
+        .and_then(|raw| scan::sparse(raw.get(), Wanted::Members(rules_of(method))))
+        .unwrap_or(Value::Null)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::protocol::methods;
+    use serde_json::{Map, json};
 
     fn field_of(method: &str, params: Value) -> Option<String> {
         check(method, &params).err().map(|v| v.field)
@@ -781,11 +635,185 @@ mod tests {
                 check(method, &sparse),
                 "{method} {text}"
             );
-            for member in bookkeeping_members(method) {
+            for member in read_by_protocol_layer(method) {
                 assert_eq!(full.get(member), sparse.get(member), "{method} {text}");
             }
         }
         assert_eq!(sparse_params("session/cancel", None), Value::Null);
+    }
+
+    /// The members of the tree the protocol layer reads besides the rules
+    /// (`incoming.rs`, `outgoing.rs`): the session id of the methods about
+    /// one session, what `initialize` negotiates, the `cwd` of a session.
+    fn read_by_protocol_layer(method: &str) -> &'static [&'static str] {
+        match method {
+            // Extension methods go to the host before any rule.
+            _ if methods::lookup(method).is_none() => &[],
+            "initialize" => &["clientCapabilities", "protocolVersion"],
+            "session/new" => &["cwd"],
+            "session/load" | "session/resume" => &["sessionId", "cwd"],
+            // `elicitation/create` may name a session, but its `sessionId`
+            // is not kept in the tree, so an unknown one is not refused (as
+            // before the rules became a table).
+            "authenticate"
+            | "logout"
+            | "session/list"
+            | "elicitation/create"
+            | "elicitation/complete" => &[],
+            _ => &["sessionId"],
+        }
+    }
+
+    /// Params that pass `rules`, with one value of each rule's kind.
+    fn passing(rules: &[Rule]) -> Map<String, Value> {
+        let mut members = Map::new();
+        for rule in rules {
+            let value = match rule.kind {
+                Read => json!({"fs": {"readTextFile": true}}),
+                Str | Text => json!("s \"q\""),
+                Path | OptPath => json!("/p"),
+                Paths => json!(["/a", "/b"]),
+                Line | Count | Version => json!(1),
+                Array => json!([{"name": "x", "args": ["a"]}]),
+                Each(rules) | OptEach(rules) => json!([passing(rules), passing(rules)]),
+                Object(rules) => Value::Object(passing(rules)),
+                Tag(values, rules) => {
+                    members.extend(passing(rules));
+                    json!(values[0])
+                }
+            };
+            members.insert(rule.name.to_owned(), value);
+        }
+        members
+    }
+
+    /// The JSON pointers of the members the rules name in [`passing`]
+    /// params (of the first item of arrays), with their rules.
+    fn rule_pointers(rules: &[Rule], at: &str, out: &mut Vec<String>) {
+        for rule in rules {
+            let here = format!("{at}/{}", rule.name);
+            match rule.kind {
+                Each(rules) | OptEach(rules) => rule_pointers(rules, &format!("{here}/0"), out),
+                Object(rules) => rule_pointers(rules, &here, out),
+                Tag(_, rules) => rule_pointers(rules, at, out),
+                _ => {}
+            }
+            out.push(here);
+        }
+    }
+
+    /// Values of every JSON type, right and wrong for each kind of rule.
+    fn probes() -> Vec<Option<Value>> {
+        let mut probes = vec![None];
+        probes.extend(
+            [
+                json!(null),
+                json!(""),
+                json!("rel/x"),
+                json!("/abs"),
+                json!("tool_call"),
+                json!("tool_call_update"),
+                json!("tool_callx"),
+                json!(0),
+                json!(1),
+                json!(-1),
+                json!(1.5),
+                json!(70000),
+                json!(18_446_744_073_709_551_615_u64),
+                json!(true),
+                json!([]),
+                json!(["/a", "b"]),
+                json!([1]),
+                json!([null]),
+                json!([{"path": "rel", "line": 0}]),
+                json!([{"type": 3}, {"type": "text"}]),
+                json!({}),
+                json!({"sessionUpdate": "tool_call", "toolCallId": 1}),
+                json!({"toolCallId": "t", "locations": [{"path": "/a", "line": 0}]}),
+            ]
+            .into_iter()
+            .map(Some),
+        );
+        probes
+    }
+
+    /// Every method's params as declared, then with each member the rules
+    /// name replaced by each probe (or removed): the sparse tree gives the
+    /// same answer as the whole tree, and what the protocol layer reads.
+    #[test]
+    fn every_rule_checks_the_same_on_the_sparse_tree() {
+        let noise = json!({"k": "\"}\\", "deep": [[[{"sessionId": "x"}]]], "n": 1e300});
+        for info in methods::METHODS {
+            let rules = rules_of(info.name);
+            let mut base = passing(rules);
+            for member in read_by_protocol_layer(info.name) {
+                base.entry(*member).or_insert_with(|| json!("/s"));
+            }
+            base.insert("_meta".into(), noise.clone());
+            let base = Value::Object(base);
+            let mut pointers = Vec::new();
+            rule_pointers(rules, "", &mut pointers);
+            let mut variants = vec![base.clone()];
+            for pointer in &pointers {
+                let (parent, name) = pointer.rsplit_once('/').expect("a member");
+                for probe in probes() {
+                    let mut variant = base.clone();
+                    let Some(Value::Object(object)) = variant.pointer_mut(parent) else {
+                        continue; // under a member an earlier probe replaced
+                    };
+                    match probe {
+                        Some(v) => object.insert(name.to_owned(), v),
+                        None => object.remove(name),
+                    };
+                    object.insert("_x".into(), noise.clone());
+                    variants.push(variant);
+                }
+            }
+            assert!(check(info.name, &base).is_ok(), "{} {base}", info.name);
+            for full in variants {
+                let text = serde_json::to_string(&full).expect("json");
+                let sparse = sparse_params(info.name, Some(&raw(&text)));
+                assert_eq!(
+                    check(info.name, &full),
+                    check(info.name, &sparse),
+                    "{} {text}",
+                    info.name
+                );
+                for member in read_by_protocol_layer(info.name) {
+                    assert_eq!(full.get(member), sparse.get(member), "{} {text}", info.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_method_with_rules_is_a_method_of_the_spec() {
+        for (names, _) in RULES {
+            for name in *names {
+                assert!(methods::lookup(name).is_some(), "{name}");
+            }
+        }
+    }
+
+    /// `update_needs_check` must say yes to every update the rules look
+    /// into.
+    #[test]
+    fn updates_with_rules_are_checked_in_depth() {
+        let Some(Object(update)) = kind_of(rules_of("session/update"), "update") else {
+            panic!("session/update has an update object");
+        };
+        let Some(Tag(values, _)) = kind_of(update, "sessionUpdate") else {
+            panic!("updates are told apart by sessionUpdate");
+        };
+        for value in values {
+            let params = json!({"sessionId": "s", "update": {"sessionUpdate": value}});
+            let raw = crate::json::to_raw(&params).expect("raw");
+            assert!(update_needs_check(&raw), "{value}");
+        }
+        let chunk = json!({"sessionId": "s", "update": {"sessionUpdate": "agent_message_chunk"}});
+        assert!(!update_needs_check(
+            &crate::json::to_raw(&chunk).expect("raw")
+        ));
     }
 
     #[test]

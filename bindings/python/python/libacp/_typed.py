@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple
 
 from . import schema as s
 from ._errors import MethodNotFound
+from ._methods import AGENT_HANDLERS, CLIENT_HANDLERS
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -53,39 +54,6 @@ def current_request() -> Request:
     if request is None:
         raise LookupError("libacp.current_request() is only set inside a request handler")
     return request
-
-
-#: Agent methods (the client calls them): wire name -> Python method name.
-AGENT_HANDLERS: Dict[str, str] = {
-    "initialize": "initialize",
-    "authenticate": "authenticate",
-    "logout": "logout",
-    "session/new": "new_session",
-    "session/load": "load_session",
-    "session/resume": "resume_session",
-    "session/list": "list_sessions",
-    "session/close": "close_session",
-    "session/delete": "delete_session",
-    "session/set_mode": "set_session_mode",
-    "session/set_config_option": "set_session_config_option",
-    "session/prompt": "prompt",
-    "session/cancel": "cancel",
-}
-
-#: Client methods (the agent calls them): wire name -> Python method name.
-CLIENT_HANDLERS: Dict[str, str] = {
-    "session/request_permission": "request_permission",
-    "session/update": "session_update",
-    "fs/read_text_file": "read_text_file",
-    "fs/write_text_file": "write_text_file",
-    "terminal/create": "create_terminal",
-    "terminal/output": "terminal_output",
-    "terminal/release": "release_terminal",
-    "terminal/wait_for_exit": "wait_for_terminal_exit",
-    "terminal/kill": "kill_terminal",
-    "elicitation/create": "create_elicitation",
-    "elicitation/complete": "elicitation_complete",
-}
 
 
 # ------------------------------------------------------------------ agent
