@@ -217,7 +217,11 @@ static RULES: &[(&[&str], &[Rule])] = &[
         ],
         &[SESSION_ID, rule("terminalId", Str)],
     ),
-    (&["elicitation/create"], &[rule("message", Str)]),
+    // It may name a session (checked by the protocol layer when it does).
+    (
+        &["elicitation/create"],
+        &[rule("sessionId", Read), rule("message", Str)],
+    ),
     (&["elicitation/complete"], &[rule("elicitationId", Str)]),
 ];
 
@@ -652,14 +656,7 @@ mod tests {
             "initialize" => &["clientCapabilities", "protocolVersion"],
             "session/new" => &["cwd"],
             "session/load" | "session/resume" => &["sessionId", "cwd"],
-            // `elicitation/create` may name a session, but its `sessionId`
-            // is not kept in the tree, so an unknown one is not refused (as
-            // before the rules became a table).
-            "authenticate"
-            | "logout"
-            | "session/list"
-            | "elicitation/create"
-            | "elicitation/complete" => &[],
+            "authenticate" | "logout" | "session/list" | "elicitation/complete" => &[],
             _ => &["sessionId"],
         }
     }
