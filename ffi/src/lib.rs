@@ -14,7 +14,7 @@
 //!   text handed out by libacp;
 //! * [`version`]: `acp_version`, and the header's `ACP_VERSION_*`.
 //!
-//! Implementation rules: every export has the one shape of [`export`]
+//! Implementation rules: every export has the one shape of `export.rs`
 //! (panics caught, pointers cast by type, out-params written only on
 //! success, failures in `*error`); nothing here implements protocol
 //! behaviour (that lives in `libacp-core`).

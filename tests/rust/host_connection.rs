@@ -362,6 +362,65 @@ async fn a_full_inbox_pauses_the_reader_until_the_host_takes_items() {
     host.thread.join().expect("host loop");
 }
 
+/// A host that stops taking items while the peer floods it with requests:
+/// the reader stops at `incoming_requests` unanswered requests (the
+/// default, 1024) instead of queueing every one (a C host that stopped
+/// polling grew by 2 KB a request before); once the host answers, the
+/// flood goes through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_flood_to_a_host_that_does_not_answer_is_bounded() {
+    const FLOOD: u32 = 20_000;
+    let limit = ConnectionOptions::default().incoming_requests;
+    let (host, peer, _) = start_host(Role::Client, 4, Answer::Echo);
+    *host.hold.lock().expect("hold") = true;
+    let (mut reader, writer) = peer.into_parts();
+    let mut writer = writer.expect("writer");
+    let answers = tokio::spawn(async move {
+        use tokio::io::AsyncBufReadExt;
+        let mut line = String::new();
+        let mut n = 0u32;
+        while n < FLOOD {
+            line.clear();
+            if reader.read_line(&mut line).await.unwrap_or(0) == 0 {
+                break;
+            }
+            n += 1;
+        }
+        n
+    });
+    let flood = tokio::spawn(async move {
+        use tokio::io::AsyncWriteExt;
+        for i in 0..FLOOD {
+            let line =
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"_r\",\"params\":{{}}}}\n");
+            if writer.write_all(line.as_bytes()).await.is_err() {
+                return i;
+            }
+        }
+        FLOOD
+    });
+    within("the limit is reached", async {
+        while host.conn.inbox().len() < limit {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!flood.is_finished(), "the peer was never slowed down");
+    assert!(
+        host.conn.inbox().len() <= limit,
+        "{} requests queued",
+        host.conn.inbox().len()
+    );
+    *host.hold.lock().expect("hold") = false;
+    host.poke();
+    for _ in 0..FLOOD {
+        assert_eq!(host.next().await, Seen::Request("_r".into()));
+    }
+    assert_eq!(within("flood", flood).await.expect("task"), FLOOD);
+    assert_eq!(within("answers", answers).await.expect("task"), FLOOD);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_request_is_signalled_to_the_host_after_it_and_answered_by_the_engine() {
     let (host, mut peer, _) = start_host(Role::Client, 64, Answer::Keep);

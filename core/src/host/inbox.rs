@@ -29,8 +29,10 @@
 //!
 //! **Back-pressure.** Notifications wait (the reader stops reading, and the
 //! peer's writes block) while the ordered lane holds `capacity` items.
-//! Requests, outcomes and the close are always accepted (each is bounded by
-//! something else: the peer's concurrency, the host's own calls). stderr
+//! Requests, outcomes and the close are always accepted, each bounded by
+//! something else: requests by the engine (the reader waits while
+//! `ConnectionOptions::incoming_requests` of them are unanswered, whether
+//! the host took them or not), outcomes by the host's own calls. stderr
 //! lines over capacity are dropped and counted.
 //!
 //! **Signals.** A request's cancellation reaches the host as a

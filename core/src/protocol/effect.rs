@@ -141,7 +141,7 @@ impl Effect {
                 request_id,
             } => {
                 if let Some(session) = state.sessions.get_mut(&session_id) {
-                    session.permissions.retain(|p| *p != request_id);
+                    session.permissions.remove(&request_id);
                 }
                 false
             }

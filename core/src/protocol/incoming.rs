@@ -535,7 +535,7 @@ fn reserve(
             if session.turn.as_ref().is_some_and(|t| t.cancelled) {
                 return Ok(Admission::Answer(cancelled_permission()));
             }
-            session.permissions.push(request.id.clone());
+            session.permissions.insert(request.id.clone());
             Effect::Permission {
                 session_id: id,
                 request_id: request.id.clone(),

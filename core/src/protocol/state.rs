@@ -3,7 +3,7 @@
 //! Shared by the incoming side (the handler wrapper) and the outgoing side
 //! (the call checks); one mutex, never held across an await or host code.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use serde::Deserialize;
@@ -45,8 +45,8 @@ pub(crate) struct Session {
     pub(crate) cwd: Option<PathBuf>,
     pub(crate) turn: Option<Turn>,
     /// Client side: `session/request_permission` requests from the agent
-    /// still unanswered.
-    pub(crate) permissions: Vec<RequestId>,
+    /// still unanswered (a set: each answer removes its own in O(1)).
+    pub(crate) permissions: HashSet<RequestId>,
 }
 
 #[derive(Debug)]

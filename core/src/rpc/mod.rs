@@ -244,6 +244,10 @@ pub struct ConnectionOptions {
     pub outgoing_queue: usize,
     /// Incoming messages queued for the dispatcher before the reader waits.
     pub incoming_queue: usize,
+    /// Requests from the peer in flight (received, not yet answered) before
+    /// the reader waits for one to be answered: back-pressure on a peer
+    /// that floods a host which is not answering (at least 1).
+    pub incoming_requests: usize,
     /// Default timeout of every outgoing request (`None`: wait forever).
     pub request_timeout: Option<Duration>,
     /// On close, how long queued frames may take to be written.
@@ -261,6 +265,7 @@ impl Default for ConnectionOptions {
             max_frame_size: DEFAULT_MAX_FRAME_SIZE,
             outgoing_queue: 1024,
             incoming_queue: 1024,
+            incoming_requests: 1024,
             request_timeout: None,
             flush_timeout: Duration::from_secs(2),
             trace: None,
@@ -276,6 +281,7 @@ impl std::fmt::Debug for ConnectionOptions {
             .field("max_frame_size", &self.max_frame_size)
             .field("outgoing_queue", &self.outgoing_queue)
             .field("incoming_queue", &self.incoming_queue)
+            .field("incoming_requests", &self.incoming_requests)
             .field("request_timeout", &self.request_timeout)
             .field("flush_timeout", &self.flush_timeout)
             .finish_non_exhaustive()

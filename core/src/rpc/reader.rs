@@ -119,6 +119,7 @@ pub(crate) async fn run_reader(shared: Arc<Shared>, mut frames: impl Frames, dis
         };
         let Some(item) = item else { continue };
         let end = matches!(item, Inbound::End(_));
+        let request = matches!(item, Inbound::Request(..));
         match &dispatch {
             Dispatch::Task(inbox) => {
                 let sent = tokio::select! {
@@ -135,6 +136,11 @@ pub(crate) async fn run_reader(shared: Arc<Shared>, mut frames: impl Frames, dis
                     return;
                 }
             }
+        }
+        if request {
+            // Bounded like notifications: wait while too many requests are
+            // unanswered.
+            shared.request_room().await;
         }
         // A reader on a host's loop gives the loop a turn now and then
         // (frames already buffered would otherwise be read in one go).

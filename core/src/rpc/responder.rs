@@ -219,6 +219,7 @@ fn send_answer(
             table.remove(id);
         }
     }
+    shared.request_left();
     state.disarm();
     shared.close_if_idle();
     sent

@@ -243,6 +243,8 @@ pub(crate) struct Shared {
     pub(crate) outbox: Outbox,
     pub(crate) pending: Mutex<PendingTable>,
     pub(crate) inflight: Mutex<HashMap<RequestId, Arc<InflightState>>>,
+    /// Notified when a request leaves `inflight` (see [`Shared::request_room`]).
+    inflight_left: tokio::sync::Notify,
     next_id: AtomicI64,
     /// Set (once) when the connection is closed.
     reason: watch::Sender<Option<CloseReason>>,
@@ -277,6 +279,7 @@ impl Shared {
             options,
             pending: Mutex::new(PendingTable::default()),
             inflight: Mutex::new(HashMap::new()),
+            inflight_left: tokio::sync::Notify::new(),
             next_id: AtomicI64::new(0),
             reason: watch::channel(None).0,
             terminated: watch::channel(false).0,
@@ -287,6 +290,32 @@ impl Shared {
             process_status,
             extension,
         }
+    }
+
+    /// Waits while `incoming_requests` requests from the peer are in flight
+    /// (received, not yet answered), or until the connection stops: the
+    /// reader stops reading meanwhile, so a peer flooding a host that does
+    /// not answer is slowed down instead of growing memory.
+    pub(crate) async fn request_room(&self) {
+        let limit = self.options.incoming_requests.max(1);
+        loop {
+            let left = self.inflight_left.notified();
+            tokio::pin!(left);
+            left.as_mut().enable();
+            if lock(&self.inflight).len() < limit {
+                return;
+            }
+            tokio::select! {
+                biased;
+                () = self.stop.cancelled() => return,
+                () = left => {}
+            }
+        }
+    }
+
+    /// A request left the in-flight table.
+    pub(crate) fn request_left(&self) {
+        self.inflight_left.notify_waiters();
     }
 
     pub(crate) fn next_id(&self) -> i64 {
