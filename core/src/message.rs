@@ -44,7 +44,8 @@ impl RequestId {
                 _ => Self::Other(text.to_owned()),
             }),
             _ => Err(format!(
-                "`id` must be a string, a number or null, not {text}"
+                "`id` must be a string, a number or null, not {}",
+                capped(text)
             )),
         }
     }
@@ -197,8 +198,15 @@ pub fn decode(frame: &[u8]) -> Result<Message, Box<DecodeError>> {
     let env: Envelope<'_> = match serde_json::from_slice(frame) {
         Ok(env) => env,
         Err(e) if e.is_data() => {
+            // An object whose members do not fit (a duplicate member, a
+            // member of the wrong type) is told apart from a non-object.
+            let detail = if first == Some(b'{') {
+                format!("not a valid JSON-RPC message: {}", capped(&e.to_string()))
+            } else {
+                "a JSON-RPC message must be a JSON object".to_owned()
+            };
             return Err(Box::new(DecodeError {
-                error: RpcError::invalid_request("a JSON-RPC message must be a JSON object"),
+                error: RpcError::invalid_request(detail),
                 id: None,
                 answerable: true,
             }));
@@ -600,5 +608,24 @@ mod tests {
             encode_response(None, Err(&RpcError::new(-1, "x"))),
             br#"{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"x"}}"#
         );
+    }
+
+    #[test]
+    fn errors_say_what_is_wrong_and_echo_little() {
+        let err = decode(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}"#).unwrap_err();
+        assert_eq!(err.error.code, crate::codes::INVALID_REQUEST);
+        assert!(
+            err.error.message.contains("duplicate field `id`"),
+            "{}",
+            err.error.message
+        );
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":{}{},"method":"m"}}"#,
+            "[".repeat(120),
+            "]".repeat(120)
+        );
+        let err = decode(deep.as_bytes()).unwrap_err();
+        let echoed = serde_json::to_string(&err.error).expect("json");
+        assert!(echoed.len() < 400, "{} bytes: {echoed}", echoed.len());
     }
 }

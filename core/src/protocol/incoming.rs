@@ -159,11 +159,9 @@ impl ProtocolHandler {
         // Required fields, absolute paths, 1-based lines, on a tree of only
         // the members read here: large contents are left to the host's own
         // decode.
-        let params = match validate::sparse_params(method, request.params.as_deref()) {
-            Value::Null => Value::Object(serde_json::Map::new()),
-            params => params,
-        };
-        validate::check(method, &params).map_err(|v| v.into_rpc(method))?;
+        let params = validate::params_tree(method, request.params.as_deref())
+            .and_then(|params| validate::check(method, &params).map(|()| params))
+            .map_err(|v| v.into_rpc(method))?;
         capability(state, info, method)?;
         authentication(state, self.require_auth, method)?;
         let session_id = session(state, info, &params)?;
@@ -313,13 +311,9 @@ impl ProtocolHandler {
         let params = n.params.as_deref();
         let deep = n.method != "session/update" || params.is_some_and(validate::update_needs_check);
         if deep {
-            let tree = validate::sparse_params(&n.method, params);
-            let tree = if tree.is_null() {
-                Value::Object(serde_json::Map::new())
-            } else {
-                tree
-            };
-            if let Err(v) = validate::check(&n.method, &tree) {
+            let checked = validate::params_tree(&n.method, params)
+                .and_then(|tree| validate::check(&n.method, &tree));
+            if let Err(v) = checked {
                 return Some(format!("`{}` dropped: invalid params: {v}", n.method));
             }
         }

@@ -179,10 +179,8 @@ fn prepare(
 ) -> Result<Prepared, CallError> {
     // Only the members the checks read (all of them for `initialize`,
     // rewritten below): large contents are not parsed again here.
-    let params_tree = match params.as_deref() {
-        Some(p) => validate::sparse_params(method, Some(p)),
-        None => Value::Object(serde_json::Map::new()),
-    };
+    let params_tree = validate::params_tree(method, params.as_deref())
+        .map_err(|v| CallError::InvalidParams(v.to_string()))?;
     let mut st = lock(state);
     let effect = check(&mut st, method, &params_tree, false)?;
     let settle = Settle {
@@ -279,15 +277,14 @@ pub(crate) fn check_notification(
         if let Some(p) = params
             && validate::update_needs_check(p)
         {
-            validate::check(method, &validate::sparse_params(method, Some(p)))
+            validate::params_tree(method, Some(p))
+                .and_then(|tree| validate::check(method, &tree))
                 .map_err(|v| CallError::InvalidParams(v.to_string()))?;
         }
         return Ok(());
     }
-    let params_tree = match params {
-        Some(p) => validate::sparse_params(method, Some(p)),
-        None => Value::Object(serde_json::Map::new()),
-    };
+    let params_tree = validate::params_tree(method, params)
+        .map_err(|v| CallError::InvalidParams(v.to_string()))?;
     check(&mut st, method, &params_tree, true).map(|_| ())
 }
 

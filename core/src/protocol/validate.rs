@@ -30,7 +30,8 @@ use crate::json::scan::{self, Keep, Select};
 /// A failed rule: which field and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
-    /// JSON pointer of the field (`/cwd`, `/toolCall/locations/0/line`).
+    /// JSON pointer of the field (`/cwd`, `/toolCall/locations/0/line`;
+    /// empty: the params as a whole).
     pub field: String,
     /// What is wrong with it.
     pub message: String,
@@ -41,10 +42,7 @@ impl Violation {
     pub fn into_rpc(self, method: &str) -> RpcError {
         RpcError::new(
             codes::INVALID_PARAMS,
-            format!(
-                "Invalid params for {method}: {} {}",
-                self.field, self.message
-            ),
+            format!("Invalid params for {method}: {self}"),
         )
         .with_data(serde_json::json!({ "field": self.field, "message": self.message }))
     }
@@ -52,7 +50,11 @@ impl Violation {
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.field, self.message)
+        if self.field.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{} {}", self.field, self.message)
+        }
     }
 }
 
@@ -414,10 +416,36 @@ pub(crate) fn update_needs_check(raw: &RawValue) -> bool {
 /// layer read: only the members its rules name, everything else skipped
 /// unparsed (scanned, never unescaped or copied). `Null` when absent (or
 /// not parseable), as a full parse would give.
+#[cfg(test)]
 pub(crate) fn sparse_params(method: &str, params: Option<&RawValue>) -> Value {
     params
         .and_then(|raw| scan::sparse(raw.get(), Wanted::Members(rules_of(method))))
         .unwrap_or(Value::Null)
+}
+
+/// The tree the checks read (see [`sparse_params`]): `{}` when there are
+/// no params. Params that are valid JSON text but cannot be read as values
+/// (a lone surrogate escape such as `"\ud800"`, nesting past the parser's
+/// limit) are a violation that says so, not a missing field.
+pub(crate) fn params_tree(method: &str, params: Option<&RawValue>) -> Result<Value, Violation> {
+    let Some(raw) = params else {
+        return Ok(Value::Object(serde_json::Map::new()));
+    };
+    match scan::sparse(raw.get(), Wanted::Members(rules_of(method))) {
+        Some(Value::Null) => Ok(Value::Object(serde_json::Map::new())),
+        Some(tree) => Ok(tree),
+        // Only on failure: a full parse says what is wrong, and where.
+        None => Err(Violation {
+            field: String::new(),
+            message: match serde_json::from_str::<Value>(raw.get()) {
+                Err(e) => format!(
+                    "the params cannot be read as JSON values (an invalid \\u escape \
+                     such as a lone surrogate, or nesting too deep): {e}"
+                ),
+                Ok(_) => "the params cannot be read as JSON values".to_owned(),
+            },
+        }),
+    }
 }
 
 #[cfg(test)]
@@ -854,5 +882,17 @@ mod tests {
             .into_rpc("session/new");
         assert_eq!(e.code, codes::INVALID_PARAMS);
         assert_eq!(e.data.expect("data")["field"], "/cwd");
+    }
+
+    #[test]
+    fn unreadable_params_say_so_instead_of_a_missing_field() {
+        let params = raw(r#"{"cwd": "\ud800", "mcpServers": []}"#);
+        let v = params_tree("session/new", Some(&params)).expect_err("unreadable");
+        assert_eq!(v.field, "");
+        assert!(v.message.contains("lone surrogate"), "{}", v.message);
+        assert!(v.message.contains("line 1 column"), "{}", v.message);
+        let rpc = v.into_rpc("session/new");
+        assert!(!rpc.message.contains("is required"), "{}", rpc.message);
+        assert_eq!(params_tree("session/new", None), Ok(json!({})));
     }
 }
