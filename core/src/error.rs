@@ -12,6 +12,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::transport::process::ExitInfo;
+
 /// Standard JSON-RPC and ACP error codes.
 pub mod codes {
     /// Invalid JSON was received.
@@ -122,6 +124,11 @@ pub enum CloseReason {
     Local,
     /// The peer closed its end (end of stream).
     PeerClosed,
+    /// The spawned agent process exited, but its stdout stayed open (a
+    /// process it started holds it): after a short drain
+    /// ([`AGENT_EXIT_DRAIN`](crate::transport::process::AGENT_EXIT_DRAIN))
+    /// the connection closed as at end of stream. Carries the exit status.
+    AgentExited(ExitInfo),
     /// Reading from or writing to the transport failed.
     Io(Arc<str>),
     /// One of the engine's own tasks failed (a bug in libacp; the text
@@ -134,6 +141,10 @@ impl fmt::Display for CloseReason {
         match self {
             Self::Local => f.write_str("closed locally"),
             Self::PeerClosed => f.write_str("the peer closed the connection"),
+            Self::AgentExited(exit) => write!(
+                f,
+                "the agent process exited ({exit}) while a process it started held its output open"
+            ),
             Self::Io(e) => write!(f, "transport error: {e}"),
             Self::Internal(e) => write!(f, "internal error: {e}"),
         }

@@ -586,7 +586,9 @@ pub struct ClientConnection {
 }
 
 impl ClientConnection {
-    /// Spawns `command` and connects to it.
+    /// Spawns `command` and connects to it. The connection closes when the
+    /// agent's stdout ends or the agent exits (see
+    /// [`crate::transport::process::spawn`]).
     pub fn spawn(
         command: &AgentCommand,
         client: impl Client,

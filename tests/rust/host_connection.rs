@@ -2,8 +2,10 @@
 //! host loop reads the transport itself, takes deliveries in order and
 //! answers on its own thread, so a round trip crosses no thread; results
 //! come after the notifications before them; back-pressure pauses the
-//! reader until the host takes items; the close comes last. The "host" here
-//! is a poll(2) loop on a plain thread, as a C editor plugin would run.
+//! reader until the host takes items; the close comes last, also when a
+//! spawned agent exits while a process it started holds its stdout open.
+//! The "host" here is a poll(2) loop on a plain thread, as a C editor plugin
+//! would run.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::mpsc;
@@ -12,8 +14,10 @@ use std::thread::ThreadId;
 use std::time::Duration;
 
 use libacp_core::host::{Delivery, HostConnection, HostOptions, Inbox};
+use libacp_core::transport::process::spawn;
 use libacp_core::{
-    AcpOptions, CallOptions, ConnectionOptions, Direction, PumpState, Role, RpcError, Transport,
+    AcpOptions, AgentCommand, CallOptions, ConnectionOptions, Direction, PumpState, Role, RpcError,
+    ShutdownGrace, Transport,
 };
 use libacp_tests::{SocketPeer, within};
 use serde_json::{Value, json};
@@ -81,6 +85,19 @@ type Traced = Arc<Mutex<Vec<(Direction, ThreadId, String)>>>;
 fn start_host(role: Role, capacity: usize, answer: Answer) -> (Host, SocketPeer, Traced) {
     let (ours, theirs) = std::os::unix::net::UnixStream::pair().expect("socketpair");
     let transport = Transport::from_socket(ours.into()).expect("transport");
+    let (host, traced) = start_host_on(transport, role, capacity, answer);
+    theirs.set_nonblocking(true).expect("nonblocking");
+    let theirs = tokio::net::UnixStream::from_std(theirs).expect("tokio socket");
+    (host, SocketPeer::from_stream(theirs), traced)
+}
+
+/// Starts a host loop on its own thread, reading `transport` itself.
+fn start_host_on(
+    transport: Transport,
+    role: Role,
+    capacity: usize,
+    answer: Answer,
+) -> (Host, Traced) {
     let traced: Traced = Arc::new(Mutex::new(Vec::new()));
     let trace = {
         let traced = Arc::clone(&traced);
@@ -221,9 +238,6 @@ fn start_host(role: Role, capacity: usize, answer: Answer) -> (Host, SocketPeer,
         })
     };
     let host_thread = id_rx.recv().expect("host thread id");
-    theirs.set_nonblocking(true).expect("nonblocking");
-    let theirs = tokio::net::UnixStream::from_std(theirs).expect("tokio socket");
-    let peer = SocketPeer::from_stream(theirs);
     (
         Host {
             conn,
@@ -234,7 +248,6 @@ fn start_host(role: Role, capacity: usize, answer: Answer) -> (Host, SocketPeer,
             calls,
             hold,
         },
-        peer,
         traced,
     )
 }
@@ -464,4 +477,35 @@ async fn pending_calls_fail_and_close_comes_last_when_the_peer_goes() {
             .is_err()
     );
     let _ = RpcError::internal_error("unused");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pending_call_fails_when_a_spawned_agent_exits_while_a_grandchild_holds_its_stdout() {
+    // The agent reads `initialize` and exits without answering; a
+    // background `sleep` keeps its stdout open, so no end of stream comes.
+    let command = AgentCommand::new("sh")
+        .args(["-c", "sleep 1000 & read line; exit 5"])
+        .grace(ShutdownGrace {
+            after_stdin_close: Duration::from_millis(200),
+            after_sigterm: Duration::from_millis(200),
+        });
+    let transport = spawn(&command).expect("spawn");
+    let (host, _) = start_host_on(transport, Role::Client, 64, Answer::Echo);
+    host.call(
+        1,
+        "initialize",
+        json!({"protocolVersion": 1, "clientCapabilities": {}}),
+        false,
+    );
+    match host.next().await {
+        Seen::Failed(1, error) => {
+            assert!(
+                error.contains("the agent process exited (exit code 5)"),
+                "{error}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(host.next().await, Seen::Closed);
+    host.thread.join().expect("host loop");
 }

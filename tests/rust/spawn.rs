@@ -1,13 +1,16 @@
 //! Spawned agent processes: spawn errors are immediate and clear; args, env
 //! and cwd reach the child; stderr arrives line by line; exit status is
 //! reported; shutdown closes stdin, then SIGTERMs, then SIGKILLs the whole
-//! process group, grandchildren included.
+//! process group, grandchildren included; an agent that exits while a
+//! grandchild holds its stdout open closes the connection all the same, after
+//! what it wrote was delivered.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use libacp_core::transport::process::AGENT_EXIT_DRAIN;
 use libacp_core::{
-    AgentCommand, CallError, CloseReason, Connection, ConnectionError, ConnectionOptions,
+    AgentCommand, CallError, CloseReason, Connection, ConnectionError, ConnectionOptions, ExitInfo,
     FnHandler, ShutdownGrace,
 };
 use libacp_tests::{value, within};
@@ -54,6 +57,16 @@ fn process_gone(pid: u32) -> bool {
             .rsplit_once(')')
             .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
     }
+}
+
+/// Waits until `pid` is gone (the agent's process group was killed).
+async fn until_gone(pid: u32) {
+    within("grandchild gone", async {
+        while !process_gone(pid) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -179,12 +192,7 @@ async fn the_whole_process_group_is_killed_including_grandchildren() {
     let grandchild: u32 = first_line_pid(&lines).await;
     assert!(!process_gone(grandchild));
     within("close", conn.close()).await;
-    within("grandchild gone", async {
-        while !process_gone(grandchild) {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    })
-    .await;
+    until_gone(grandchild).await;
 }
 
 #[tokio::test]
@@ -199,4 +207,100 @@ async fn dropping_the_connection_kills_the_agent() {
     // Default grace: 2 s after stdin close, 2 s after SIGTERM, then SIGKILL.
     let exit = within("killed", status.wait()).await;
     assert_eq!(exit.signal, Some(9));
+}
+
+/// The agent script's prefix: a grandchild (`sleep`) that inherits the
+/// agent's stdout and keeps it open after the agent exits; its pid goes to
+/// stderr.
+const GRANDCHILD_HOLDS_STDOUT: &str = "sleep 1000 & echo $! >&2; ";
+
+#[tokio::test]
+async fn a_pending_call_fails_when_the_agent_exits_while_a_grandchild_holds_its_stdout() {
+    // Answers the first request, reads the second and exits without
+    // answering it: no end of stream comes, the grandchild holds the pipe.
+    let (cmd, lines) = collect_stderr(
+        sh(&format!(
+            r#"{GRANDCHILD_HOLDS_STDOUT}read line; echo '{{"jsonrpc":"2.0","id":0,"result":{{}}}}'; read line; exit 5"#
+        ))
+        .grace(short_grace()),
+    );
+    let conn =
+        Connection::spawn(&cmd, FnHandler::new(), ConnectionOptions::default()).expect("spawn");
+    let grandchild = first_line_pid(&lines).await;
+    within("answer", conn.request("initialize", &json!({})))
+        .await
+        .expect("ok");
+    let err = within(
+        "the pending call fails",
+        conn.request("session/prompt", &json!({})),
+    )
+    .await
+    .expect_err("the agent exited");
+    let reason = CloseReason::AgentExited(ExitInfo {
+        code: Some(5),
+        signal: None,
+    });
+    assert_eq!(
+        err,
+        CallError::Connection(ConnectionError::Closed(reason.clone()))
+    );
+    assert_eq!(within("closed", conn.closed()).await, reason);
+    assert!(reason.to_string().contains("exit code 5"), "{reason}");
+    // The process group is shut down as on any close: the grandchild too.
+    within("terminated", conn.terminated()).await;
+    until_gone(grandchild).await;
+}
+
+#[tokio::test]
+async fn what_an_agent_wrote_before_exiting_arrives_while_a_grandchild_holds_its_stdout() {
+    // Notifications, then the answer, then exit at once: all of it must be
+    // delivered, then the connection closes. The host is slow (each
+    // notification takes half the drain, one message queued at a time), so
+    // the reader is still delivering what it read long after the drain: the
+    // exit must not overtake messages already read or ready to be read.
+    let (cmd, lines) = collect_stderr(
+        sh(&format!(
+            r#"{GRANDCHILD_HOLDS_STDOUT}read line; for i in 1 2 3 4 5 6 7 8 9 10; do echo '{{"jsonrpc":"2.0","method":"note","params":{{"i":'$i'}}}}'; done; echo '{{"jsonrpc":"2.0","id":0,"result":{{"last":true}}}}'; exit 0"#
+        ))
+        .grace(short_grace()),
+    );
+    let notes = Arc::new(Mutex::new(Vec::new()));
+    let handler = {
+        let notes = notes.clone();
+        FnHandler::new().on_notification(move |n| {
+            notes
+                .lock()
+                .expect("notes")
+                .push(value(n.params.as_deref().expect("params"))["i"].clone());
+            // A slow host, not a synchronization: the outcome is the same
+            // however long this takes.
+            tokio::time::sleep(AGENT_EXIT_DRAIN / 2)
+        })
+    };
+    let options = ConnectionOptions {
+        incoming_queue: 1,
+        ..ConnectionOptions::default()
+    };
+    let conn = Connection::spawn(&cmd, handler, options).expect("spawn");
+    let grandchild = first_line_pid(&lines).await;
+    let result = within(
+        "the last answer",
+        conn.request("session/prompt", &json!({})),
+    )
+    .await
+    .expect("the answer written before the exit");
+    assert_eq!(value(&result), json!({"last": true}));
+    assert_eq!(
+        *notes.lock().expect("notes"),
+        (1..=10).map(|i| json!(i)).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        within("closed", conn.closed()).await,
+        CloseReason::AgentExited(ExitInfo {
+            code: Some(0),
+            signal: None
+        })
+    );
+    within("terminated", conn.terminated()).await;
+    until_gone(grandchild).await;
 }

@@ -116,7 +116,9 @@ impl<T: Send + 'static> HostConnection<T> {
 
     /// Client side: spawns `command` (made with its stderr hook already
     /// set, for example to [`Inbox::push_log`]) and starts a connection over
-    /// its stdio. A spawn failure is returned at once.
+    /// its stdio. A spawn failure is returned at once. The connection
+    /// closes when the agent's stdout ends or the agent exits (see
+    /// [`crate::transport::process::spawn`]).
     pub fn spawn_agent(
         runtime: &tokio::runtime::Handle,
         command: &AgentCommand,

@@ -263,7 +263,9 @@ impl AcpConnection {
         )
     }
 
-    /// Client side: spawns the agent command and connects to its stdio.
+    /// Client side: spawns the agent command and connects to its stdio. The
+    /// connection closes when the agent's stdout ends or the agent exits
+    /// (see [`crate::transport::process::spawn`]).
     pub fn spawn_agent(
         command: &AgentCommand,
         handler: impl Handler,

@@ -848,7 +848,9 @@ impl Connection {
     }
 
     /// Spawns an agent process and starts a connection over its stdio (the
-    /// client side). A spawn failure is returned at once.
+    /// client side). A spawn failure is returned at once. The connection
+    /// closes when the agent's stdout ends or the agent exits (see
+    /// [`crate::transport::process::spawn`]).
     pub fn spawn(
         command: &AgentCommand,
         handler: impl Handler,

@@ -27,6 +27,14 @@
 //! ([`HostReader`]): the host watches the descriptor and calls
 //! [`HostReader::pump`], which reads and dispatches on the host's thread.
 //! Then a round trip, read to answer, crosses no thread at all.
+//!
+//! The input ends at end of stream, or, for a spawned agent, once the agent
+//! process has exited, [`AGENT_EXIT_DRAIN`] has passed and nothing more is
+//! ready to be read (a process it started may hold its stdout open forever).
+//! Both end it the same way: pending calls fail, requests in flight get
+//! `flush_timeout` to answer.
+//!
+//! [`AGENT_EXIT_DRAIN`]: crate::transport::process::AGENT_EXIT_DRAIN
 
 use std::any::Any;
 use std::future::Future;
@@ -48,6 +56,7 @@ use crate::error::{CloseReason, RpcError};
 use crate::framing::{Decoded, Frame, FrameDecoder, FrameReader};
 use crate::message::{self, DecodeError, Message, RequestId};
 use crate::transport::fd::{self, Mode};
+use crate::transport::process::ProcessStatus;
 
 pub(crate) enum Inbound {
     Notification {
@@ -88,34 +97,18 @@ const PUMP_BUDGET: usize = 128;
 
 pub(crate) async fn run_reader(shared: Arc<Shared>, mut frames: impl Frames, dispatch: Dispatch) {
     let mut since_yield = 0usize;
+    // A spawned agent that exited ends the input even when no end of stream
+    // comes (a process it started holds its stdout): see `AGENT_EXIT_DRAIN`.
+    let mut agent_gone = std::pin::pin!(ProcessStatus::exited_and_drained(
+        shared.process_status.clone()
+    ));
     loop {
-        let next = tokio::select! {
+        let item = tokio::select! {
             biased;
             () = shared.stop.cancelled() => return,
-            next = frames.next_frame() => next,
-        };
-        let item = match next {
-            Ok(Some(Frame::Message(bytes))) => {
-                shared.trace(Direction::Incoming, &bytes);
-                on_message(&shared, &bytes)
-            }
-            Ok(Some(frame @ Frame::Oversized { .. })) => {
-                on_oversized(&shared, frame);
-                None
-            }
-            Ok(Some(Frame::BadHeader(detail))) => {
-                shared.event(Event::BadHeader(detail));
-                None
-            }
-            Ok(None) => Some(Inbound::End(CloseReason::PeerClosed)),
-            // A socket whose peer closed with our data unread in its buffer
-            // reports a reset: the peer is gone all the same.
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
-                Some(Inbound::End(CloseReason::PeerClosed))
-            }
-            Err(e) => Some(Inbound::End(CloseReason::Io(
-                format!("read failed: {e}").into(),
-            ))),
+            next = frames.next_frame() => on_frame(&shared, next),
+            // Only once no frame is ready: what the agent wrote is read first.
+            exit = &mut agent_gone => Some(Inbound::End(CloseReason::AgentExited(exit))),
         };
         let Some(item) = item else { continue };
         let end = matches!(item, Inbound::End(_));
@@ -149,6 +142,34 @@ pub(crate) async fn run_reader(shared: Arc<Shared>, mut frames: impl Frames, dis
             since_yield = 0;
             YieldOnce(false).await;
         }
+    }
+}
+
+/// What the reader makes of one read: a message to dispatch, the end of the
+/// input, or nothing (a frame handled on the spot).
+fn on_frame(shared: &Arc<Shared>, next: std::io::Result<Option<Frame>>) -> Option<Inbound> {
+    match next {
+        Ok(Some(Frame::Message(bytes))) => {
+            shared.trace(Direction::Incoming, &bytes);
+            on_message(shared, &bytes)
+        }
+        Ok(Some(frame @ Frame::Oversized { .. })) => {
+            on_oversized(shared, frame);
+            None
+        }
+        Ok(Some(Frame::BadHeader(detail))) => {
+            shared.event(Event::BadHeader(detail));
+            None
+        }
+        Ok(None) => Some(Inbound::End(CloseReason::PeerClosed)),
+        // A socket whose peer closed with our data unread in its buffer
+        // reports a reset: the peer is gone all the same.
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
+            Some(Inbound::End(CloseReason::PeerClosed))
+        }
+        Err(e) => Some(Inbound::End(CloseReason::Io(
+            format!("read failed: {e}").into(),
+        ))),
     }
 }
 

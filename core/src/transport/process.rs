@@ -7,6 +7,21 @@
 //! ([`ShutdownGrace::after_sigterm`]), SIGKILL the group. Dropping an
 //! [`AgentProcess`] that was not shut down SIGKILLs the group at once, so no
 //! child outlives its handle.
+//!
+//! The connection ends when the agent's stdout ends, or when the agent
+//! process itself exits, whichever comes first. A process the agent started
+//! (a language server, a background helper) inherits its stdout and may keep
+//! the pipe open long after the agent is gone, so end of stream alone would
+//! leave calls waiting forever. Once the agent has exited, its output is
+//! still read for [`AGENT_EXIT_DRAIN`] (and after that, for as long as more
+//! is available without waiting), then the connection closes as at end of
+//! stream, with [`CloseReason::AgentExited`](crate::CloseReason::AgentExited)
+//! carrying the exit status; the shutdown ladder then ends the process
+//! group, the process holding the pipe included. (An unterminated last line
+//! is dropped then, since it cannot be known complete; at end of stream it
+//! still counts.) Consequently an agent command must not be a wrapper that
+//! exits while the agent it started keeps serving on the inherited stdio
+//! (`exec` the agent instead).
 
 use std::ffi::OsString;
 use std::os::fd::AsRawFd;
@@ -28,6 +43,22 @@ pub type LogHook = Arc<dyn Fn(&str) + Send + Sync>;
 /// Longest stderr line passed to the log hook in one call; longer lines are
 /// delivered in pieces of this size.
 const MAX_LOG_LINE: usize = 64 * 1024;
+
+/// How long the connection keeps reading a spawned agent's stdout after the
+/// agent process exited, before it closes as at end of stream (when no end
+/// of stream came: something the agent started still holds the pipe open).
+///
+/// What the agent wrote before it exited is in the pipe by then (a write to
+/// a pipe returns once the kernel holds the bytes), and the reader takes
+/// everything available before it honours the exit, so the drain is not
+/// what delivers the agent's last answers. It covers the gap between the
+/// exit being reported (SIGCHLD, then `waitpid`) and the reader being told
+/// that the pipe is readable, and lets the usual end of stream win whenever
+/// the pipe closes with the agent (the common case, closed as
+/// [`CloseReason::PeerClosed`](crate::CloseReason::PeerClosed)). Short
+/// enough that a call waiting on a dead agent fails without a noticeable
+/// delay.
+pub const AGENT_EXIT_DRAIN: Duration = Duration::from_millis(200);
 
 /// How long each rung of the shutdown ladder waits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,6 +243,18 @@ impl ProcessStatus {
         *self.status.borrow()
     }
 
+    /// Waits for the agent to exit, then [`AGENT_EXIT_DRAIN`]; never
+    /// resolves without an agent (`None`). The connection's reader ends
+    /// the input when this resolves and nothing more is ready to be read.
+    pub(crate) async fn exited_and_drained(status: Option<Self>) -> ExitInfo {
+        let Some(status) = status else {
+            return std::future::pending().await;
+        };
+        let exit = status.wait().await;
+        tokio::time::sleep(AGENT_EXIT_DRAIN).await;
+        exit
+    }
+
     /// Waits for the agent to exit.
     pub async fn wait(&self) -> ExitInfo {
         let mut rx = self.status.clone();
@@ -231,6 +274,15 @@ impl ProcessStatus {
 
 /// Spawns `command` with piped stdin/stdout in a new process group and
 /// returns a transport over its stdio. Must be called within a Tokio runtime.
+///
+/// A connection over it closes when the agent's stdout ends
+/// ([`CloseReason::PeerClosed`](crate::CloseReason::PeerClosed)) or, if
+/// something the agent started keeps that pipe open, once the agent process
+/// has exited, [`AGENT_EXIT_DRAIN`] has passed and what was ready has been
+/// read
+/// ([`CloseReason::AgentExited`](crate::CloseReason::AgentExited), with its
+/// exit status). Either way pending calls then fail, and closing the
+/// connection shuts the whole process group down (see the module docs).
 ///
 /// Errors: [`ConnectionError::Spawn`] naming the program and the OS error
 /// (for example "No such file or directory" when it is not found). Nothing
