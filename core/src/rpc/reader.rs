@@ -111,29 +111,27 @@ pub(crate) async fn run_reader(shared: Arc<Shared>, mut frames: impl Frames, dis
             exit = &mut agent_gone => Some(Inbound::End(CloseReason::AgentExited(exit))),
         };
         let Some(item) = item else { continue };
-        let end = matches!(item, Inbound::End(_));
         let request = matches!(item, Inbound::Request(..));
-        match &dispatch {
-            Dispatch::Task(inbox) => {
-                let sent = tokio::select! {
-                    biased;
-                    () = shared.stop.cancelled() => return,
-                    sent = inbox.send(item) => sent.is_ok(),
-                };
-                if end || !sent {
-                    return;
-                }
-            }
-            Dispatch::Inline(handler) => {
-                if !dispatch_one(&shared, handler, item).await || end {
-                    return;
-                }
-            }
+        if !hand_on(&shared, &dispatch, item).await {
+            return;
         }
         if request {
             // Bounded like notifications: wait while too many requests are
-            // unanswered.
-            shared.request_room().await;
+            // unanswered (the agent's exit still ends the input meanwhile).
+            let exited = tokio::select! {
+                biased;
+                () = shared.request_room() => None,
+                exit = &mut agent_gone => Some(exit),
+            };
+            if let Some(exit) = exited {
+                hand_on(
+                    &shared,
+                    &dispatch,
+                    Inbound::End(CloseReason::AgentExited(exit)),
+                )
+                .await;
+                return;
+            }
         }
         // A reader on a host's loop gives the loop a turn now and then
         // (frames already buffered would otherwise be read in one go).
@@ -142,6 +140,23 @@ pub(crate) async fn run_reader(shared: Arc<Shared>, mut frames: impl Frames, dis
             since_yield = 0;
             YieldOnce(false).await;
         }
+    }
+}
+
+/// Hands one item to the dispatch; `false` when the reader must stop (the
+/// item ended the input, or the connection stopped).
+async fn hand_on(shared: &Arc<Shared>, dispatch: &Dispatch, item: Inbound) -> bool {
+    let end = matches!(item, Inbound::End(_));
+    match dispatch {
+        Dispatch::Task(inbox) => {
+            let sent = tokio::select! {
+                biased;
+                () = shared.stop.cancelled() => return false,
+                sent = inbox.send(item) => sent.is_ok(),
+            };
+            sent && !end
+        }
+        Dispatch::Inline(handler) => dispatch_one(shared, handler, item).await && !end,
     }
 }
 
