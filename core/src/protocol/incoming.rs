@@ -134,7 +134,7 @@ impl ProtocolHandler {
             }
             Ok(Admission::Pass(effect)) => {
                 drop(state);
-                self.on_answer(effect, &request, &responder);
+                self.on_answer(info.name, effect, &request, &responder);
                 Decision::Pass(request, responder)
             }
         }
@@ -168,13 +168,22 @@ impl ProtocolHandler {
         reserve(state, method, &params, session_id, request)
     }
 
-    /// Installs what runs when the answer goes out: the effect, and `null`
-    /// read as `{}` (every ACP v1 result is an object; a handler that
-    /// returned nothing answers `{}`).
-    fn on_answer(&self, effect: Effect, request: &IncomingRequest, responder: &Responder) {
+    /// Installs what runs when the answer goes out: `null` read as `{}`
+    /// (every ACP v1 result is an object; a handler that returned nothing
+    /// answers `{}`), the schema's rules for results ([`valid_answer`]),
+    /// then the effect.
+    fn on_answer(
+        &self,
+        method: &'static str,
+        effect: Effect,
+        request: &IncomingRequest,
+        responder: &Responder,
+    ) {
+        let peer = request.peer.clone();
         let finisher: Finisher = match effect {
-            Effect::None => Box::new(null_as_empty),
+            Effect::None => Box::new(move |result| valid_answer(method, &peer, result)),
             Effect::Initialize { requested } => {
+                // The negotiation writes `protocolVersion` into the answer.
                 let (finisher, after_send) = self.finish_initialize(requested, request);
                 responder.set_after_send(after_send);
                 Box::new(move |result| finisher(null_as_empty(result)))
@@ -182,7 +191,7 @@ impl ProtocolHandler {
             effect => {
                 let state = Arc::clone(&self.state);
                 Box::new(move |result| {
-                    let result = null_as_empty(result);
+                    let result = valid_answer(method, &peer, result);
                     let answer = result.as_ref().ok().map(|raw| &**raw);
                     if effect.record(&mut lock(&state), answer) {
                         // `session/cancel` came first: the turn ends
@@ -537,6 +546,31 @@ fn reserve(
         }
         _ => Effect::None,
     }))
+}
+
+/// The host's answer to `method` as it goes out: `null` read as `{}`, and
+/// an answer that breaks the schema's rules for its result (a missing
+/// required member, a value outside an enum such as `stopReason: "done"`)
+/// replaced by `-32603` saying why (and reported as an event), so the peer
+/// never decodes a result the schema forbids.
+fn valid_answer(
+    method: &str,
+    peer: &crate::rpc::Peer,
+    result: Result<Box<RawValue>, RpcError>,
+) -> Result<Box<RawValue>, RpcError> {
+    let result = null_as_empty(result);
+    let Ok(raw) = &result else {
+        return result;
+    };
+    let Err(v) = validate::check_result(method, raw) else {
+        return result;
+    };
+    let reason = format!("the answer to {method} breaks the schema: {v}");
+    peer.report(Event::Ignored(format!(
+        "answer replaced with -32603: {reason}"
+    )));
+    Err(RpcError::internal_error(reason)
+        .with_data(serde_json::json!({ "field": v.field, "message": v.message })))
 }
 
 /// A prompt's answer once `session/cancel` came first: the handler's

@@ -34,7 +34,11 @@
 //!   handler answers (even an error, even a dropped responder).
 //! * **Validation** ([`validate`]): absolute paths, 1-based lines, required
 //!   fields; `-32602` with `data.field` incoming, [`CallError::InvalidParams`]
-//!   outgoing.
+//!   outgoing. Results too, tolerant of unknown members: a peer's result
+//!   that breaks the schema's rules (a missing required member, a value
+//!   outside an enum such as `stopReason: "done"`) is
+//!   [`CallError::InvalidResult`]; the host's own such answer goes out as
+//!   `-32603` with `data.field`, never as the bad result.
 //! * **Authentication** (agent side, [`AcpOptions::require_auth`]):
 //!   `session/new|load|resume` answer `-32000` with `data.authMethods` until
 //!   `authenticate` succeeds.

@@ -92,17 +92,31 @@ struct Settle {
     state: Arc<Mutex<State>>,
     peer: Peer,
     effect: Option<Effect>,
-    /// An ACP request (not an extension method): every v1 result is an
-    /// object, so a `null` result reads as `{}`.
-    acp_method: bool,
+    /// The ACP request (`None` for an extension method): every v1 result
+    /// is an object, so a `null` result reads as `{}`, and a result that
+    /// breaks the schema's rules (a missing required member, a value
+    /// outside an enum) is [`CallError::InvalidResult`].
+    acp_method: Option<&'static str>,
 }
 
 impl Settle {
     fn run(mut self, result: CallResult) -> CallResult {
         let effect = self.effect.take().unwrap_or(Effect::None);
-        let result = match result {
-            Ok(raw) if self.acp_method && raw.get() == "null" => Ok(empty_object()),
-            other => other,
+        let result = match (result, self.acp_method) {
+            (Ok(raw), Some(method)) => {
+                let raw = if raw.get() == "null" {
+                    empty_object()
+                } else {
+                    raw
+                };
+                match validate::check_result(method, &raw) {
+                    Ok(()) => Ok(raw),
+                    Err(v) => Err(CallError::InvalidResult(format!(
+                        "the answer to {method} breaks the schema: {v}"
+                    ))),
+                }
+            }
+            (other, _) => other,
         };
         apply(&self.state, &self.peer, effect, result)
     }
@@ -187,7 +201,9 @@ fn prepare(
         state: Arc::clone(state),
         peer: peer.clone(),
         effect: Some(effect),
-        acp_method: methods::lookup(method).is_some_and(|info| !info.notification),
+        acp_method: methods::lookup(method)
+            .filter(|info| !info.notification)
+            .map(|info| info.name),
     };
     // Enabled client services are advertised in `initialize`: its
     // `clientCapabilities` member is replaced, every other member is kept

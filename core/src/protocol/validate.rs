@@ -107,10 +107,17 @@ enum Kind {
     /// A string (required); when it is one of the listed values, the
     /// object it is a member of also follows the rules.
     Tag(&'static [&'static str], &'static [Rule]),
+    /// A string (required) that must be one of the listed values (an enum
+    /// of the schema); the object it is a member of also follows that
+    /// value's rules.
+    OneOf(&'static [(&'static str, &'static [Rule])]),
+    /// A boolean (required).
+    Bool,
 }
 
 use Kind::{
-    Array, Count, Each, Line, Object, OptEach, OptPath, Path, Paths, Read, Str, Tag, Text, Version,
+    Array, Bool, Count, Each, Line, Object, OneOf, OptEach, OptPath, Path, Paths, Read, Str, Tag,
+    Text, Version,
 };
 
 const SESSION_ID: Rule = rule("sessionId", Str);
@@ -235,6 +242,69 @@ fn rules_of(method: &str) -> &'static [Rule] {
         .map_or(&[], |(_, rules)| rules)
 }
 
+/// The values of `stopReason` (the schema's `StopReason`).
+const STOP_REASONS: Kind = OneOf(&[
+    ("end_turn", &[]),
+    ("max_tokens", &[]),
+    ("max_turn_requests", &[]),
+    ("refusal", &[]),
+    ("cancelled", &[]),
+]);
+
+/// Each method's rules for its result (the schema's `*Response`): the
+/// required members and the enums. Unknown members pass (tolerant
+/// decoding); methods not listed only need an object.
+static RESULT_RULES: &[(&[&str], &[Rule])] = &[
+    (&["initialize"], &[rule("protocolVersion", Version)]),
+    (&["session/new"], &[SESSION_ID]),
+    (
+        &["session/list"],
+        &[rule("sessions", Each(&[SESSION_ID, rule("cwd", Path)]))],
+    ),
+    (
+        &["session/set_config_option"],
+        &[rule("configOptions", Array)],
+    ),
+    (&["session/prompt"], &[rule("stopReason", STOP_REASONS)]),
+    (
+        &["session/request_permission"],
+        &[rule(
+            "outcome",
+            Object(&[rule(
+                "outcome",
+                OneOf(&[("cancelled", &[]), ("selected", &[rule("optionId", Str)])]),
+            )]),
+        )],
+    ),
+    (&["fs/read_text_file"], &[rule("content", Text)]),
+    (&["terminal/create"], &[rule("terminalId", Str)]),
+    (
+        &["terminal/output"],
+        &[rule("output", Text), rule("truncated", Bool)],
+    ),
+];
+
+/// Checks the result of `method` (an ACP request; either direction: the
+/// peer's answer to our call, or the host's answer to the peer's request),
+/// reading only the members its rules name.
+pub(crate) fn check_result(method: &str, result: &RawValue) -> Result<(), Violation> {
+    let rules = RESULT_RULES
+        .iter()
+        .find(|(names, _)| names.contains(&method))
+        .map_or(&[][..], |(_, rules)| rules);
+    let tree = scan::sparse(result.get(), Wanted::Members(rules)).ok_or_else(|| Violation {
+        field: String::new(),
+        message: "the result cannot be read as JSON values".into(),
+    })?;
+    if !tree.is_object() {
+        return Err(Violation {
+            field: String::new(),
+            message: "the result must be an object".into(),
+        });
+    }
+    check_rules(&tree, &At::Root, rules)
+}
+
 /// Checks `params` of `method` (either direction). Methods without rules
 /// (and extension methods) pass if their params are an object.
 pub fn check(method: &str, params: &Value) -> Result<(), Violation> {
@@ -263,7 +333,7 @@ impl Rule {
             return match self.kind {
                 Read | OptPath | Paths | Line | Count | OptEach(_) => Ok(()),
                 Object(_) => Err(at.violation("is required and must be an object")),
-                Str | Text | Path | Version | Array | Each(_) | Tag(..) => {
+                Str | Text | Path | Version | Array | Each(_) | Tag(..) | OneOf(_) | Bool => {
                     Err(at.violation("is required"))
                 }
             };
@@ -306,6 +376,21 @@ impl Rule {
                     Ok(())
                 }
             }
+            OneOf(variants) => {
+                let tag = string(value, &at)?;
+                match variants.iter().find(|(name, _)| *name == tag) {
+                    Some((_, rules)) => check_rules(object, parent, rules),
+                    None => {
+                        let names: Vec<&str> = variants.iter().map(|(name, _)| *name).collect();
+                        Err(at
+                            .violation(format!("must be one of {}, not {tag:?}", names.join(", "))))
+                    }
+                }
+            }
+            Bool => match value {
+                Value::Bool(_) => Ok(()),
+                _ => Err(at.violation("must be a boolean")),
+            },
         }
     }
 }
@@ -379,7 +464,8 @@ impl Select for Wanted {
             Self::Member(Each(rules) | OptEach(rules)) => Keep::Items(Self::Members(rules)),
             Self::Member(Text | Array) => Keep::Type,
             Self::Member(
-                Read | Str | Path | OptPath | Paths | Line | Count | Version | Tag(..),
+                Read | Str | Path | OptPath | Paths | Line | Count | Version | Tag(..) | OneOf(_)
+                | Bool,
             ) => Keep::Whole,
         }
     }
@@ -398,6 +484,7 @@ fn kind_of(rules: &[Rule], name: &str) -> Option<Kind> {
     rules.iter().find_map(|rule| match rule.kind {
         _ if rule.name == name => Some(rule.kind),
         Tag(_, rules) => kind_of(rules, name),
+        OneOf(variants) => variants.iter().find_map(|(_, rules)| kind_of(rules, name)),
         _ => None,
     })
 }
@@ -706,6 +793,12 @@ mod tests {
                     members.extend(passing(rules));
                     json!(values[0])
                 }
+                OneOf(variants) => {
+                    let (name, rules) = variants[variants.len() - 1];
+                    members.extend(passing(rules));
+                    json!(name)
+                }
+                Bool => json!(true),
             };
             members.insert(rule.name.to_owned(), value);
         }
@@ -721,6 +814,11 @@ mod tests {
                 Each(rules) | OptEach(rules) => rule_pointers(rules, &format!("{here}/0"), out),
                 Object(rules) => rule_pointers(rules, &here, out),
                 Tag(_, rules) => rule_pointers(rules, at, out),
+                OneOf(variants) => {
+                    for (_, rules) in variants {
+                        rule_pointers(rules, at, out);
+                    }
+                }
                 _ => {}
             }
             out.push(here);
@@ -894,5 +992,47 @@ mod tests {
         let rpc = v.into_rpc("session/new");
         assert!(!rpc.message.contains("is required"), "{}", rpc.message);
         assert_eq!(params_tree("session/new", None), Ok(json!({})));
+    }
+
+    #[test]
+    fn results_follow_the_schema_tolerating_unknown_members() {
+        let check = |method: &str, result: Value| {
+            check_result(method, &raw(&result.to_string())).map_err(|v| v.to_string())
+        };
+        for (names, rules) in RESULT_RULES {
+            let mut result = passing(rules);
+            result.insert("_vendor".into(), json!({"unknown": [1, 2]}));
+            for name in *names {
+                assert_eq!(check(name, Value::Object(result.clone())), Ok(()), "{name}");
+                for rule in *rules {
+                    let mut missing = result.clone();
+                    missing.remove(rule.name);
+                    let err = check(name, Value::Object(missing)).expect_err(name);
+                    assert!(err.contains(rule.name), "{name}: {err}");
+                }
+            }
+        }
+        let err = check("session/prompt", json!({"stopReason": "done"})).expect_err("enum");
+        assert!(
+            err.starts_with("/stopReason must be one of end_turn,"),
+            "{err}"
+        );
+        assert!(check("session/prompt", json!({"stopReason": "refusal"})).is_ok());
+        let err = check(
+            "session/request_permission",
+            json!({"outcome": {"outcome": "selected"}}),
+        )
+        .expect_err("optionId");
+        assert_eq!(err, "/outcome/optionId is required");
+        assert!(
+            check(
+                "session/request_permission",
+                json!({"outcome": {"outcome": "cancelled"}})
+            )
+            .is_ok()
+        );
+        assert!(check("session/load", json!({})).is_ok());
+        assert!(check("session/load", json!([])).is_err());
+        assert!(check("_vendor/anything", json!({})).is_ok());
     }
 }
