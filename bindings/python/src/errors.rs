@@ -93,9 +93,24 @@ pub(crate) fn call_error(py: Python<'_>, e: &CallError) -> PyErr {
     }
 }
 
-/// Prints an exception nobody awaits (raised by a host callback).
+/// Reports an exception nobody awaits (raised by a host callback on an
+/// engine thread): logged with its traceback on the `libacp` logger at
+/// ERROR, so the host's logging configuration decides where it goes;
+/// printed only if logging itself fails.
 pub(crate) fn report(py: Python<'_>, e: &PyErr) {
-    e.print(py);
+    let logged = py.import("logging").and_then(|logging| {
+        let logger = logging.call_method1("getLogger", ("libacp",))?;
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("exc_info", e.value(py))?;
+        logger.call_method(
+            "error",
+            ("libacp: a callback raised an exception",),
+            Some(&kwargs),
+        )
+    });
+    if logged.is_err() {
+        e.print(py);
+    }
 }
 
 /// `(code, message, data)` of the core's `-32601` for `method`.

@@ -4,7 +4,7 @@
 //! Python callables. `trace_hook` calls Python right away (through
 //! `attach_alive`). `events_hook` may be called under the engine's locks,
 //! so it only converts and queues the event; one task on the runtime calls
-//! Python, in order. A callback that raises is reported (printed), not
+//! Python, in order. A callback that raises is reported (on the `libacp` logger), not
 //! propagated.
 
 use std::sync::Arc;

@@ -111,3 +111,15 @@ async def test_a_result_that_is_not_json_answers_internal_error():
     assert "result.when: object is not JSON" in str(err.value.data)
     await client.close()
     await agent.close()
+
+
+def test_request_error_text_shows_its_data_capped():
+    plain = libacp.RequestError(-32603, "Internal error")
+    assert str(plain) == "JSON-RPC error -32603: Internal error"
+    why = libacp.RequestError(-32000, "Authentication required", {"authMethods": [{"id": "key"}]})
+    assert str(why) == (
+        'JSON-RPC error -32000: Authentication required (data: {"authMethods": [{"id": "key"}]})'
+    )
+    assert why.data == {"authMethods": [{"id": "key"}]}
+    big = str(libacp.RequestError(1, "m", "x" * 10_000))
+    assert len(big) < 700 and big.endswith("(10002 characters))")

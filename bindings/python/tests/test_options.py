@@ -445,6 +445,23 @@ async def test_events_hook_errors_are_logged(caplog):
     b.close()
 
 
+async def test_a_raising_trace_callback_goes_to_the_libacp_logger(caplog):
+    def broken(direction, frame):
+        raise RuntimeError("trace hook raised")
+
+    caplog.set_level(logging.ERROR, logger="libacp")
+    agent, client = connect(Agent(), Recorder(), client_options={"trace": broken})
+    async with agent, client:
+        await initialize(client)
+    await eventually(
+        lambda: any(
+            r.name == "libacp" and r.exc_info and "trace hook raised" in str(r.exc_info[1])
+            for r in caplog.records
+        ),
+        "the log record with its traceback",
+    )
+
+
 @pytest.mark.parametrize("trace", ["logging", True])
 async def test_trace_to_the_wire_logger(caplog, trace):
     caplog.set_level(logging.DEBUG, logger="libacp.wire")

@@ -1,6 +1,23 @@
 """The exception hierarchy of libacp (built by the native module too)."""
 
+import json
 from typing import Any, Dict, Optional
+
+#: How much of an error's ``data`` its text shows.
+_DATA_SHOWN = 500
+
+
+def _describe(code: int, message: str, data: Any) -> str:
+    text = f"JSON-RPC error {code}: {message}"
+    if data is None:
+        return text
+    try:
+        shown = json.dumps(data, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):
+        shown = repr(data)
+    if len(shown) > _DATA_SHOWN:
+        shown = shown[:_DATA_SHOWN] + f"... ({len(shown)} characters)"
+    return f"{text} (data: {shown})"
 
 
 class AcpError(Exception):
@@ -9,10 +26,11 @@ class AcpError(Exception):
 
 class RequestError(AcpError):
     """A JSON-RPC error: the peer answered a call with it, or a handler raises
-    it to answer its request with it."""
+    it to answer its request with it. ``str()`` shows ``data`` too (the
+    reason a real peer gives is often only there), capped."""
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"JSON-RPC error {code}: {message}")
+        super().__init__(_describe(code, message, data))
         self.code = code
         self.message = message
         self.data = data
