@@ -23,7 +23,8 @@ use crate::hooks::{events_hook, trace_hook};
 
 /// The keyword options every constructor takes (`**options`).
 const OPTION_NAMES: &str = "framing, max_frame_size, request_timeout, flush_timeout, \
-     outgoing_queue, incoming_queue, trace, events, require_auth, session_model, fs, terminals";
+     outgoing_queue, incoming_queue, trace, events, require_auth, session_model, fs, terminal \
+     (terminals: its older name)";
 
 /// Largest queue size accepted (far below what tokio's semaphores allow).
 const MAX_QUEUE: u64 = 1 << 24;
@@ -164,7 +165,9 @@ pub(crate) fn acp_options(role: Role, options: Option<&Bound<'_, PyDict>>) -> Py
                     check_role(name, Role::Agent, role)?;
                 }
             }
-            "session_model" | "fs" | "terminals" => {
+            // Named after the capability each advertises; `terminals` is the
+            // older name of `terminal`, still accepted.
+            "session_model" | "fs" | "terminal" | "terminals" => {
                 if opt_bool(name, &value)? {
                     check_role(name, Role::Client, role)?;
                     match name {

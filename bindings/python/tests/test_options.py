@@ -244,7 +244,7 @@ async def test_terminals_service_runs_commands(tmp_path):
         await conn.request("terminal/release", ids)
 
     recorder = Recorder()
-    agent, client = connect(Agent(script), recorder, client_options={"terminals": True})
+    agent, client = connect(Agent(script), recorder, client_options={"terminal": True})
     async with agent, client:
         await initialize(client, cwd=tmp_path)
         await asyncio.wait_for(client.request("session/prompt", prompt()), TIMEOUT)

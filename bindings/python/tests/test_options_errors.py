@@ -42,6 +42,7 @@ BAD_OPTIONS = [
     ({"fs": 1}, TypeError, "fs must be a bool, not int"),
     ({"session_model": "yes"}, TypeError, "session_model must be a bool, not str"),
     ({"terminals": 1}, TypeError, "terminals must be a bool, not int"),
+    ({"terminal": 1}, TypeError, "terminal must be a bool, not int"),
     ({"require_auth": "no"}, TypeError, "require_auth must be a bool, not str"),
     ({"colour": True}, TypeError, 'unexpected option "colour" \\(the options are: framing, '),
     ({"colour": None}, TypeError, 'unexpected option "colour"'),
@@ -85,6 +86,7 @@ async def test_bad_option_on_every_constructor(options, exc, message):
         ("client", "require_auth", "agent"),
         ("agent", "fs", "client"),
         ("agent", "terminals", "client"),
+        ("agent", "terminal", "client"),
         ("agent", "session_model", "client"),
     ],
 )

@@ -188,6 +188,15 @@ async def test_typed_errors_cancel_and_extensions():
     done = await asyncio.wait_for(turn, TIMEOUT)
     assert done["stopReason"] == "cancelled"
     assert agent.cancel_seen == [True]
+    # The same shape as every other call works too.
+    turn = asyncio.ensure_future(
+        conn.prompt({"sessionId": "s1", "prompt": [{"type": "text", "text": "wait"}]})
+    )
+    await asyncio.sleep(0.2)
+    await conn.cancel({"sessionId": "s1"})
+    assert (await asyncio.wait_for(turn, TIMEOUT))["stopReason"] == "cancelled"
+    with pytest.raises(TypeError, match="cancel"):
+        await conn.cancel(7)  # type: ignore[arg-type]
     assert agent.notified == [("_note", {"n": 1})]
     await conn.close()
     await agent_conn.close()

@@ -126,7 +126,10 @@ class ConnectionOptions(TypedDict, total=False):
     session_model: Optional[bool]
     #: Client side: answer ``fs/*`` in the core, inside each session's cwd.
     fs: Optional[bool]
-    #: Client side: answer ``terminal/*`` in the core with real processes.
+    #: Client side: answer ``terminal/*`` in the core with real processes
+    #: (advertises the ``terminal`` capability).
+    terminal: Optional[bool]
+    #: The older name of ``terminal``, still accepted.
     terminals: Optional[bool]
 
 
@@ -629,7 +632,8 @@ class Connection:
     :class:`ConnectionOptions`: ``framing``, ``max_frame_size``,
     ``request_timeout``, ``flush_timeout``, ``outgoing_queue``,
     ``incoming_queue``, ``trace``, ``events``, ``require_auth`` (agent),
-    ``session_model``, ``fs``, ``terminals`` (client).
+    ``session_model``, ``fs``, ``terminal`` (client; ``terminals`` is its
+    older name).
     """
 
     def __init__(self, native: "_libacp.NativeConnection", dispatcher: _Dispatcher) -> None:

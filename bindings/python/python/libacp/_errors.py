@@ -88,7 +88,9 @@ class InvalidParams(AcpError, ValueError):
 
 
 class InvalidResult(AcpError):
-    """The peer's answer could not be decoded."""
+    """The peer's answer could not be decoded, or breaks the schema's rules
+    for that result (a missing required member, a value outside an enum
+    such as ``stopReason: "done"``)."""
 
 
 class RefusedError(AcpError):

@@ -139,7 +139,8 @@ class NativeConnection:
 # The constructors' **options: framing (str), max_frame_size,
 # outgoing_queue, incoming_queue (int), request_timeout, flush_timeout
 # (seconds), trace (callable(direction, frame)), events (callable(kind,
-# message, details)), require_auth, session_model, fs, terminals (bool);
+# message, details)), require_auth, session_model, fs, terminal (bool;
+# terminals is its older name);
 # None keeps the default. Unknown names and wrong types raise TypeError,
 # bad values ValueError.
 

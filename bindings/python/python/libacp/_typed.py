@@ -188,7 +188,13 @@ class _Typed:
     and its lifecycle."""
 
     def __init__(self, connection: Connection) -> None:
-        #: The dynamic API (method names and JSON values), same connection.
+        #: The same connection's dynamic API (:class:`libacp.Connection`):
+        #: what the typed methods do not cover. ``connection.request(method,
+        #: params)`` / ``notify`` for extension or newer methods,
+        #: ``connection.peer_capabilities`` for what the peer advertised,
+        #: ``connection.session_snapshot(id)`` (with ``session_model=True``),
+        #: ``exit_status``/``wait_exit()`` of a spawned agent. Every protocol
+        #: rule still applies on it.
         self.connection = connection
 
     async def _call(self, method: str, params: Any) -> Any:
@@ -490,10 +496,20 @@ class ClientConnection(_Typed):
         turn the ACP way, call :meth:`cancel`."""
         return cast(s.PromptResponse, await self._call("session/prompt", params))
 
-    async def cancel(self, session_id: str) -> None:
+    async def cancel(self, params: Union[s.CancelNotification, str]) -> None:
         """``session/cancel``: the agent winds the turn down and answers its
         prompt ``cancelled``; pending permission requests of the session are
-        answered ``cancelled`` by the core."""
+        answered ``cancelled`` by the core. ``params`` as for every other
+        call (``{"sessionId": ...}``), or the session id alone."""
+        if isinstance(params, str):
+            session_id = params
+        elif isinstance(params, dict) and isinstance(params.get("sessionId"), str):
+            session_id = params["sessionId"]
+        else:
+            raise TypeError(
+                'cancel() takes {"sessionId": str} or the session id, '
+                f"not {type(params).__name__}"
+            )
         await self.connection.cancel_session(session_id)
 
     async def __aenter__(self) -> ClientConnection:
