@@ -4,7 +4,7 @@
 //! session model, and a cancelled turn marking its unfinished tool calls.
 
 use libacp_core::{AcpConnection, AcpOptions, ClientServices, FnHandler, Role, Transport};
-use libacp_tests::within;
+use libacp_tests::{Events, within};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -38,7 +38,7 @@ impl Agent {
 
 /// A client with every service on, initialized, with one session in a
 /// fresh directory. The host handler must never be called for fs/terminal.
-async fn setup() -> (AcpConnection, Agent, std::path::PathBuf) {
+async fn setup() -> (AcpConnection, Agent, std::path::PathBuf, Events) {
     let dir = std::env::temp_dir().join(format!(
         "libacp-services-{}-{}",
         std::process::id(),
@@ -52,8 +52,10 @@ async fn setup() -> (AcpConnection, Agent, std::path::PathBuf) {
         Ok(Value::Null)
     });
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let events = Events::default();
     let options = AcpOptions {
         services: ClientServices::all(),
+        connection: events.options(),
         ..AcpOptions::default()
     };
     let client = AcpConnection::start(Role::Client, Transport::from_stream(ours), host, options);
@@ -94,7 +96,7 @@ async fn setup() -> (AcpConnection, Agent, std::path::PathBuf) {
         .send(json!({"jsonrpc": "2.0", "id": request["id"], "result": {"sessionId": "s1"}}))
         .await;
     within("session", new).await.expect("task").expect("ok");
-    (client, agent, dir)
+    (client, agent, dir, events)
 }
 
 fn rand_suffix() -> u128 {
@@ -105,7 +107,7 @@ fn rand_suffix() -> u128 {
 
 #[tokio::test]
 async fn fs_is_served_inside_the_session_directory() {
-    let (_client, mut agent, dir) = setup().await;
+    let (_client, mut agent, dir, events) = setup().await;
     let file = dir.join("notes/a.txt");
     let answer = agent
         .call(
@@ -138,12 +140,20 @@ async fn fs_is_served_inside_the_session_directory() {
         answer["error"]["code"], -32602,
         "escaping the root is refused"
     );
+    // The host never saw those requests, but it is told what was served.
+    let served = events.wait_for("method: \"fs/write_text_file\"").await;
+    assert!(
+        served.contains("Served") && served.contains("a.txt"),
+        "{served}"
+    );
+    let refused = events.wait_for("passwd").await;
+    assert!(refused.contains("-32602"), "{refused}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn terminals_run_real_commands() {
-    let (_client, mut agent, dir) = setup().await;
+    let (_client, mut agent, dir, _events) = setup().await;
     let created = agent
         .call(
             1,
@@ -192,7 +202,7 @@ async fn terminals_run_real_commands() {
 
 #[tokio::test]
 async fn updates_fold_into_the_model_and_cancel_marks_tool_calls() {
-    let (client, mut agent, dir) = setup().await;
+    let (client, mut agent, dir, _events) = setup().await;
     let store = client.services().sessions.expect("session model");
     let prompt = tokio::spawn({
         let client = client.clone();

@@ -18,8 +18,9 @@ export interface EngineEvent {
    * `"oversized_frame"`, `"invalid_frame"`, `"bad_header"`,
    * `"unmatched_response"`, `"duplicate_request_id"`,
    * `"cancel_for_unknown_request"`, `"invalid_cancel"`, `"ignored"`,
-   * `"handler_panicked"` or `"closed"` (the core's wording, the same in
-   * every binding).
+   * `"handler_panicked"`, `"served"` (a request the core's `fs`/`terminal`
+   * service answered for the host) or `"closed"` (the core's wording, the
+   * same in every binding).
    */
   kind: string;
   /** A readable sentence. */

@@ -105,9 +105,17 @@ impl ProtocolHandler {
         match routed {
             Some(answer) => {
                 let superseded = responder.superseded().clone();
+                let peer = request.peer.clone();
+                let (method, id) = (request.method.clone(), request.id.clone());
+                let subject = served_subject(request.params.as_deref());
                 request.peer.spawn(async move {
                     tokio::select! {
-                        result = answer => { let _ = responder.respond(result); }
+                        result = answer => {
+                            // The host sees what the core did for it.
+                            let error = result.as_ref().err().cloned();
+                            let _ = responder.respond(result);
+                            peer.report(Event::Served { method, id, subject, error });
+                        }
                         () = superseded.cancelled() => {}
                     }
                 });
@@ -546,6 +554,28 @@ fn reserve(
         }
         _ => Effect::None,
     }))
+}
+
+/// What a request to a client service was about, for [`Event::Served`]:
+/// its `sessionId`, `path`, `command` and `terminalId` members (never file
+/// content).
+fn served_subject(params: Option<&RawValue>) -> Value {
+    #[derive(serde::Deserialize, serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Subject {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        path: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        command: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        terminal_id: Option<String>,
+    }
+    params
+        .and_then(|p| serde_json::from_str::<Subject>(p.get()).ok())
+        .and_then(|s| serde_json::to_value(s).ok())
+        .unwrap_or_else(|| Value::Object(serde_json::Map::new()))
 }
 
 /// The host's answer to `method` as it goes out: `null` read as `{}`, and

@@ -145,6 +145,19 @@ pub enum Event {
         /// The panic message.
         message: String,
     },
+    /// A client service of the core (`fs`, `terminal`) answered one of the
+    /// peer's requests for the host, which never sees those requests.
+    Served {
+        /// The method (`fs/read_text_file`, `terminal/create`, ...).
+        method: String,
+        /// The request's id.
+        id: RequestId,
+        /// The params' members that say what was asked (`sessionId`,
+        /// `path`, `command`, `terminalId`), when present.
+        subject: serde_json::Value,
+        /// The error it was answered with, if it failed.
+        error: Option<RpcError>,
+    },
     /// The connection closed.
     Closed(CloseReason),
 }
@@ -158,7 +171,7 @@ impl Event {
     /// (`"oversized_frame"`, `"invalid_frame"`, `"bad_header"`,
     /// `"unmatched_response"`, `"duplicate_request_id"`,
     /// `"cancel_for_unknown_request"`, `"invalid_cancel"`, `"ignored"`,
-    /// `"handler_panicked"`, `"closed"`, or `"other"`), a readable sentence,
+    /// `"handler_panicked"`, `"served"`, `"closed"`, or `"other"`), a readable sentence,
     /// and the details as JSON.
     pub fn describe(&self) -> (&'static str, String, serde_json::Value) {
         let event = self;
@@ -217,6 +230,27 @@ impl Event {
                 "handler_panicked",
                 format!("a handler panicked: {message}"),
                 json!({ "panic": message }),
+            ),
+            Event::Served {
+                method,
+                id,
+                subject,
+                error,
+            } => (
+                "served",
+                match error {
+                    None => format!("the core answered {method} for the host"),
+                    Some(e) => format!(
+                        "the core answered {method} for the host with error {}: {}",
+                        e.code, e.message
+                    ),
+                },
+                json!({
+                    "method": method,
+                    "id": id_json(id),
+                    "subject": subject,
+                    "error": error.as_ref().map(rpc_error_json),
+                }),
             ),
             Event::Closed(reason) => (
                 "closed",

@@ -64,7 +64,10 @@ class Event(NamedTuple):
     (``id``), ``"cancel_for_unknown_request"`` (``id``),
     ``"invalid_cancel"`` (``params``), ``"ignored"`` (a notification the
     protocol layer dropped; ``message`` says which and why),
-    ``"handler_panicked"`` (``panic``), ``"closed"`` (``reason``),
+    ``"handler_panicked"`` (``panic``), ``"served"`` (a request the core's
+    ``fs``/``terminal`` service answered for the host: ``method``, ``id``,
+    ``subject`` with its ``sessionId``/``path``/``command``/``terminalId``,
+    ``error`` or ``None``), ``"closed"`` (``reason``),
     ``"events_dropped"`` (``count``: the loop fell more than 1024 events
     behind) or ``"other"``. ``message`` is a readable sentence.
     """
