@@ -219,15 +219,28 @@ async def test_fs_service_answers_in_the_core_inside_the_cwd(tmp_path):
             seen["outside"] = e.code
 
     recorder = Recorder()
-    agent, client = connect(Agent(script), recorder, client_options={"fs": True})
+    events = []
+    agent, client = connect(
+        Agent(script), recorder, client_options={"fs": True, "events": events.append}
+    )
     async with agent, client:
         await initialize(client, cwd=tmp_path)
         await asyncio.wait_for(client.request("session/prompt", prompt()), TIMEOUT)
+        await eventually(lambda: len([e for e in events if e.kind == "served"]) == 3, "served")
     assert seen["caps"]["fs"] == {"readTextFile": True, "writeTextFile": True}
     assert seen["read"] == "inside\n"
     assert (tmp_path / "out.txt").read_text() == "written"
     assert seen["outside"] in (-32602, -32002, -32603)
     assert recorder.requests == []  # the host's handler never saw them
+    # ... but it is told what the core did for it, in order.
+    served = [e.details for e in events if e.kind == "served"]
+    assert [d["method"] for d in served] == [
+        "fs/read_text_file",
+        "fs/write_text_file",
+        "fs/read_text_file",
+    ]
+    assert served[1]["subject"] == {"sessionId": "s1", "path": str(tmp_path / "out.txt")}
+    assert served[1]["error"] is None and served[2]["error"]["code"] == seen["outside"]
 
 
 async def test_terminals_service_runs_commands(tmp_path):
