@@ -12,6 +12,7 @@
  *   write PATH TEXT   fs/write_text_file, then the chunk "wrote"
  *   terminal CMD...   terminal/create (sh -c CMD), wait_for_exit, output, release
  *   wait              nothing until session/cancel; stopReason "cancelled"
+ *   anything else     an ordinary turn: the reply "You said: TEXT", end_turn
  *
  * and session/load replays a session's history (the user's prompt texts and
  * every agent_message_chunk sent) before answering.
@@ -412,6 +413,8 @@ static void params_start(jbuf *p, turn *t) {
   jb_cstr(p, t->session->id);
 }
 
+static outcome cmd_chat(turn *t);
+
 static outcome cmd_stream(turn *t, const char *arg, size_t n) {
   /* Like parseInt of the first word: a non-negative decimal count. */
   size_t i = 0;
@@ -422,16 +425,8 @@ static outcome cmd_stream(turn *t, const char *arg, size_t n) {
     count = count * 10 + (unsigned long)(arg[i++] - '0');
     any = true;
   }
-  if (!any || (i < n && !is_space(arg[i])) || count > 1000000) {
-    jbuf data;
-    jb_init(&data);
-    jb_lit(&data, "{\"prompt\":");
-    jb_str(&data, t->text, t->text_len);
-    jb_lit(&data, "}");
-    outcome o = failure(RPC_INVALID_PARAMS, "Invalid params: stream needs a count", &data);
-    jb_free(&data);
-    return o;
-  }
+  /* "stream" without a count is ordinary text ("stream it to me"). */
+  if (!any || (i < n && !is_space(arg[i])) || count > 1000000) return cmd_chat(t);
   for (unsigned long k = 0; k < count; k++) {
     char chunk[32];
     int len = snprintf(chunk, sizeof chunk, "chunk %lu", k);
@@ -616,6 +611,27 @@ static outcome cmd_wait(turn *t) {
   return stop("cancelled");
 }
 
+/* Anything else is ordinary text, as a user types it: an ordinary turn,
+ * a short reply and end_turn (or cancelled, if the client cancelled). */
+static outcome cmd_chat(turn *t) {
+  static const char prefix[] = "You said: ";
+  const char *text = t->text;
+  size_t n = t->text_len;
+  trim(&text, &n);
+  if (n == 0) {
+    text = "(no text)";
+    n = strlen(text);
+  }
+  char *reply = malloc(sizeof prefix - 1 + n);
+  if (!reply) return oom_failure();
+  memcpy(reply, prefix, sizeof prefix - 1);
+  memcpy(reply + sizeof prefix - 1, text, n);
+  bool said = say(t, reply, sizeof prefix - 1 + n);
+  free(reply);
+  if (!said) return failure(RPC_INTERNAL_ERROR, "could not send session/update", NULL);
+  return stop(done_reason(t));
+}
+
 static outcome run_command(turn *t) {
   const char *text = t->text;
   size_t n = t->text_len;
@@ -634,19 +650,7 @@ static outcome run_command(turn *t) {
   if (IS("terminal")) return cmd_terminal(t, arg, arg_len);
   if (IS("wait")) return cmd_wait(t);
 #undef IS
-
-  jbuf msg, data;
-  jb_init(&msg);
-  jb_init(&data);
-  jb_lit(&msg, "Invalid params: unknown prompt command ");
-  jb_str(&msg, text, word); /* quoted, as JSON.stringify would */
-  jb_lit(&data, "{\"prompt\":");
-  jb_str(&data, t->text, t->text_len);
-  jb_lit(&data, "}");
-  outcome o = msg.oom ? oom_failure() : failure(RPC_INVALID_PARAMS, msg.data, &data);
-  jb_free(&msg);
-  jb_free(&data);
-  return o;
+  return cmd_chat(t);
 }
 
 static void *turn_main(void *arg) {
