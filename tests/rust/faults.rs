@@ -1,0 +1,283 @@
+//! Fault injection against spawned agents (real processes): spawn failures
+//! of every kind are clear errors at once; an agent killed in the middle of
+//! a permission request or of a write, one that closes its stdout while it
+//! runs, and one flooding its stderr never leave a call pending or the
+//! host's request alive; and none of it leaks descriptors, threads or
+//! children: after a round of every fault, the process holds what it held
+//! before.
+//!
+//! One test, run in order: the leak check compares the whole process before
+//! and after, so nothing else may run beside it (this file is its own test
+//! binary).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use libacp_core::{
+    AcpConnection, AcpOptions, AgentCommand, CallError, ConnectionError, Handler, IncomingRequest,
+    Responder, ShutdownGrace,
+};
+use libacp_tests::within;
+use serde_json::json;
+
+fn sh(script: &str) -> AgentCommand {
+    AgentCommand::new("sh")
+        .args(["-c", script])
+        .grace(ShutdownGrace {
+            after_stdin_close: Duration::from_millis(200),
+            after_sigterm: Duration::from_millis(200),
+        })
+}
+
+/// What this process holds: open descriptors, threads, child processes.
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+struct Held {
+    fds: usize,
+    threads: usize,
+    children: usize,
+}
+
+fn count(dir: &str) -> usize {
+    std::fs::read_dir(dir).map_or(0, Iterator::count)
+}
+
+fn children() -> usize {
+    let me = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| {
+                    std::fs::read_to_string(e.path().join("stat")).is_ok_and(|stat| {
+                        // pid (comm) state ppid ...
+                        stat.rsplit_once(')').is_some_and(|(_, rest)| {
+                            rest.split_whitespace().nth(1) == Some(me.as_str())
+                        })
+                    })
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+fn held() -> Held {
+    Held {
+        fds: count("/proc/self/fd"),
+        threads: count("/proc/self/task"),
+        children: children(),
+    }
+}
+
+/// Waits until the process holds no more than `baseline` (threads and
+/// descriptors are released asynchronously as tasks end).
+async fn settles_back_to(baseline: Held) {
+    let settled = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            let now = held();
+            if now.fds <= baseline.fds
+                && now.threads <= baseline.threads
+                && now.children <= baseline.children
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(
+        settled.is_ok(),
+        "leaked: before {baseline:?}, after {:?}",
+        held()
+    );
+}
+
+/// A client host that parks permission requests (a dialog left open).
+#[derive(Clone, Default)]
+struct Dialog(Arc<Mutex<Vec<(IncomingRequest, Responder)>>>);
+
+impl Handler for Dialog {
+    fn on_request(&self, request: IncomingRequest, responder: Responder) {
+        self.0.lock().expect("dialog").push((request, responder));
+    }
+}
+
+impl Dialog {
+    async fn opened(&self) -> (IncomingRequest, Responder) {
+        within("the permission dialog", async {
+            loop {
+                if let Some(r) = self.0.lock().expect("dialog").pop() {
+                    return r;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+        .await
+    }
+}
+
+/// The scripted agent's answers: `initialize`, `session/new` (id `s1`).
+const HANDSHAKE: &str = r#"
+read l; echo '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{}}}'
+read l; echo '{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}'
+"#;
+
+async fn client(script: &str, host: Dialog) -> AcpConnection {
+    client_of(&sh(script), host).await
+}
+
+/// Spawns `cmd` as the agent, then `initialize` and `session/new`.
+async fn client_of(cmd: &AgentCommand, host: Dialog) -> AcpConnection {
+    let conn = AcpConnection::spawn_agent(cmd, host, AcpOptions::default()).expect("spawn");
+    within(
+        "initialize",
+        conn.request_json("initialize", &json!({"protocolVersion": 1})),
+    )
+    .await
+    .expect("initialize");
+    within(
+        "session/new",
+        conn.request_json("session/new", &json!({"cwd": "/tmp", "mcpServers": []})),
+    )
+    .await
+    .expect("session/new");
+    conn
+}
+
+/// Runs `script` as the agent: the prompt fails with the close of the
+/// connection, and the agent is gone afterwards.
+async fn the_prompt_fails_with_the_close(script: &str) {
+    let conn = client(script, Dialog::default()).await;
+    let err = within(
+        "the prompt fails",
+        conn.request_json("session/prompt", &prompt()),
+    )
+    .await
+    .expect_err("the agent went away");
+    assert!(closed(&err), "{err:?}");
+    within("terminated", conn.terminated()).await;
+}
+
+fn prompt() -> serde_json::Value {
+    json!({"sessionId": "s1", "prompt": [{"type": "text", "text": "go"}]})
+}
+
+fn closed(err: &CallError) -> bool {
+    matches!(err, CallError::Connection(ConnectionError::Closed(_)))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn faults_fail_pending_calls_promptly_and_leak_nothing() {
+    // Warm up what is created once (the runtime's threads, lazy statics).
+    spawn_failures_are_clear_errors_at_once().await;
+    let baseline = held();
+    for _ in 0..2 {
+        spawn_failures_are_clear_errors_at_once().await;
+        killed_while_the_host_holds_a_permission_request().await;
+        killed_in_the_middle_of_writing_a_frame().await;
+        stdout_closed_while_the_agent_runs().await;
+        a_stderr_flood_does_not_stop_the_connection().await;
+    }
+    settles_back_to(baseline).await;
+}
+
+async fn spawn_failures_are_clear_errors_at_once() {
+    let dir = std::env::temp_dir().join(format!("libacp-faults-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let not_executable = dir.join("agent.txt");
+    std::fs::write(&not_executable, "#!/bin/sh\n").expect("file");
+    let cases = [
+        (AgentCommand::new("/nonexistent/acp-agent"), "No such file"),
+        (AgentCommand::new(&not_executable), "ermission denied"),
+        (
+            AgentCommand::new("sh").cwd(dir.join("missing-dir")),
+            "No such file",
+        ),
+    ];
+    for (cmd, says) in cases {
+        match AcpConnection::spawn_agent(&cmd, Dialog::default(), AcpOptions::default()) {
+            Err(ConnectionError::Spawn { error, .. }) => {
+                assert!(error.contains(says), "{error}");
+            }
+            Err(other) => panic!("{other:?}"),
+            Ok(_) => panic!("spawned {cmd:?}"),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The agent asks permission during a prompt, then is killed (SIGKILL)
+/// while the dialog is open: the prompt fails with the close, and the
+/// host's request is cancelled (its dialog can close); a late click goes
+/// nowhere and harms nothing.
+async fn killed_while_the_host_holds_a_permission_request() {
+    let dialog = Dialog::default();
+    let script = format!(
+        r#"{HANDSHAKE}
+read l; echo '{{"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{{"sessionId":"s1","toolCall":{{"toolCallId":"t1"}},"options":[{{"optionId":"a","name":"Allow","kind":"allow_once"}}]}}}}'
+sleep 0.2; kill -9 $$"#
+    );
+    let conn = client(&script, dialog.clone()).await;
+    let turn = tokio::spawn({
+        let conn = conn.clone();
+        async move { conn.request_json("session/prompt", &prompt()).await }
+    });
+    let (request, responder) = dialog.opened().await;
+    let err = within("the prompt fails", turn)
+        .await
+        .expect("task")
+        .expect_err("killed");
+    assert!(closed(&err), "{err:?}");
+    within("the dialog is told", request.cancellation.cancelled()).await;
+    let _ = responder.respond(Ok(libacp_tests::raw(json!({}))));
+    within("terminated", conn.terminated()).await;
+}
+
+/// The agent dies halfway through a frame: what was cut off is not
+/// delivered, the pending call fails.
+async fn killed_in_the_middle_of_writing_a_frame() {
+    the_prompt_fails_with_the_close(&format!(
+        r#"{HANDSHAKE}
+read l; printf '{{"jsonrpc":"2.0","id":2,"result":{{"stopRea'; kill -9 $$"#
+    ))
+    .await;
+}
+
+/// The agent closes its stdout but keeps running (reading its stdin): end
+/// of stream closes the connection, pending calls fail, and the shutdown
+/// ladder ends the process.
+async fn stdout_closed_while_the_agent_runs() {
+    the_prompt_fails_with_the_close(&format!("{HANDSHAKE}\nexec 1>&-; while read l; do :; done"))
+        .await;
+}
+
+/// The agent writes 20 MB to stderr while it answers: the answer still
+/// arrives (stderr is drained as it comes, never into the protocol).
+async fn a_stderr_flood_does_not_stop_the_connection() {
+    let script = format!(
+        r#"{HANDSHAKE}
+read l; head -c 20000000 /dev/zero | tr '\0' 'x' | fold -w 1000 >&2; echo >&2
+echo '{{"jsonrpc":"2.0","id":2,"result":{{"stopReason":"end_turn"}}}}'
+while read l; do :; done"#
+    );
+    let lines = Arc::new(Mutex::new(0usize));
+    let sink = Arc::clone(&lines);
+    let cmd = sh(&script).stderr(move |_| *sink.lock().expect("lines") += 1);
+    let conn = client_of(&cmd, Dialog::default()).await;
+    let answer = within(
+        "the answer after the flood",
+        conn.request_json("session/prompt", &prompt())
+            .decode::<serde_json::Value>(),
+    )
+    .await
+    .expect("answered");
+    assert_eq!(answer["stopReason"], "end_turn");
+    within("every stderr line", async {
+        while *lines.lock().expect("lines") < 20_000 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert_eq!(*lines.lock().expect("lines"), 20_000);
+    within("close", conn.close()).await;
+    within("terminated", conn.terminated()).await;
+}
