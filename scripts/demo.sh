@@ -10,6 +10,9 @@
 #   ./scripts/demo.sh --trace        # ... with every JSON-RPC frame printed
 #   ./scripts/demo.sh --ask          # answer the permission request yourself
 #   ./scripts/demo.sh --no           # refuse it
+#   ./scripts/demo.sh --model demo-large --prompt "ask me my name"
+#                                    # a config option and a question
+#                                    # (demo-client --help lists the rest)
 #
 # The ping pair (engine API, frames only) is still there:
 #   ./target/debug/ping-client

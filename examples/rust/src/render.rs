@@ -10,8 +10,8 @@ use libacp_core::services::session_model::{SessionStore, ToolCallState, ToolCall
 use libacp_core::{Tolerant, v1};
 use serde_json::Value;
 
-use crate::diff;
 use crate::style::{Out, Stream, Style};
+use crate::{diff, form};
 
 /// Most lines of one diff printed; the rest is summarised.
 const MAX_DIFF_LINES: usize = 60;
@@ -387,6 +387,41 @@ impl Renderer {
         lines
     }
 
+    /// Describes an `elicitation/create` request: the message, then the
+    /// form's fields (with their defaults) or the URL to open.
+    pub fn elicitation_lines(&self, args: &v1::CreateElicitationRequest) -> Vec<String> {
+        let s = self.style();
+        let mut lines = vec![format!(
+            "{} {}",
+            s.bold(&s.yellow("? question:")),
+            s.bold(&args.message)
+        )];
+        match &args.mode {
+            v1::ElicitationMode::Form(f) => {
+                let required = f.requested_schema.required.clone().unwrap_or_default();
+                for (name, field) in &f.requested_schema.properties {
+                    let default = form::default_of(field)
+                        .map(|v| format!(" [default: {}]", form::show(&v)))
+                        .unwrap_or_default();
+                    let optional = if required.contains(name) {
+                        ""
+                    } else {
+                        " (optional)"
+                    };
+                    lines.push(s.dim(&format!(
+                        "    {name}: {}{optional}{default}",
+                        form::label(name, field)
+                    )));
+                }
+            }
+            v1::ElicitationMode::Url(u) => {
+                lines.push(s.dim(&format!("    the agent asks you to open {}", u.url)));
+            }
+            _ => lines.push(s.dim("    (a kind of question this client does not know)")),
+        }
+        lines
+    }
+
     /// Prints a terminal's final output and exit status.
     pub fn terminal_lines(&self, resp: &v1::TerminalOutputResponse) -> Vec<String> {
         let s = self.style();
@@ -446,6 +481,12 @@ pub fn content_text(block: &v1::ContentBlock) -> String {
         v1::ContentBlock::Resource(_) => "[embedded resource]".to_owned(),
         _ => "[content]".to_owned(),
     }
+}
+
+/// Paths as `a, b, c`.
+pub fn path_list(paths: &[std::path::PathBuf]) -> String {
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    shown.join(", ")
 }
 
 /// A permission option kind as its wire name.

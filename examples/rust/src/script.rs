@@ -36,3 +36,55 @@ pub const DELAY_ENV: &str = "LIBACP_DEMO_AGENT_DELAY_MS";
 
 /// Default pause between streamed chunks, in milliseconds.
 pub const DEFAULT_DELAY_MS: u64 = 30;
+
+/// The (pretend) models of the agent's `model` config option: `(value id,
+/// name, description)`. The first is the default.
+pub const MODELS: [(&str, &str, &str); 3] = [
+    (
+        "demo-small",
+        "Demo Small",
+        "Quick and terse (no model really runs)",
+    ),
+    (
+        "demo-large",
+        "Demo Large",
+        "Slower and wordier (no model really runs)",
+    ),
+    (
+        "demo-reasoner",
+        "Demo Reasoner",
+        "Thinks out loud first (no model really runs)",
+    ),
+];
+
+/// The id of the agent's `model` config option (category `model`).
+pub const MODEL_OPTION: &str = "model";
+
+/// The id of the agent's `thinking` config option (a boolean: whether the
+/// turn starts with a thought).
+pub const THINKING_OPTION: &str = "thinking";
+
+/// The agent's one auth method (type `agent`: `authenticate` with this id
+/// is the whole login).
+pub const AUTH_METHOD: &str = "demo-token";
+
+/// Environment variable: when `1`, the agent requires `authenticate` before
+/// sessions (like its `--require-auth` flag).
+pub const REQUIRE_AUTH_ENV: &str = "LIBACP_DEMO_AGENT_REQUIRE_AUTH";
+
+/// Environment variable: most sessions per `session/list` page (default
+/// [`DEFAULT_PAGE_SIZE`]).
+pub const PAGE_SIZE_ENV: &str = "LIBACP_DEMO_AGENT_PAGE_SIZE";
+
+/// Default `session/list` page size.
+pub const DEFAULT_PAGE_SIZE: usize = 20;
+
+/// Words in a prompt that make the agent ask a question
+/// (`elicitation/create`), when the client offers form elicitation.
+pub const ASK_TRIGGER: &str = "ask me";
+
+/// The field of the agent's question.
+pub const ASK_FIELD: &str = "name";
+
+/// Its default answer (what `demo-client --yes` sends).
+pub const ASK_DEFAULT: &str = "friend";

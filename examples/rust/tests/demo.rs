@@ -2,7 +2,7 @@
 //! whole prompt turns through real processes and pipes, in a temporary
 //! directory (the agent's session history goes there too, via `TMPDIR`).
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -34,6 +34,21 @@ impl TestDir {
     fn hello(&self) -> PathBuf {
         self.work().join(script::HELLO_FILE)
     }
+
+    /// Another directory of the test (created).
+    fn dir(&self, name: &str) -> PathBuf {
+        let dir = self.0.join(name);
+        std::fs::create_dir_all(&dir).expect("create a test directory");
+        dir
+    }
+
+    /// Where the agent keeps a session (`$TMPDIR/libacp-demo-agent/`).
+    fn stored(&self, session_id: &str) -> PathBuf {
+        self.0
+            .join("tmp")
+            .join("libacp-demo-agent")
+            .join(format!("{session_id}.json"))
+    }
 }
 
 impl Drop for TestDir {
@@ -60,22 +75,30 @@ impl std::fmt::Display for Run {
     }
 }
 
-/// Runs `demo-client` with `args` (killed after [`LIMIT`]), stdin empty.
-fn client(dir: &TestDir, args: &[&str], env: &[(&str, &str)]) -> Run {
-    run_client(dir, args, env, false)
+/// What `demo-client` reads on stdin.
+enum Input<'a> {
+    /// Nothing (end of input at once).
+    Empty,
+    /// A pipe kept open and silent (a user who never answers).
+    Held,
+    /// These lines typed, then the end of input.
+    Typed(&'a str),
 }
 
-/// Runs `demo-client`; `hold_stdin`: stdin is a pipe kept open and silent
-/// (a user who never answers).
-fn run_client(dir: &TestDir, args: &[&str], env: &[(&str, &str)], hold_stdin: bool) -> Run {
+/// Runs `demo-client` with `args` (killed after [`LIMIT`]), stdin empty.
+fn client(dir: &TestDir, args: &[&str], env: &[(&str, &str)]) -> Run {
+    run_client(dir, args, env, &Input::Empty)
+}
+
+/// Runs `demo-client` with `input` on its stdin.
+fn run_client(dir: &TestDir, args: &[&str], env: &[(&str, &str)], input: &Input<'_>) -> Run {
     let mut cmd = Command::new(CLIENT);
     cmd.args(args)
         .env("TMPDIR", dir.0.join("tmp"))
         .env("NO_COLOR", "1")
-        .stdin(if hold_stdin {
-            Stdio::piped()
-        } else {
-            Stdio::null()
+        .stdin(match input {
+            Input::Empty => Stdio::null(),
+            Input::Held | Input::Typed(_) => Stdio::piped(),
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -83,7 +106,14 @@ fn run_client(dir: &TestDir, args: &[&str], env: &[(&str, &str)], hold_stdin: bo
         cmd.env(k, v);
     }
     let mut child = cmd.spawn().expect("spawn demo-client");
-    let _stdin = child.stdin.take();
+    let mut stdin = child.stdin.take();
+    if let (Input::Typed(text), Some(pipe)) = (input, &mut stdin) {
+        pipe.write_all(text.as_bytes()).expect("type on stdin");
+    }
+    let _stdin = match input {
+        Input::Typed(_) => None, // closed: the end of input
+        _ => stdin,
+    };
     let drain = |mut pipe: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut text = String::new();
@@ -114,6 +144,16 @@ fn run_client(dir: &TestDir, args: &[&str], env: &[(&str, &str)], hold_stdin: bo
 
 fn path_arg(p: &Path) -> &str {
     p.to_str().expect("UTF-8 temporary path")
+}
+
+/// The session id in the "to load this session again" line.
+fn printed_session_id(run: &Run) -> String {
+    run.stdout
+        .split("demo-client --load ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no session id printed: {run}"))
+        .to_owned()
 }
 
 #[test]
@@ -163,12 +203,8 @@ fn yes_runs_a_full_turn_writes_the_file_and_shows_the_terminal() {
     );
 
     // The session can be loaded again: its history is replayed.
-    let id = out
-        .split("demo-client --load ")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .expect("the session id is printed");
-    let load = client(&dir, &["--load", id, "--cwd", path_arg(&work)], &[]);
+    let id = printed_session_id(&run);
+    let load = client(&dir, &["--load", &id, "--cwd", path_arg(&work)], &[]);
     assert_eq!(load.code, Some(0), "{load}");
     assert!(
         load.stdout
@@ -264,7 +300,7 @@ fn cancelling_while_the_user_decides_answers_the_permission_request_cancelled() 
             path_arg(&work),
         ],
         &[(script::DELAY_ENV, "10")],
-        true,
+        &Input::Held,
     );
     assert_eq!(run.code, Some(0), "{run}");
     let out = &run.stdout;
@@ -292,4 +328,373 @@ fn an_explicit_agent_command_and_spawn_errors() {
     let run = client(&dir, &["--yes", "--", "false"], &[]);
     assert_eq!(run.code, Some(1), "{run}");
     assert!(run.stderr.contains("failed to initialize"), "{run}");
+}
+
+#[test]
+fn the_startup_summary_shows_every_capability_and_the_auth_method() {
+    let dir = TestDir::new("summary");
+    let run = client(&dir, &["--list"], &[]);
+    assert_eq!(run.code, Some(0), "{run}");
+    let out = &run.stdout;
+    assert!(
+        out.contains(
+            "offers: loadSession · prompts with image, audio, embeddedContext · \
+             session/list, resume, close, delete · additionalDirectories · logout"
+        ),
+        "{run}"
+    );
+    assert!(
+        out.contains("auth methods: demo-token (Demo token: ")
+            && out.contains("log in with --auth METHOD_ID"),
+        "{run}"
+    );
+    // --list alone: no session, no prompt.
+    assert!(out.contains("no sessions"), "{run}");
+    assert!(!out.contains("you ›"), "{run}");
+    assert!(!run.stderr.contains("session/new"), "{run}");
+}
+
+#[test]
+fn an_agent_that_requires_auth_works_with_auth_and_refuses_without() {
+    let dir = TestDir::new("auth");
+    let work = dir.work();
+    let require = [(script::REQUIRE_AUTH_ENV, "1")];
+    // Without --auth: session/new is refused, and the client says how to log in.
+    let run = client(&dir, &["--yes", "--cwd", path_arg(&work)], &require);
+    assert_eq!(run.code, Some(1), "{run}");
+    assert!(run.stdout.contains("auth methods: demo-token"), "{run}");
+    assert!(
+        run.stderr.contains(
+            "session/new: the agent requires authentication: \
+             run again with --auth METHOD_ID (one of: demo-token)"
+        ),
+        "{run}"
+    );
+    assert!(!dir.hello().exists(), "no turn ran");
+
+    // With it: the whole turn, then logout.
+    let run = client(
+        &dir,
+        &[
+            "--yes",
+            "--auth",
+            script::AUTH_METHOD,
+            "--logout",
+            "--cwd",
+            path_arg(&work),
+            "--prompt",
+            "hello",
+        ],
+        &require,
+    );
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(
+        run.stdout.contains("authenticated (method demo-token)"),
+        "{run}"
+    );
+    assert!(run.stdout.contains("■ stop reason: end_turn"), "{run}");
+    assert!(run.stdout.contains("logged out"), "{run}");
+    assert!(run.stderr.contains("authenticate: demo-token"), "{run}");
+    assert!(run.stderr.contains("logout: goodbye"), "{run}");
+    assert!(dir.hello().exists(), "the turn ran");
+
+    // The agent's own flag does the same as the environment variable.
+    let run = client(
+        &dir,
+        &[
+            "--yes",
+            "--cwd",
+            path_arg(&work),
+            "--",
+            AGENT,
+            "--require-auth",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, Some(1), "{run}");
+    assert!(run.stderr.contains("requires authentication"), "{run}");
+
+    // A method the agent does not offer is refused before anything is sent.
+    let run = client(&dir, &["--auth", "password", "--list"], &[]);
+    assert_eq!(run.code, Some(1), "{run}");
+    assert!(
+        run.stderr
+            .contains("--auth password: the agent offers no such method (it offers: demo-token)"),
+        "{run}"
+    );
+}
+
+#[test]
+fn sessions_are_listed_resumed_closed_and_deleted() {
+    let dir = TestDir::new("sessions");
+    let (work, other) = (dir.work(), dir.dir("other"));
+    let first = client(
+        &dir,
+        &[
+            "--yes",
+            "--cwd",
+            path_arg(&work),
+            "--prompt",
+            "first",
+            "--close",
+        ],
+        &[],
+    );
+    assert_eq!(first.code, Some(0), "{first}");
+    let a = printed_session_id(&first);
+    assert!(
+        first
+            .stdout
+            .contains(&format!("closed session {a} (session/close)")),
+        "{first}"
+    );
+    assert!(
+        first
+            .stderr
+            .contains(&format!("session/close {a}: forgotten here")),
+        "{first}"
+    );
+    let second = client(
+        &dir,
+        &["--yes", "--cwd", path_arg(&other), "--prompt", "second"],
+        &[],
+    );
+    assert_eq!(second.code, Some(0), "{second}");
+    let b = printed_session_id(&second);
+
+    // Both listed, one page at a time (the client follows nextCursor).
+    let list = client(&dir, &["--list"], &[(script::PAGE_SIZE_ENV, "1")]);
+    assert_eq!(list.code, Some(0), "{list}");
+    assert!(list.stdout.contains("sessions (2, 2 pages):"), "{list}");
+    assert!(list.stdout.contains(&format!("  {a}  first")), "{list}");
+    assert!(list.stdout.contains(&format!("  {b}  second")), "{list}");
+    assert!(
+        list.stdout
+            .contains(&format!("in {} · updated ", work.display())),
+        "{list}"
+    );
+    assert!(list.stderr.contains("more follow"), "{list}");
+    // Filtered by directory.
+    let list = client(&dir, &["--list", "--cwd", path_arg(&work)], &[]);
+    assert!(
+        list.stdout
+            .contains(&format!("sessions in {} (1):", work.display())),
+        "{list}"
+    );
+    assert!(
+        list.stdout.contains(&a) && !list.stdout.contains(&b),
+        "{list}"
+    );
+
+    // Resumed without a replay, in its own directory (found by session/list).
+    let resume = client(&dir, &["--yes", "--resume", &a, "--prompt", "again"], &[]);
+    assert_eq!(resume.code, Some(0), "{resume}");
+    assert!(
+        resume.stdout.contains(&format!("resumed session {a}")),
+        "{resume}"
+    );
+    assert!(
+        resume
+            .stdout
+            .contains(&format!("session {a} in {}", work.display())),
+        "{resume}"
+    );
+    assert!(
+        !resume.stdout.contains("you › first"),
+        "no replay: {resume}"
+    );
+    assert!(
+        resume.stdout.contains("■ stop reason: end_turn"),
+        "{resume}"
+    );
+    assert!(resume.stderr.contains("none replayed"), "{resume}");
+    // ... and the conversation goes on: a load replays both turns.
+    let load = client(&dir, &["--load", &a, "--cwd", path_arg(&work)], &[]);
+    assert!(
+        load.stdout.contains("you › first") && load.stdout.contains("you › again"),
+        "{load}"
+    );
+
+    // Deleted: gone from the disk and from the list; a second delete fails.
+    assert!(dir.stored(&a).exists());
+    let delete = client(&dir, &["--delete", &a, "--list"], &[]);
+    assert_eq!(delete.code, Some(0), "{delete}");
+    assert!(
+        delete.stdout.contains(&format!("deleted session {a}")),
+        "{delete}"
+    );
+    assert!(delete.stdout.contains("sessions (1):"), "{delete}");
+    assert!(!delete.stdout.contains(&format!("  {a}  ")), "{delete}");
+    assert!(!dir.stored(&a).exists(), "the session file is removed");
+    assert!(dir.stored(&b).exists(), "the other session is kept");
+    let again = client(&dir, &["--delete", &a], &[]);
+    assert_eq!(again.code, Some(1), "{again}");
+    assert!(again.stderr.contains("unknown session"), "{again}");
+}
+
+#[test]
+fn the_model_config_options_and_additional_directories_reach_the_agent() {
+    let dir = TestDir::new("config");
+    let (work, extra) = (dir.work(), dir.dir("extra"));
+    let run = client(
+        &dir,
+        &[
+            "--yes",
+            "--cwd",
+            path_arg(&work),
+            "--add-dir",
+            path_arg(&extra),
+            "--model",
+            "Demo Large",
+            "--config",
+            "thinking=off",
+            "--prompt",
+            "hi",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{run}");
+    let out = &run.stdout;
+    assert!(
+        out.contains("config: Model: demo-small*, demo-large, demo-reasoner; Thinking: on"),
+        "{run}"
+    );
+    assert!(
+        out.contains(&format!("additional directories: {}", extra.display())),
+        "{run}"
+    );
+    assert!(out.contains("Model → Demo Large"), "{run}");
+    assert!(out.contains("Thinking → off"), "{run}");
+    assert!(
+        out.contains("in ask mode, answering as model demo-large."),
+        "{run}"
+    );
+    assert!(!out.contains("thinking ›"), "thinking is off: {run}");
+    assert!(
+        out.contains(&format!(
+            "Additional directories of this session: {}.",
+            extra.display()
+        )),
+        "{run}"
+    );
+    // The agent keeps both: the list reports the directory, a resume the model.
+    let id = printed_session_id(&run);
+    let list = client(&dir, &["--list"], &[]);
+    assert!(
+        list.stdout.contains(&format!("also {}", extra.display())),
+        "{list}"
+    );
+    let resume = client(&dir, &["--resume", &id, "--list"], &[]);
+    assert!(
+        resume
+            .stdout
+            .contains("config: Model: demo-small, demo-large*, demo-reasoner; Thinking: off"),
+        "{resume}"
+    );
+
+    // A model the agent does not have: said, and the turn still runs.
+    let run = client(&dir, &["--yes", "--model", "gpt-9", "--prompt", "hi"], &[]);
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(
+        run.stdout.contains(
+            "--model gpt-9: Model: `gpt-9` is not a choice (demo-small, demo-large, demo-reasoner)"
+        ),
+        "{run}"
+    );
+    assert!(run.stdout.contains("in ask mode. I will write"), "{run}");
+}
+
+#[test]
+fn image_and_audio_prompts_are_acknowledged_with_their_size() {
+    let dir = TestDir::new("media");
+    let image = dir.0.join("pixel.png");
+    let audio = dir.0.join("beep.WAV");
+    std::fs::write(&image, b"\x89PNG\r\n\x1a\n0123456789").expect("write the image");
+    std::fs::write(&audio, b"RIFF\0\0\0\0WAVEfmt ").expect("write the audio");
+    let run = client(
+        &dir,
+        &[
+            "--yes",
+            "--image",
+            path_arg(&image),
+            "--audio",
+            path_arg(&audio),
+            "--prompt",
+            "look and listen",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{run}");
+    let out = &run.stdout;
+    assert!(
+        out.contains("+ image pixel.png (image/png, 18 bytes)"),
+        "{run}"
+    );
+    assert!(
+        out.contains("+ audio beep.WAV (audio/wav, 16 bytes)"),
+        "{run}"
+    );
+    assert!(
+        out.contains(
+            "I received an image (image/png, 18 bytes) and an audio clip (audio/wav, 16 bytes)."
+        ),
+        "{run}"
+    );
+    assert!(out.contains("■ stop reason: end_turn"), "{run}");
+
+    let text = dir.0.join("notes.txt");
+    std::fs::write(&text, "not an image").expect("write the file");
+    let run = client(&dir, &["--image", path_arg(&text)], &[]);
+    assert_eq!(run.code, Some(1), "{run}");
+    assert!(run.stderr.contains("unknown file type"), "{run}");
+}
+
+#[test]
+fn the_agents_question_is_answered_by_defaults_on_the_terminal_or_declined() {
+    let dir = TestDir::new("elicitation");
+    let work = dir.work();
+    let prompt = "Please ask me my name";
+    // --yes: the form's defaults.
+    let run = client(&dir, &["--yes", "--prompt", prompt], &[]);
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(
+        run.stdout
+            .contains("? question: You asked me to ask you something: what should I call you?"),
+        "{run}"
+    );
+    assert!(
+        run.stdout
+            .contains("name: Your name (What the agent should call you) [default: friend]"),
+        "{run}"
+    );
+    assert!(
+        run.stdout.contains("→ answered name = friend (--yes)"),
+        "{run}"
+    );
+    assert!(run.stdout.contains("agent › Hello, friend!"), "{run}");
+
+    // --ask: typed on the terminal (the name, then the permission).
+    let run = run_client(
+        &dir,
+        &["--ask", "--prompt", prompt, "--cwd", path_arg(&work)],
+        &[],
+        &Input::Typed("Ada\n1\n"),
+    );
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(run.stdout.contains("Your name [friend] > Ada"), "{run}");
+    assert!(run.stdout.contains("→ answered name = Ada"), "{run}");
+    assert!(run.stdout.contains("agent › Hello, Ada!"), "{run}");
+    assert!(run.stderr.contains("elicitation answered: Ada"), "{run}");
+    assert!(dir.hello().exists(), "the permission was given too");
+
+    // --no: declined, and the agent goes on without a name.
+    let run = client(&dir, &["--no", "--prompt", prompt], &[]);
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(run.stdout.contains("→ declined (--no)"), "{run}");
+    assert!(
+        run.stdout
+            .contains("You would rather not tell me your name: fine."),
+        "{run}"
+    );
+    assert!(run.stdout.contains("agent › Hello! I am"), "{run}");
 }

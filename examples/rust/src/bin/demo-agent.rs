@@ -11,16 +11,34 @@
 //!    `terminal/wait_for_exit`, `terminal/output` and `terminal/release`
 //!    (if the client offers `terminal`);
 //! 5. `stopReason: "end_turn"`, or `"cancelled"` as soon as the client sends
-//!    `session/cancel`, whatever step the turn is at.
+//!    `session/cancel` (or closes or deletes the session), whatever step the
+//!    turn is at.
 //!
-//! Sessions have two modes (`ask`, `code`) and can be loaded again
-//! (`session/load` replays the conversation): their history is kept in
-//! `$TMPDIR/libacp-demo-agent/`, so a later `demo-client --load ID` works
-//! across runs. Logs go to stderr; stdout carries only frames.
+//! It advertises and implements every stable v1 capability:
+//!
+//! * sessions are kept in memory and in `$TMPDIR/libacp-demo-agent/`:
+//!   `session/load` replays the conversation, `session/resume` reattaches
+//!   without a replay, `session/list` lists them (filtered by `cwd`, paged
+//!   with `nextCursor`), `session/close` forgets one in memory,
+//!   `session/delete` removes it from the disk too;
+//! * two modes (`ask`, `code`) and two config options: `model` (category
+//!   `model`, three pretend models; the reply names the chosen one) and
+//!   `thinking` (a boolean: whether the turn starts with a thought);
+//! * `additionalDirectories` on new, load and resume (named in the reply);
+//! * image, audio and embedded-resource prompt blocks (acknowledged in the
+//!   reply, with their type and size);
+//! * `elicitation/create`: a prompt containing "ask me" makes the agent ask
+//!   the user's name (if the client offers form elicitation) and use it;
+//! * one auth method, `demo-token`, and `logout`. Authentication is only
+//!   required with `--require-auth` (or `LIBACP_DEMO_AGENT_REQUIRE_AUTH=1`);
+//!   without it the agent works unauthenticated.
+//!
+//! Logs go to stderr; stdout carries only frames.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -29,26 +47,64 @@ use libacp_core::{
     AcpOptions, Agent, AgentConnection, CallError, CancellationToken, RequestContext, RpcError,
     codes, v1,
 };
-use libacp_examples::script;
+use libacp_examples::{media, render, script};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+const USAGE: &str = "\
+usage: demo-agent [--require-auth]
+
+The libacp demo agent, on stdin/stdout (run it from an ACP client such as
+demo-client).
+
+  --require-auth    sessions need `authenticate` (method demo-token) first;
+                    also LIBACP_DEMO_AGENT_REQUIRE_AUTH=1";
+
 #[tokio::main]
-async fn main() {
-    let delay = std::env::var(script::DELAY_ENV)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(script::DEFAULT_DELAY_MS);
+async fn main() -> ExitCode {
+    let mut require_auth = std::env::var(script::REQUIRE_AUTH_ENV).is_ok_and(|v| v == "1");
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "--require-auth" => require_auth = true,
+            "-h" | "--help" => {
+                eprintln!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            other => {
+                eprintln!("demo-agent: unknown argument `{other}`\n\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let env_number = |name: &str| std::env::var(name).ok().and_then(|v| v.parse().ok());
+    let delay = env_number(script::DELAY_ENV).unwrap_or(script::DEFAULT_DELAY_MS);
+    let page_size = env_number(script::PAGE_SIZE_ENV)
+        .map_or(script::DEFAULT_PAGE_SIZE, |n: u64| {
+            usize::try_from(n).unwrap_or(usize::MAX).max(1)
+        });
     let agent = DemoAgent {
         client: Mutex::new(v1::ClientCapabilities::new()),
         sessions: Mutex::new(HashMap::new()),
+        running: Mutex::new(HashMap::new()),
         turns: AtomicU64::new(0),
         delay: Duration::from_millis(delay),
+        page_size,
     };
-    let conn = AgentConnection::serve_stdio(agent, AcpOptions::default());
+    if require_auth {
+        log(&format!(
+            "authentication required (method {})",
+            script::AUTH_METHOD
+        ));
+    }
+    let options = AcpOptions {
+        require_auth,
+        ..AcpOptions::default()
+    };
+    let conn = AgentConnection::serve_stdio(agent, options);
     let reason = conn.acp().closed().await;
     conn.acp().terminated().await; // what was answered is written before exiting
     log(&format!("connection closed ({reason}), exiting"));
+    ExitCode::SUCCESS
 }
 
 fn log(line: &str) {
@@ -67,22 +123,51 @@ struct Message {
     text: String,
 }
 
-/// What the agent remembers of a session (also on disk, as JSON).
+fn default_model() -> String {
+    script::MODELS[0].0.to_owned()
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// What the agent remembers of a session (also on disk, as JSON; the
+/// fields added later have defaults, so older files still load).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Session {
     cwd: PathBuf,
     mode: String,
+    /// The `model` config option.
+    #[serde(default = "default_model")]
+    model: String,
+    /// The `thinking` config option.
+    #[serde(default = "yes")]
+    thinking: bool,
+    #[serde(default)]
+    additional_directories: Vec<PathBuf>,
+    /// The first prompt, shortened (for `session/list`).
+    #[serde(default)]
+    title: Option<String>,
+    /// Last activity, in milliseconds since the Unix epoch (0: unknown).
+    #[serde(default)]
+    updated_ms: u64,
     history: Vec<Message>,
 }
 
 struct DemoAgent {
     /// What the client advertised in `initialize`.
     client: Mutex<v1::ClientCapabilities>,
+    /// The sessions open on this connection.
     sessions: Mutex<HashMap<String, Session>>,
+    /// The running turn of each session, stopped by `session/close` and
+    /// `session/delete`.
+    running: Mutex<HashMap<String, CancellationToken>>,
     /// Numbers the turns, for tool call ids.
     turns: AtomicU64,
     /// Pause between streamed chunks.
     delay: Duration,
+    /// Most sessions per `session/list` page.
+    page_size: usize,
 }
 
 fn store_dir() -> PathBuf {
@@ -98,7 +183,15 @@ fn store_path(session_id: &str) -> Option<PathBuf> {
     safe.then(|| store_dir().join(format!("{session_id}.json")))
 }
 
-fn save(session_id: &str, session: &Session) {
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Stamps the session's last activity and writes it to the store.
+fn save(session_id: &str, session: &mut Session) {
+    session.updated_ms = now_ms();
     let Some(path) = store_path(session_id) else {
         return;
     };
@@ -116,6 +209,46 @@ fn restore(session_id: &str) -> Option<Session> {
     serde_json::from_slice(&bytes).ok()
 }
 
+/// Every session in the store, with its id.
+fn stored_sessions() -> Vec<(String, Session)> {
+    let Ok(entries) = std::fs::read_dir(store_dir()) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let id = name.strip_suffix(".json")?.to_owned();
+            let session = restore(&id)?;
+            Some((id, session))
+        })
+        .collect()
+}
+
+/// `ms` since the Unix epoch as ISO 8601 (UTC), e.g.
+/// `2025-06-01T12:00:00.000Z`.
+fn iso8601(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        ms % 1000
+    )
+}
+
 fn modes(current: &str) -> v1::SessionModeState {
     v1::SessionModeState::new(
         current.to_owned(),
@@ -126,6 +259,29 @@ fn modes(current: &str) -> v1::SessionModeState {
             })
             .collect(),
     )
+}
+
+/// The session's config options: `model` and `thinking`.
+fn config_options(session: &Session) -> Vec<v1::SessionConfigOption> {
+    let models: Vec<v1::SessionConfigSelectOption> = script::MODELS
+        .iter()
+        .map(|(id, name, description)| {
+            v1::SessionConfigSelectOption::new(*id, *name).description(description.to_string())
+        })
+        .collect();
+    vec![
+        v1::SessionConfigOption::select(
+            script::MODEL_OPTION,
+            "Model",
+            session.model.clone(),
+            models,
+        )
+        .category(v1::SessionConfigOptionCategory::Model)
+        .description("Which (pretend) model answers".to_owned()),
+        v1::SessionConfigOption::boolean(script::THINKING_OPTION, "Thinking", session.thinking)
+            .category(v1::SessionConfigOptionCategory::ModelConfig)
+            .description("Whether the turn starts with a thought".to_owned()),
+    ]
 }
 
 fn new_session_id() -> String {
@@ -143,6 +299,58 @@ fn text_chunk(text: &str) -> v1::ContentChunk {
     v1::ContentChunk::new(v1::ContentBlock::from(text))
 }
 
+fn unknown_session(id: &str) -> RpcError {
+    RpcError::new(
+        codes::RESOURCE_NOT_FOUND,
+        "Resource not found: unknown session",
+    )
+    .with_data(json!({ "sessionId": id }))
+}
+
+fn internal(e: &CallError) -> RpcError {
+    RpcError::internal_error(e.to_string())
+}
+
+/// A `session/list` cursor: the sort key of the last session of a page.
+fn cursor_of(id: &str, session: &Session) -> String {
+    format!("{}.{id}", session.updated_ms)
+}
+
+fn parse_cursor(cursor: &str) -> Option<(u64, &str)> {
+    let (ms, id) = cursor.split_once('.')?;
+    Some((ms.parse().ok()?, id))
+}
+
+impl DemoAgent {
+    /// An open session, or a stored one, reopened on this connection with
+    /// the request's `cwd` and `additionalDirectories` (the complete new
+    /// list, as the spec says).
+    fn reopen(
+        &self,
+        id: &str,
+        cwd: PathBuf,
+        additional_directories: Vec<PathBuf>,
+    ) -> Result<Session, RpcError> {
+        let known = lock(&self.sessions).get(id).cloned();
+        let mut session = known
+            .or_else(|| restore(id))
+            .ok_or_else(|| unknown_session(id))?;
+        session.cwd = cwd;
+        session.additional_directories = additional_directories;
+        save(id, &mut session);
+        lock(&self.sessions).insert(id.to_owned(), session.clone());
+        Ok(session)
+    }
+
+    /// Stops the session's running turn, if any (it answers `cancelled`).
+    fn stop_turn(&self, id: &str) {
+        if let Some(token) = lock(&self.running).remove(id) {
+            log(&format!("session {id}: stopping its turn"));
+            token.cancel();
+        }
+    }
+}
+
 impl Agent for DemoAgent {
     async fn initialize(
         &self,
@@ -151,25 +359,72 @@ impl Agent for DemoAgent {
     ) -> Result<v1::InitializeResponse, RpcError> {
         let caps = &args.client_capabilities;
         log(&format!(
-            "initialize from {} (fs read {}, fs write {}, terminal {})",
+            "initialize from {} (fs read {}, fs write {}, terminal {}, elicitation {})",
             args.client_info
                 .as_ref()
                 .map_or("an unnamed client", |i| i.name.as_str()),
             caps.fs.read_text_file,
             caps.fs.write_text_file,
-            caps.terminal
+            caps.terminal,
+            caps.elicitation.as_ref().is_some_and(|e| e.supports_form()),
         ));
         *lock(&self.client) = args.client_capabilities;
         Ok(v1::InitializeResponse::new(v1::ProtocolVersion::V1)
             .agent_capabilities(
                 v1::AgentCapabilities::new()
                     .load_session(true)
-                    .prompt_capabilities(v1::PromptCapabilities::new().embedded_context(true)),
+                    .prompt_capabilities(
+                        v1::PromptCapabilities::new()
+                            .image(true)
+                            .audio(true)
+                            .embedded_context(true),
+                    )
+                    .session_capabilities(
+                        v1::SessionCapabilities::new()
+                            .list(v1::SessionListCapabilities::new())
+                            .resume(v1::SessionResumeCapabilities::new())
+                            .close(v1::SessionCloseCapabilities::new())
+                            .delete(v1::SessionDeleteCapabilities::new())
+                            .additional_directories(
+                                v1::SessionAdditionalDirectoriesCapabilities::new(),
+                            ),
+                    )
+                    .auth(v1::AgentAuthCapabilities::new().logout(v1::LogoutCapabilities::new())),
             )
+            .auth_methods(vec![v1::AuthMethod::Agent(
+                v1::AuthMethodAgent::new(script::AUTH_METHOD, "Demo token")
+                    .description("no account needed, the demo agent lets anyone in".to_owned()),
+            )])
             .agent_info(
                 v1::Implementation::new("libacp-demo-agent", env!("CARGO_PKG_VERSION"))
                     .title("libacp demo agent (scripted, no model)".to_owned()),
             ))
+    }
+
+    async fn authenticate(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::AuthenticateRequest,
+    ) -> Result<v1::AuthenticateResponse, RpcError> {
+        let method = &*args.method_id.0;
+        if method != script::AUTH_METHOD {
+            log(&format!("authenticate: unknown method {method}"));
+            return Err(RpcError::invalid_params(format!(
+                "unknown auth method `{method}` (this agent offers: {})",
+                script::AUTH_METHOD
+            )));
+        }
+        log(&format!("authenticate: {method}: welcome"));
+        Ok(v1::AuthenticateResponse::new())
+    }
+
+    async fn logout(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        _args: v1::LogoutRequest,
+    ) -> Result<v1::LogoutResponse, RpcError> {
+        log("logout: goodbye");
+        Ok(v1::LogoutResponse::new())
     }
 
     async fn new_session(
@@ -178,16 +433,23 @@ impl Agent for DemoAgent {
         args: v1::NewSessionRequest,
     ) -> Result<v1::NewSessionResponse, RpcError> {
         let id = new_session_id();
-        let session = Session {
+        let mut session = Session {
             cwd: args.cwd,
             mode: script::MODES[0].0.to_owned(),
+            model: default_model(),
+            thinking: true,
+            additional_directories: args.additional_directories,
+            title: None,
+            updated_ms: 0,
             history: Vec::new(),
         };
         log(&format!("session/new {id} in {}", session.cwd.display()));
-        save(&id, &session);
-        let modes = modes(&session.mode);
-        lock(&self.sessions).insert(id.clone(), session);
-        Ok(v1::NewSessionResponse::new(id).modes(modes))
+        save(&id, &mut session);
+        let response = v1::NewSessionResponse::new(id.clone())
+            .modes(modes(&session.mode))
+            .config_options(config_options(&session));
+        lock(&self.sessions).insert(id, session);
+        Ok(response)
     }
 
     async fn load_session(
@@ -196,14 +458,7 @@ impl Agent for DemoAgent {
         args: v1::LoadSessionRequest,
     ) -> Result<v1::LoadSessionResponse, RpcError> {
         let id = args.session_id.0.to_string();
-        let known = lock(&self.sessions).get(&id).cloned();
-        let Some(mut session) = known.or_else(|| restore(&id)) else {
-            return Err(RpcError::new(
-                codes::RESOURCE_NOT_FOUND,
-                "Resource not found: unknown session",
-            )
-            .with_data(json!({ "sessionId": id })));
-        };
+        let session = self.reopen(&id, args.cwd, args.additional_directories)?;
         log(&format!(
             "session/load {id}: replaying {} messages",
             session.history.len()
@@ -221,12 +476,103 @@ impl Agent for DemoAgent {
                     update,
                 ))
                 .await
-                .map_err(|e| RpcError::internal_error(e.to_string()))?;
+                .map_err(|e| internal(&e))?;
         }
-        session.cwd = args.cwd;
-        let modes = modes(&session.mode);
-        lock(&self.sessions).insert(id, session);
-        Ok(v1::LoadSessionResponse::new().modes(modes))
+        Ok(v1::LoadSessionResponse::new()
+            .modes(modes(&session.mode))
+            .config_options(config_options(&session)))
+    }
+
+    async fn resume_session(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::ResumeSessionRequest,
+    ) -> Result<v1::ResumeSessionResponse, RpcError> {
+        let id = args.session_id.0.to_string();
+        let session = self.reopen(&id, args.cwd, args.additional_directories)?;
+        log(&format!(
+            "session/resume {id}: {} messages kept, none replayed",
+            session.history.len()
+        ));
+        Ok(v1::ResumeSessionResponse::new()
+            .modes(modes(&session.mode))
+            .config_options(config_options(&session)))
+    }
+
+    async fn list_sessions(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::ListSessionsRequest,
+    ) -> Result<v1::ListSessionsResponse, RpcError> {
+        // Every open session is saved on each change: the store is current.
+        let mut all = stored_sessions();
+        if let Some(cwd) = &args.cwd {
+            all.retain(|(_, s)| &s.cwd == cwd);
+        }
+        // Newest first; the id breaks ties.
+        let key = |ms: u64, id: &str| (std::cmp::Reverse(ms), id.to_owned());
+        all.sort_by_key(|(id, s)| key(s.updated_ms, id));
+        let start = match args.cursor.as_deref() {
+            None => 0,
+            Some(cursor) => {
+                let (ms, after) = parse_cursor(cursor).ok_or_else(|| {
+                    RpcError::invalid_params(format!("not a cursor of this agent: {cursor}"))
+                })?;
+                let after = key(ms, after);
+                all.iter()
+                    .position(|(id, s)| key(s.updated_ms, id) > after)
+                    .unwrap_or(all.len())
+            }
+        };
+        let end = all.len().min(start + self.page_size);
+        let next = (end < all.len()).then(|| cursor_of(&all[end - 1].0, &all[end - 1].1));
+        log(&format!(
+            "session/list: {} to {} of {}{}",
+            start + 1,
+            end,
+            all.len(),
+            if next.is_some() { ", more follow" } else { "" }
+        ));
+        let sessions = all
+            .drain(start..end)
+            .map(|(id, s)| {
+                v1::SessionInfo::new(id, s.cwd)
+                    .additional_directories(s.additional_directories)
+                    .title(s.title)
+                    .updated_at((s.updated_ms > 0).then(|| iso8601(s.updated_ms)))
+            })
+            .collect();
+        Ok(v1::ListSessionsResponse::new(sessions).next_cursor(next))
+    }
+
+    async fn close_session(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::CloseSessionRequest,
+    ) -> Result<v1::CloseSessionResponse, RpcError> {
+        let id = &*args.session_id.0;
+        self.stop_turn(id);
+        lock(&self.sessions).remove(id);
+        log(&format!(
+            "session/close {id}: forgotten here (still stored)"
+        ));
+        Ok(v1::CloseSessionResponse::new())
+    }
+
+    async fn delete_session(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::DeleteSessionRequest,
+    ) -> Result<v1::DeleteSessionResponse, RpcError> {
+        let id = &*args.session_id.0;
+        self.stop_turn(id);
+        let open = lock(&self.sessions).remove(id).is_some();
+        let stored = store_path(id).is_some_and(|p| std::fs::remove_file(p).is_ok());
+        if !open && !stored {
+            return Err(unknown_session(id));
+        }
+        log(&format!("session/delete {id}: removed"));
+        Ok(v1::DeleteSessionResponse::new())
     }
 
     async fn set_session_mode(
@@ -243,10 +589,7 @@ impl Agent for DemoAgent {
         let id = args.session_id.0.to_string();
         {
             let mut sessions = lock(&self.sessions);
-            let Some(session) = sessions.get_mut(&id) else {
-                return Err(RpcError::new(codes::RESOURCE_NOT_FOUND, "unknown session")
-                    .with_data(json!({ "sessionId": id })));
-            };
+            let session = sessions.get_mut(&id).ok_or_else(|| unknown_session(&id))?;
             session.mode.clone_from(&mode);
             save(&id, session);
         }
@@ -257,8 +600,59 @@ impl Agent for DemoAgent {
                 v1::SessionUpdate::CurrentModeUpdate(v1::CurrentModeUpdate::new(mode)),
             ))
             .await
-            .map_err(|e| RpcError::internal_error(e.to_string()))?;
+            .map_err(|e| internal(&e))?;
         Ok(v1::SetSessionModeResponse::new())
+    }
+
+    async fn set_session_config_option(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::SetSessionConfigOptionRequest,
+    ) -> Result<v1::SetSessionConfigOptionResponse, RpcError> {
+        let id = args.session_id.0.to_string();
+        let mut sessions = lock(&self.sessions);
+        let session = sessions.get_mut(&id).ok_or_else(|| unknown_session(&id))?;
+        match (&*args.config_id.0, &args.value) {
+            (script::MODEL_OPTION, v1::SessionConfigOptionValue::ValueId { value }) => {
+                if !script::MODELS.iter().any(|(m, _, _)| *m == &*value.0) {
+                    let known: Vec<&str> = script::MODELS.iter().map(|(m, _, _)| *m).collect();
+                    return Err(RpcError::invalid_params(format!(
+                        "unknown model `{}` (this agent has: {})",
+                        value.0,
+                        known.join(", ")
+                    )));
+                }
+                session.model = value.0.to_string();
+            }
+            (script::THINKING_OPTION, v1::SessionConfigOptionValue::Boolean { value }) => {
+                session.thinking = *value;
+            }
+            (option @ (script::MODEL_OPTION | script::THINKING_OPTION), _) => {
+                return Err(RpcError::invalid_params(format!(
+                    "`{option}` takes a {}",
+                    if option == script::MODEL_OPTION {
+                        "value id"
+                    } else {
+                        "boolean"
+                    }
+                )));
+            }
+            (other, _) => {
+                return Err(RpcError::invalid_params(format!(
+                    "unknown config option `{other}` (this agent has: {}, {})",
+                    script::MODEL_OPTION,
+                    script::THINKING_OPTION
+                )));
+            }
+        }
+        save(&id, session);
+        log(&format!(
+            "session {id}: model {}, thinking {}",
+            session.model, session.thinking
+        ));
+        Ok(v1::SetSessionConfigOptionResponse::new(config_options(
+            session,
+        )))
     }
 
     async fn prompt(
@@ -268,27 +662,41 @@ impl Agent for DemoAgent {
     ) -> Result<v1::PromptResponse, RpcError> {
         let id = args.session_id.0.to_string();
         let Some(session) = lock(&self.sessions).get(&id).cloned() else {
-            return Err(RpcError::new(codes::RESOURCE_NOT_FOUND, "unknown session")
-                .with_data(json!({ "sessionId": id })));
+            return Err(unknown_session(&id));
         };
         let user_text = prompt_text(&args.prompt);
         let n = self.turns.fetch_add(1, Ordering::Relaxed) + 1;
         log(&format!("session {id}: prompt {n}: {user_text:?}"));
+        // Fired by session/cancel (the core's token) or by close/delete.
+        let stop = cx.cancellation.child_token();
+        lock(&self.running).insert(id.clone(), stop.clone());
         let mut turn = Turn {
             conn: cx.connection.clone(),
             session_id: args.session_id.clone(),
-            cancel: cx.cancellation.clone(),
+            cancel: stop,
             delay: self.delay,
             client: lock(&self.client).clone(),
             reply: String::new(),
             plan: Vec::new(),
             n,
         };
-        let outcome = turn.run(&session, &user_text).await;
-        // Keep the conversation, whatever happened, for session/load.
+        let outcome = turn.run(&session, &args.prompt, &user_text).await;
+        lock(&self.running).remove(&id);
+        // Keep the conversation, whatever happened, for session/load (in
+        // the store only, if session/close came meanwhile; nowhere after
+        // session/delete).
         {
             let mut sessions = lock(&self.sessions);
-            if let Some(s) = sessions.get_mut(&id) {
+            let mut closed = if sessions.contains_key(&id) {
+                None
+            } else {
+                restore(&id)
+            };
+            let kept = sessions.get_mut(&id).or(closed.as_mut());
+            if let Some(s) = kept {
+                if s.title.is_none() {
+                    s.title = Some(title_of(&args.prompt));
+                }
                 s.history.push(Message {
                     role: "user".into(),
                     text: user_text,
@@ -323,6 +731,25 @@ impl Agent for DemoAgent {
     }
 }
 
+/// A session title from its first prompt: the first line of its text, at
+/// most 60 characters.
+fn title_of(prompt: &[v1::ContentBlock]) -> String {
+    let text = prompt.iter().find_map(|b| match b {
+        v1::ContentBlock::Text(t) => Some(t.text.as_str()),
+        _ => None,
+    });
+    let line = text
+        .unwrap_or_default()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim();
+    match line.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_owned(),
+    }
+}
+
 /// The prompt as text: text blocks as they are, other blocks named.
 fn prompt_text(blocks: &[v1::ContentBlock]) -> String {
     blocks
@@ -331,11 +758,56 @@ fn prompt_text(blocks: &[v1::ContentBlock]) -> String {
             v1::ContentBlock::Text(t) => t.text.clone(),
             v1::ContentBlock::ResourceLink(l) => format!("[link {}]", l.uri),
             v1::ContentBlock::Resource(_) => "[embedded resource]".to_owned(),
-            v1::ContentBlock::Image(_) => "[image]".to_owned(),
+            v1::ContentBlock::Image(i) => format!("[image {}]", i.mime_type),
+            v1::ContentBlock::Audio(a) => format!("[audio {}]", a.mime_type),
             _ => "[content]".to_owned(),
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// What the prompt carried besides text, as the reply acknowledges it,
+/// e.g. "an image (image/png, 68 bytes)".
+fn attachments(blocks: &[v1::ContentBlock]) -> Vec<String> {
+    let size = |data: &str| match media::base64_decoded_len(data) {
+        Some(n) => format!("{n} bytes"),
+        None => "not valid base64".to_owned(),
+    };
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            v1::ContentBlock::Image(i) => {
+                Some(format!("an image ({}, {})", i.mime_type, size(&i.data)))
+            }
+            v1::ContentBlock::Audio(a) => Some(format!(
+                "an audio clip ({}, {})",
+                a.mime_type,
+                size(&a.data)
+            )),
+            v1::ContentBlock::Resource(r) => Some(match &r.resource {
+                v1::EmbeddedResourceResource::TextResourceContents(t) => format!(
+                    "an embedded file ({}, {} characters)",
+                    t.uri,
+                    t.text.chars().count()
+                ),
+                v1::EmbeddedResourceResource::BlobResourceContents(b) => {
+                    format!("an embedded file ({}, {})", b.uri, size(&b.blob))
+                }
+                _ => "an embedded resource".to_owned(),
+            }),
+            v1::ContentBlock::ResourceLink(l) => Some(format!("a link to {}", l.uri)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
 }
 
 /// Why a turn stopped early.
@@ -370,13 +842,26 @@ struct Turn {
 }
 
 impl Turn {
-    async fn run(&mut self, session: &Session, user_text: &str) -> Result<(), Halt> {
+    async fn run(
+        &mut self,
+        session: &Session,
+        prompt: &[v1::ContentBlock],
+        user_text: &str,
+    ) -> Result<(), Halt> {
         self.check()?;
-        self.think(&format!(
-            "The user said {user_text:?}. No model here: I follow my script (write a file, \
-             run a command)."
-        ))
-        .await?;
+        if session.thinking {
+            self.think(&format!(
+                "The user said {user_text:?}. No model here: I follow my script (write a file, \
+                 run a command)."
+            ))
+            .await?;
+        }
+        let wants_question = user_text.to_lowercase().contains(script::ASK_TRIGGER);
+        let name = if wants_question {
+            self.ask_step().await?
+        } else {
+            None
+        };
         self.plan = vec![
             v1::PlanEntry::new(
                 format!("Write {} in the session folder", script::HELLO_FILE),
@@ -395,14 +880,32 @@ impl Turn {
             ),
         ];
         self.send_plan().await?;
+        let hello = name.map_or_else(|| "Hello!".to_owned(), |n| format!("Hello, {n}!"));
+        let model = if session.model == script::MODELS[0].0 {
+            String::new()
+        } else {
+            format!(", answering as model {}", session.model)
+        };
         self.say(&format!(
-            "Hello! I am the libacp demo agent, in {} mode. I will write {} in {} and then \
-             ask your terminal which system this is.\n",
+            "{hello} I am the libacp demo agent, in {} mode{model}. I will write {} in {} and \
+             then ask your terminal which system this is.\n",
             session.mode,
             script::HELLO_FILE,
             session.cwd.display()
         ))
         .await?;
+        let received = attachments(prompt);
+        if !received.is_empty() {
+            self.say(&format!("I received {}.\n", and_list(&received)))
+                .await?;
+        }
+        if !session.additional_directories.is_empty() {
+            self.say(&format!(
+                "Additional directories of this session: {}.\n",
+                render::path_list(&session.additional_directories)
+            ))
+            .await?;
+        }
 
         self.plan_status(0, v1::PlanEntryStatus::InProgress).await?;
         let wrote = if self.client.fs.write_text_file {
@@ -437,6 +940,74 @@ impl Turn {
         self.say(&format!("All done: {file}, and {sys}.\n")).await?;
         self.plan_status(2, v1::PlanEntryStatus::Completed).await?;
         Ok(())
+    }
+
+    /// Asks the user's name (`elicitation/create`, a form) when the client
+    /// offers form elicitation. Returns the name given, if any.
+    async fn ask_step(&mut self) -> Result<Option<String>, Halt> {
+        let offered = self
+            .client
+            .elicitation
+            .as_ref()
+            .is_some_and(v1::ElicitationCapabilities::supports_form);
+        if !offered {
+            self.say(
+                "You asked me to ask you something, but your client does not offer \
+                 elicitation, so I cannot.\n",
+            )
+            .await?;
+            return Ok(None);
+        }
+        let schema = v1::ElicitationSchema::new().property(
+            script::ASK_FIELD,
+            v1::StringPropertySchema::new()
+                .title("Your name".to_owned())
+                .description("What the agent should call you".to_owned())
+                .default_value(script::ASK_DEFAULT.to_owned()),
+            true,
+        );
+        let request = v1::CreateElicitationRequest::new(
+            v1::ElicitationFormMode::new(
+                v1::ElicitationSessionScope::new(self.session_id.clone()),
+                schema,
+            ),
+            "You asked me to ask you something: what should I call you?",
+        );
+        let answer = self
+            .unless_cancelled(self.conn.create_elicitation(&request))
+            .await?;
+        let name = match answer.map(|a| a.action) {
+            Ok(v1::ElicitationAction::Accept(accepted)) => {
+                let given = accepted
+                    .content
+                    .as_ref()
+                    .and_then(|c| c.get(script::ASK_FIELD));
+                match given {
+                    Some(v1::ElicitationContentValue::String(s)) if !s.trim().is_empty() => {
+                        Some(s.trim().to_owned())
+                    }
+                    _ => None,
+                }
+            }
+            Ok(v1::ElicitationAction::Decline) => {
+                self.say("You would rather not tell me your name: fine.\n")
+                    .await?;
+                None
+            }
+            Ok(_) => {
+                self.say("The question was dismissed.\n").await?;
+                None
+            }
+            Err(e) => {
+                self.say(&format!("I could not ask you: {e}\n")).await?;
+                None
+            }
+        };
+        log(&format!(
+            "elicitation answered: {}",
+            name.as_deref().unwrap_or("(no name)")
+        ));
+        Ok(name)
     }
 
     /// `Err(Cancelled)` once the turn is cancelled.
