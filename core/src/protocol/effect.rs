@@ -118,7 +118,10 @@ impl Effect {
                     Some(session) if session.turn.as_ref().is_some_and(|t| t.id == request_id) => {
                         session.turn.take().is_some_and(|t| t.cancelled)
                     }
-                    _ => false,
+                    Some(_) => false,
+                    // Closed (or deleted) while its turn ran: the turn was
+                    // stopped, so it ends `cancelled`.
+                    None => true,
                 };
                 // The session model marks the turn's tool calls cancelled.
                 if state.services.any()

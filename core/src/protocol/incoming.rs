@@ -141,7 +141,18 @@ impl ProtocolHandler {
                 Decision::Deferred
             }
             Ok(Admission::Pass(effect)) => {
+                // `session/close` cancels the session's running turn (the
+                // spec: the agent stops its work), as `session/cancel` does.
+                let stopped = match (&effect, info.name) {
+                    (Effect::Close { session_id }, "session/close") => {
+                        state.cancel_turn(session_id)
+                    }
+                    _ => None,
+                };
                 drop(state);
+                if let Some(signals) = stopped {
+                    signals.cancel();
+                }
                 self.on_answer(info.name, effect, &request, &responder);
                 Decision::Pass(request, responder)
             }
@@ -170,7 +181,7 @@ impl ProtocolHandler {
         let params = validate::params_tree(method, request.params.as_deref())
             .and_then(|params| validate::check(method, &params).map(|()| params))
             .map_err(|v| v.into_rpc(method))?;
-        capability(state, info, method)?;
+        capability(state, info, method, &params)?;
         authentication(state, self.require_auth, method)?;
         let session_id = session(state, info, &params)?;
         reserve(state, method, &params, session_id, request)
@@ -345,14 +356,7 @@ impl ProtocolHandler {
         match (state.role, n.method.as_str()) {
             (Role::Agent, "session/cancel") => {
                 let id = session_id_of(params).unwrap_or_default();
-                let signals = state
-                    .sessions
-                    .get_mut(&id)
-                    .and_then(|s| s.turn.as_mut())
-                    .and_then(|turn| {
-                        turn.cancelled = true;
-                        turn.signals.as_ref().and_then(std::sync::Weak::upgrade)
-                    });
+                let signals = state.cancel_turn(&id);
                 // Fired without the state lock: the signal reaches host code.
                 drop(state);
                 if let Some(signals) = signals {
@@ -419,14 +423,31 @@ fn phase(state: &State, method: &str, draining: bool) -> Result<Gate, RpcError> 
     }
 }
 
-/// The capability the method needs, advertised by this side.
-fn capability(state: &State, info: &MethodInfo, method: &str) -> Result<(), RpcError> {
-    match info.capability {
-        Some(cap) if !cap.advertised_in(&state.local_caps) => {
-            Err(not_advertised(method, cap.path()))
-        }
-        _ => Ok(()),
+/// The capability the method needs, advertised by this side; and the one
+/// `additionalDirectories` needs.
+fn capability(
+    state: &State,
+    info: &MethodInfo,
+    method: &str,
+    params: &Value,
+) -> Result<(), RpcError> {
+    if let Some(cap) = info.capability
+        && !cap.advertised_in(&state.local_caps)
+    {
+        return Err(not_advertised(method, cap.path()));
     }
+    if unadvertised_directories(method, params, &state.local_caps) {
+        let needed = methods::Capability::AdditionalDirectories.path();
+        return Err(RpcError::new(
+            codes::INVALID_PARAMS,
+            format!("additionalDirectories needs `{needed}`, which was not advertised"),
+        )
+        .with_data(serde_json::json!({
+            "field": "/additionalDirectories",
+            "message": format!("needs {needed}"),
+        })));
+    }
+    Ok(())
 }
 
 /// Agent side, when the host requires it: sessions after `authenticate`.
@@ -617,6 +638,17 @@ fn answer_cancelled(result: &Result<Box<RawValue>, RpcError>) -> Result<Box<RawV
         obj.insert("stopReason".into(), Value::from("cancelled"));
     }
     crate::json::to_raw(&answer).map_err(|e| RpcError::internal_error(e.to_string()))
+}
+
+/// `additionalDirectories` (non-empty) in `session/new|load|resume` needs
+/// `sessionCapabilities.additionalDirectories` from the agent.
+pub(crate) fn unadvertised_directories(method: &str, params: &Value, agent_caps: &Value) -> bool {
+    matches!(method, "session/new" | "session/load" | "session/resume")
+        && params
+            .get("additionalDirectories")
+            .and_then(Value::as_array)
+            .is_some_and(|dirs| !dirs.is_empty())
+        && !methods::Capability::AdditionalDirectories.advertised_in(agent_caps)
 }
 
 /// Prompt content types need the matching `promptCapabilities`: returns the

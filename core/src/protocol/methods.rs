@@ -50,6 +50,9 @@ pub enum Capability {
     PromptAudio,
     /// `agentCapabilities.promptCapabilities.embeddedContext`
     PromptEmbeddedContext,
+    /// `agentCapabilities.sessionCapabilities.additionalDirectories`: the
+    /// `additionalDirectories` of `session/new|load|resume`.
+    AdditionalDirectories,
 }
 
 impl Capability {
@@ -69,6 +72,9 @@ impl Capability {
             Self::PromptImage => "agentCapabilities.promptCapabilities.image",
             Self::PromptAudio => "agentCapabilities.promptCapabilities.audio",
             Self::PromptEmbeddedContext => "agentCapabilities.promptCapabilities.embeddedContext",
+            Self::AdditionalDirectories => {
+                "agentCapabilities.sessionCapabilities.additionalDirectories"
+            }
         }
     }
 
@@ -91,6 +97,7 @@ impl Capability {
             Self::PromptImage => "/promptCapabilities/image",
             Self::PromptAudio => "/promptCapabilities/audio",
             Self::PromptEmbeddedContext => "/promptCapabilities/embeddedContext",
+            Self::AdditionalDirectories => "/sessionCapabilities/additionalDirectories",
         };
         match caps.pointer(pointer) {
             Some(Value::Bool(b)) => *b,

@@ -14,7 +14,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::effect::Effect;
-use super::incoming::unsupported_prompt_content;
+use super::incoming::{unadvertised_directories, unsupported_prompt_content};
 use super::methods::{self, SessionScope};
 use super::state::{Phase, State, Turn, session_id_of, tree};
 use super::{Role, validate};
@@ -356,6 +356,12 @@ fn check(
         return Err(CallError::Refused(Refusal::CapabilityNotAdvertised {
             method: method.to_owned(),
             capability: cap.path().to_owned(),
+        }));
+    }
+    if unadvertised_directories(method, params, &st.peer_caps) {
+        return Err(CallError::Refused(Refusal::CapabilityNotAdvertised {
+            method: format!("{method} additionalDirectories"),
+            capability: methods::Capability::AdditionalDirectories.path().to_owned(),
         }));
     }
     let session_id = params

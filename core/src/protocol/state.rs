@@ -94,6 +94,18 @@ impl State {
     pub(crate) fn session_known(&self, session_id: &str) -> bool {
         self.sessions.contains_key(session_id) || self.opening > 0
     }
+
+    /// Agent side: marks the session's prompt turn cancelled and returns
+    /// the prompt request's signals, to fire once the lock is released
+    /// (they reach host code). `None` when no turn is running.
+    pub(crate) fn cancel_turn(
+        &mut self,
+        session_id: &str,
+    ) -> Option<std::sync::Arc<InflightState>> {
+        let turn = self.sessions.get_mut(session_id)?.turn.as_mut()?;
+        turn.cancelled = true;
+        turn.signals.as_ref().and_then(Weak::upgrade)
+    }
 }
 
 /// The `sessionId` of some params, read without building a tree.
