@@ -158,6 +158,9 @@ impl<T: Send + 'static> Inbox<T> {
     /// [`Inbox::new`] for a host that takes one item at a time with
     /// [`Inbox::pop`]: `idle` is called (under the inbox's lock: keep it to
     /// a syscall) when a pop empties the inbox; the next push wakes again.
+    /// `wake` is then called under the lock too (the same rule), so the two
+    /// stay in the order of what the inbox holds: the host's descriptor is
+    /// readable exactly while something waits.
     pub fn with_idle(capacity: usize, wake: Wake, idle: Wake) -> Arc<Self> {
         Self::build(capacity, wake, Some(idle))
     }
@@ -210,6 +213,13 @@ impl<T: Send + 'static> Inbox<T> {
                 } else {
                     lanes.held.ordered = true;
                 }
+                false
+            } else if newly && self.idle.is_some() {
+                // Woken under the lock, like `idle` runs under it: a wake
+                // issued after the lock is released could land after a pop
+                // that already took this item and ran `idle`, leaving the
+                // host's descriptor readable over an empty inbox.
+                (self.wake)();
                 false
             } else {
                 newly

@@ -180,3 +180,51 @@ fn pop_empties_the_inbox_urgent_first_and_calls_idle() {
     inbox.push_notification("m".into(), None);
     assert_eq!(wakes.load(Ordering::SeqCst), 3);
 }
+
+/// A C host's wake-up descriptor must be readable exactly while something
+/// waits. A slow wake (the pushing thread preempted between queueing and
+/// writing the descriptor) must not land after the host already took the
+/// item and reset the descriptor: `wake` runs under the inbox's lock, as
+/// `idle` does. Made deterministic by a wake that sleeps; without the fix
+/// the descriptor ends up set over an empty inbox.
+#[test]
+fn a_slow_wake_never_lands_after_the_pop_that_emptied_the_inbox() {
+    use std::sync::atomic::AtomicBool;
+    let readable = Arc::new(AtomicBool::new(false));
+    let woken = Arc::new(AtomicBool::new(false));
+    let (r1, r2, w1) = (
+        Arc::clone(&readable),
+        Arc::clone(&readable),
+        Arc::clone(&woken),
+    );
+    let inbox: Arc<Inbox<u32>> = Inbox::with_idle(
+        8,
+        Arc::new(move || {
+            w1.store(true, Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            r1.store(true, Ordering::SeqCst);
+        }),
+        Arc::new(move || r2.store(false, Ordering::SeqCst)),
+    );
+    let pusher = std::thread::spawn({
+        let inbox = Arc::clone(&inbox);
+        move || inbox.push_notification("n".into(), None)
+    });
+    // The host takes the item as soon as it is there, while the wake sleeps.
+    while !woken.load(Ordering::SeqCst) {
+        std::thread::yield_now();
+    }
+    let taken = loop {
+        if let Some(item) = inbox.pop() {
+            break item;
+        }
+        std::thread::yield_now();
+    };
+    assert!(matches!(taken, Delivery::Notification { .. }));
+    assert!(pusher.join().expect("pusher"));
+    assert!(inbox.is_empty());
+    assert!(
+        !readable.load(Ordering::SeqCst),
+        "the descriptor is readable over an empty inbox"
+    );
+}
