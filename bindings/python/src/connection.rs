@@ -34,8 +34,11 @@ pub(crate) struct NativeConnection {
     /// Where calls' outcomes go (`inbox.rs`).
     inbox: Arc<PyInbox>,
     /// The Python dispatcher, kept alive while this handle lives (the
-    /// inbox's wake only holds it weakly).
-    _dispatcher: Py<PyAny>,
+    /// inbox's wake only holds it weakly). Shown to Python's garbage
+    /// collector (`__traverse__`/`__clear__`): the dispatcher reaches the
+    /// host's handler, which usually holds the connection back, and a
+    /// cycle through a reference the collector cannot see is never freed.
+    dispatcher: Option<Py<PyAny>>,
 }
 
 /// The handle owning a freshly started connection.
@@ -44,7 +47,7 @@ pub(crate) fn wrap(conn: HostConnection<Py<PyAny>>, dispatcher: Py<PyAny>) -> Na
         peer: conn.acp_peer(),
         inbox: Arc::clone(conn.inbox()),
         owner: Mutex::new(Some(conn)),
-        _dispatcher: dispatcher,
+        dispatcher: Some(dispatcher),
     }
 }
 
@@ -69,6 +72,19 @@ fn params_of(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Box<RawValue>>> 
 
 #[pymethods]
 impl NativeConnection {
+    /// The Python references this handle holds, for the garbage collector.
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        if let Some(dispatcher) = &self.dispatcher {
+            visit.call(dispatcher)?;
+        }
+        Ok(())
+    }
+
+    /// Drops them when the collector breaks a cycle of unreachable objects.
+    fn __clear__(&mut self) {
+        self.dispatcher = None;
+    }
+
     /// `"client"` or `"agent"`.
     #[getter]
     fn role(&self) -> &'static str {

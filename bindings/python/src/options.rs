@@ -21,10 +21,11 @@ use libacp_core::{AcpOptions, ClientServices, ConnectionOptions, Framing, Role, 
 use crate::convert::type_name;
 use crate::hooks::{events_hook, trace_hook};
 
-/// The keyword options every constructor takes (`**options`).
+/// The keyword options every constructor takes (`**options`; `terminals`
+/// is the older name of `terminal`).
 const OPTION_NAMES: &str = "framing, max_frame_size, request_timeout, flush_timeout, \
-     outgoing_queue, incoming_queue, trace, events, require_auth, session_model, fs, terminal \
-     (terminals: its older name)";
+     outgoing_queue, incoming_queue, trace, events, require_auth, session_model, fs, terminal, \
+     terminals";
 
 /// Largest queue size accepted (far below what tokio's semaphores allow).
 const MAX_QUEUE: u64 = 1 << 24;
