@@ -15,7 +15,14 @@ struct PermissionUi(Arc<Mutex<Vec<(CancellationToken, Responder)>>>);
 
 impl Handler for PermissionUi {
     fn on_request(&self, request: IncomingRequest, responder: Responder) {
-        assert_eq!(request.method, "session/request_permission");
+        assert!(
+            matches!(
+                request.method.as_str(),
+                "session/request_permission" | "elicitation/create"
+            ),
+            "{}",
+            request.method
+        );
         self.0
             .lock()
             .expect("ui")
@@ -43,11 +50,19 @@ impl PermissionUi {
 async fn raw_client_with_session(
     ui: &PermissionUi,
 ) -> (libacp_core::AcpConnection, libacp_tests::RawPeer) {
+    raw_client_advertising(ui, json!({})).await
+}
+
+/// As [`raw_client_with_session`], the client advertising `caps`.
+async fn raw_client_advertising(
+    ui: &PermissionUi,
+    caps: Value,
+) -> (libacp_core::AcpConnection, libacp_tests::RawPeer) {
     let (client, mut agent) = libacp_tests::acp_client_raw(ui.clone());
     for (method, params, result) in [
         (
             "initialize",
-            libacp_tests::init_params(json!({})),
+            libacp_tests::init_params(caps.clone()),
             json!({"protocolVersion": 1, "agentCapabilities": {}}),
         ),
         (
@@ -298,4 +313,51 @@ async fn permission_requests_after_cancel_and_before_the_answer_are_answered_can
         }
     })
     .await;
+}
+
+/// An elicitation about the session (a form the user has not filled in yet)
+/// is answered `action: cancel` when the client cancels the turn, like a
+/// pending permission request, and later ones are answered so at once.
+#[tokio::test]
+async fn cancel_answers_pending_elicitations_cancel() {
+    let ui = PermissionUi::default();
+    let (client, mut agent) = raw_client_advertising(&ui, json!({"elicitation": {}})).await;
+    let turn = tokio::spawn({
+        let client = client.clone();
+        let params = json!({"sessionId": "s1", "prompt": [{"type": "text", "text": "go"}]});
+        async move {
+            client
+                .request_json("session/prompt", &params)
+                .decode::<Value>()
+                .await
+        }
+    });
+    let prompt = agent.expect().await;
+    let elicitation = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": {
+            "sessionId": "s1", "message": "Your name?",
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}
+        }})
+    };
+    agent.send(elicitation(20)).await;
+    let (token, responder) = ui.next().await;
+    client.cancel_session("s1").await.expect("cancel");
+    assert!(token.is_cancelled(), "the form is told to close");
+    assert_eq!(agent.expect().await["method"], "session/cancel");
+    let answer = agent.expect().await;
+    assert_eq!(
+        (answer["id"].clone(), answer["result"].clone()),
+        (json!(20), json!({"action": "cancel"}))
+    );
+    assert!(
+        responder
+            .respond(Ok(libacp_tests::raw(json!({"action": "accept"}))))
+            .is_err()
+    );
+    agent.send(elicitation(21)).await;
+    assert_eq!(agent.expect().await["result"], json!({"action": "cancel"}));
+    agent
+        .send(json!({"jsonrpc": "2.0", "id": prompt["id"], "result": {"stopReason": "cancelled"}}))
+        .await;
+    within("turn ends", turn).await.expect("task").expect("ok");
 }

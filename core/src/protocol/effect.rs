@@ -54,9 +54,10 @@ pub(crate) enum Effect {
     },
     /// `authenticate` (true) or `logout` (false).
     Auth(bool),
-    /// Client side: the agent's `session/request_permission`, pending
-    /// until answered.
-    Permission {
+    /// Client side: the agent's question to the user
+    /// (`session/request_permission`, `elicitation/create`), pending until
+    /// answered.
+    Ask {
         /// The session.
         session_id: String,
         /// The request.
@@ -139,12 +140,12 @@ impl Effect {
                 }
                 false
             }
-            Effect::Permission {
+            Effect::Ask {
                 session_id,
                 request_id,
             } => {
                 if let Some(session) = state.sessions.get_mut(&session_id) {
-                    session.permissions.remove(&request_id);
+                    session.asks.remove(&request_id);
                 }
                 false
             }

@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 
 use super::effect::Effect;
 use super::methods::{self, MethodInfo, SessionScope};
-use super::state::{Phase, State, Turn, session_id_of, tree};
+use super::state::{Ask, Phase, State, Turn, session_id_of, tree};
 use super::{AcpHooks, Role, validate};
 use crate::error::{RpcError, codes};
 use crate::rpc::{
@@ -561,14 +561,19 @@ fn reserve(
         },
         (Role::Agent, "authenticate") => Effect::Auth(true),
         (Role::Agent, "logout") => Effect::Auth(false),
-        (Role::Client, "session/request_permission") => {
+        // A question to the user about a session (an elicitation may name
+        // none: it is then not tied to a turn).
+        (Role::Client, "session/request_permission" | "elicitation/create")
+            if method == "session/request_permission" || session_id.is_some() =>
+        {
+            let ask = Ask::of(method).unwrap_or(Ask::Permission);
             let id = session_id.unwrap_or_default();
             let session = state.sessions.entry(id.clone()).or_default();
             if session.turn.as_ref().is_some_and(|t| t.cancelled) {
-                return Ok(Admission::Answer(cancelled_permission()));
+                return Ok(Admission::Answer(ask.cancelled()));
             }
-            session.permissions.insert(request.id.clone());
-            Effect::Permission {
+            session.asks.insert(request.id.clone(), ask);
+            Effect::Ask {
                 session_id: id,
                 request_id: request.id.clone(),
             }
@@ -675,10 +680,4 @@ fn null_as_empty(result: Result<Box<RawValue>, RpcError>) -> Result<Box<RawValue
         Ok(raw) if raw.get() == "null" => Ok(super::outgoing::empty_object()),
         other => other,
     }
-}
-
-/// The raw `cancelled` outcome for a permission request.
-pub(crate) fn cancelled_permission() -> Box<RawValue> {
-    RawValue::from_string(r#"{"outcome":{"outcome":"cancelled"}}"#.to_owned())
-        .unwrap_or_else(|_| Box::<RawValue>::default())
 }

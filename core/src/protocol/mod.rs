@@ -24,12 +24,12 @@
 //!   one prompt turn per session.
 //! * **Cancellation.** Client side: [`AcpPeer::cancel_session`] sends
 //!   `session/cancel` and answers the session's pending permission requests
-//!   `cancelled` (their handlers see their cancellation token fire, before
-//!   the notification is queued, so a late click is refused, never sent);
-//!   permission requests for that session arriving after the cancel and
-//!   before the prompt's answer are answered `cancelled` by the core, never
-//!   shown to the host. Agent
-//!   side: `session/cancel` fires the prompt handler's cancellation token,
+//!   `cancelled` and elicitations `cancel` (their handlers see their
+//!   cancellation token fire before the notification is queued, so a late
+//!   click is refused, never sent); those arriving after the cancel and
+//!   before the prompt's answer are answered so by the core, never shown to
+//!   the host. `session/close` stops a running turn as `session/cancel`
+//!   does. Agent side: `session/cancel` fires the prompt handler's cancellation token,
 //!   and the prompt's answer is `stopReason: "cancelled"` whatever the
 //!   handler answers (even an error, even a dropped responder).
 //! * **Validation** ([`validate`]): absolute paths, 1-based lines, required
@@ -402,13 +402,14 @@ impl AcpPeer {
 
     /// Client side: cancels the session's prompt turn. Sends
     /// `session/cancel`, and answers every `session/request_permission` of
-    /// that session still pending with `outcome: cancelled` (the handlers of
+    /// that session still pending with `outcome: cancelled`, and every
+    /// `elicitation/create` naming it with `action: cancel` (the handlers of
     /// those requests see their cancellation token fire, so a UI can dismiss
-    /// its prompt). Those requests are taken from their handlers before the
+    /// its dialog or form). Those requests are taken from their handlers before the
     /// notification is queued (a handler's answer from then on is refused
     /// with [`crate::RespondError::Cancelled`]); their answers follow the
-    /// notification. Until the prompt is answered, new permission requests
-    /// for the session are answered `cancelled` without reaching the host.
+    /// notification. Until the prompt is answered, new ones for the session
+    /// are answered so without reaching the host.
     pub async fn cancel_session(&self, session_id: &str) -> Result<(), CallError> {
         let pending = {
             let mut st = lock(&self.state);
@@ -430,18 +431,19 @@ impl AcpPeer {
             if let Some(turn) = session.turn.as_mut() {
                 turn.cancelled = true;
             }
-            let pending = std::mem::take(&mut session.permissions);
+            let pending = std::mem::take(&mut session.asks);
             st.services.turn_cancelled(session_id);
             pending
         };
         let peer = &self.peer;
-        // The pending permission requests are taken from the host before
-        // the notification is queued, so no answer of the host's can slip
-        // in between; their `cancelled` answers follow the notification
-        // (and are sent even if this future is dropped).
+        // The pending questions (permission requests, elicitations) are
+        // taken from the host before the notification is queued, so no
+        // answer of the host's can slip in between; their cancelled answers
+        // follow the notification (and are sent even if this future is
+        // dropped).
         let claimed: Vec<_> = pending
-            .iter()
-            .filter_map(|id| peer.claim_for_handler(id, Ok(incoming::cancelled_permission())))
+            .into_iter()
+            .filter_map(|(id, ask)| peer.claim_for_handler(&id, Ok(ask.cancelled())))
             .collect();
         let sent = peer
             .notify(

@@ -3,7 +3,7 @@
 //! Shared by the incoming side (the handler wrapper) and the outgoing side
 //! (the call checks); one mutex, never held across an await or host code.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde::Deserialize;
@@ -39,14 +39,45 @@ pub(crate) struct Turn {
     pub(crate) signals: Option<Weak<InflightState>>,
 }
 
+/// A question the agent asks the client's user during a turn: answered
+/// for the host when the client cancels the turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ask {
+    /// `session/request_permission`: answered `outcome: cancelled`.
+    Permission,
+    /// `elicitation/create`: answered `action: cancel`.
+    Elicitation,
+}
+
+impl Ask {
+    /// What the question is, by method (`None`: not a question).
+    pub(crate) fn of(method: &str) -> Option<Self> {
+        match method {
+            "session/request_permission" => Some(Self::Permission),
+            "elicitation/create" => Some(Self::Elicitation),
+            _ => None,
+        }
+    }
+
+    /// Its answer when the turn is cancelled.
+    pub(crate) fn cancelled(self) -> Box<RawValue> {
+        let text = match self {
+            Self::Permission => r#"{"outcome":{"outcome":"cancelled"}}"#,
+            Self::Elicitation => r#"{"action":"cancel"}"#,
+        };
+        RawValue::from_string(text.to_owned()).unwrap_or_else(|_| Box::<RawValue>::default())
+    }
+}
+
 /// A session open on this connection.
 #[derive(Debug, Default)]
 pub(crate) struct Session {
     pub(crate) cwd: Option<PathBuf>,
     pub(crate) turn: Option<Turn>,
-    /// Client side: `session/request_permission` requests from the agent
-    /// still unanswered (a set: each answer removes its own in O(1)).
-    pub(crate) permissions: HashSet<RequestId>,
+    /// Client side: the agent's questions to the user about this session
+    /// (`session/request_permission`, `elicitation/create`) still
+    /// unanswered; each answer removes its own in O(1).
+    pub(crate) asks: HashMap<RequestId, Ask>,
 }
 
 #[derive(Debug)]
