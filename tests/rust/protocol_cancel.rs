@@ -84,6 +84,20 @@ async fn raw_client_advertising(
     (client, agent)
 }
 
+/// Sends a prompt in session `s1`; its answer comes from the task.
+fn prompt_in_s1(
+    client: &libacp_core::AcpConnection,
+) -> tokio::task::JoinHandle<Result<Value, libacp_core::CallError>> {
+    let client = client.clone();
+    let params = json!({"sessionId": "s1", "prompt": [{"type": "text", "text": "go"}]});
+    tokio::spawn(async move {
+        client
+            .request_json("session/prompt", &params)
+            .decode::<Value>()
+            .await
+    })
+}
+
 /// The agent's `session/request_permission` number `id` for session `s1`.
 fn permission_request(id: u64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "session/request_permission", "params": {
@@ -281,16 +295,7 @@ async fn session_cancel_fires_the_prompt_handlers_token_and_keeps_its_updates_or
 async fn permission_requests_after_cancel_and_before_the_answer_are_answered_cancelled() {
     let ui = PermissionUi::default();
     let (client, mut agent) = raw_client_with_session(&ui).await;
-    let turn = tokio::spawn({
-        let client = client.clone();
-        let params = json!({"sessionId": "s1", "prompt": [{"type": "text", "text": "go"}]});
-        async move {
-            client
-                .request_json("session/prompt", &params)
-                .decode::<Value>()
-                .await
-        }
-    });
+    let turn = prompt_in_s1(&client);
     let prompt = agent.expect().await;
     assert_eq!(prompt["method"], "session/prompt");
     client.cancel_session("s1").await.expect("cancel");
@@ -322,16 +327,7 @@ async fn permission_requests_after_cancel_and_before_the_answer_are_answered_can
 async fn cancel_answers_pending_elicitations_cancel() {
     let ui = PermissionUi::default();
     let (client, mut agent) = raw_client_advertising(&ui, json!({"elicitation": {}})).await;
-    let turn = tokio::spawn({
-        let client = client.clone();
-        let params = json!({"sessionId": "s1", "prompt": [{"type": "text", "text": "go"}]});
-        async move {
-            client
-                .request_json("session/prompt", &params)
-                .decode::<Value>()
-                .await
-        }
-    });
+    let turn = prompt_in_s1(&client);
     let prompt = agent.expect().await;
     let elicitation = |id: u64| {
         json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": {
