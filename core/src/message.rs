@@ -223,6 +223,15 @@ pub fn decode(frame: &[u8]) -> Result<Message, Box<DecodeError>> {
                 answerable: true,
             }));
         }
+        // Valid JSON text whose member names cannot be read as text (a
+        // lone surrogate escape in a key): not a parse error either.
+        Err(e) if serde_json::from_str::<&RawValue>(frame).is_ok() => {
+            return Err(invalid(
+                format!("not a valid JSON-RPC message: {}", capped(&e.to_string())),
+                None,
+                true,
+            ));
+        }
         Err(e) => return Err(parse_error(&e)),
     };
     let id = match env.id.map(RequestId::from_raw).transpose() {
@@ -619,6 +628,26 @@ mod tests {
         assert_eq!(
             encode_response(None, Err(&RpcError::new(-1, "x"))),
             br#"{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"x"}}"#
+        );
+    }
+
+    /// Found by the `message_decode` fuzz target (issue 14): a member name
+    /// with a lone surrogate escape is valid JSON text that serde cannot
+    /// read as a name; it was answered -32700 (not JSON).
+    #[test]
+    fn a_lone_surrogate_in_a_member_name_is_an_invalid_request() {
+        let frame = br#"{"jsonrpc":"2.0","errol\udfa5r":{"code":-32600,"message":"x"}}"#;
+        let err = decode(frame).unwrap_err();
+        assert_eq!(err.error.code, crate::codes::INVALID_REQUEST);
+        assert!(
+            err.error.message.contains("surrogate"),
+            "{}",
+            err.error.message
+        );
+        let frame = br#"{"jsonrpc":"2.0","id":3,"\ud800":1,"method":"m"}"#;
+        assert_eq!(
+            decode(frame).unwrap_err().error.code,
+            crate::codes::INVALID_REQUEST
         );
     }
 
