@@ -7,7 +7,8 @@
 # Maven Central libraries (pinned in the poms) and the UniFFI bindgen (PyPI),
 # the Swift stage its toolchain (Debian trixie's swiftlang in a chroot, cached),
 # bench/run.sh --smoke the benchmark programs' builds, venv and npm packages
-# (all pinned).
+# (all pinned), scripts/test-fuzz.sh the nightly toolchain if missing and
+# cargo-fuzz (pinned).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -87,6 +88,12 @@ stage "Swift binding: toolchain, generated sources, swift test, interop, example
 # checked.
 stage "Benchmarks: every client against every agent (bench/run.sh --smoke)" \
   "bench smoke" ./bench/run.sh --smoke
+# The fuzz smoke pass (fuzz/): the nightly toolchain and cargo-fuzz (pinned),
+# then each cargo-fuzz target (framing, message decoding, the protocol state
+# machine, the C ABI's text entry points) for a minute from its committed
+# corpus. FUZZ=0 skips it.
+stage "Fuzzing: every cargo-fuzz target for a minute (scripts/test-fuzz.sh)" \
+  fuzz ./scripts/test-fuzz.sh
 
 echo
 echo "${passed} passed, ${failed} failed"

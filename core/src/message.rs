@@ -180,36 +180,57 @@ fn is_null(raw: &RawValue) -> bool {
 ///   beside a non-null `error` is invalid (reported, never answered).
 /// * Batches are not part of ACP v1 and get `-32600`.
 pub fn decode(frame: &[u8]) -> Result<Message, Box<DecodeError>> {
+    // JSON text is UTF-8 (RFC 8259), all of it: serde skips the bytes of
+    // members it ignores unchecked, so a frame with invalid UTF-8 in an
+    // unknown member would otherwise decode.
+    let frame = match std::str::from_utf8(frame) {
+        Ok(text) => text,
+        Err(e) => {
+            return Err(Box::new(DecodeError {
+                error: RpcError::parse_error(format!("the frame is not UTF-8: {e}")),
+                id: None,
+                answerable: true,
+            }));
+        }
+    };
     let first = frame
-        .iter()
-        .copied()
+        .bytes()
         .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
-    if first == Some(b'[') {
-        // Validate it is JSON first so that garbage gets -32700, not -32600.
-        return Err(match serde_json::from_slice::<&RawValue>(frame) {
+    if first != Some(b'{') {
+        // Validate it is JSON first so that garbage gets -32700, not -32600
+        // (read raw: a number too large for an f64 is still JSON).
+        return Err(match serde_json::from_str::<&RawValue>(frame) {
             Ok(_) => Box::new(DecodeError {
-                error: RpcError::invalid_request("batch requests are not supported by ACP v1"),
+                error: RpcError::invalid_request(if first == Some(b'[') {
+                    "batch requests are not supported by ACP v1"
+                } else {
+                    "a JSON-RPC message must be a JSON object"
+                }),
                 id: None,
                 answerable: true,
             }),
             Err(e) => parse_error(&e),
         });
     }
-    let env: Envelope<'_> = match serde_json::from_slice(frame) {
+    let env: Envelope<'_> = match serde_json::from_str(frame) {
         Ok(env) => env,
         Err(e) if e.is_data() => {
-            // An object whose members do not fit (a duplicate member, a
-            // member of the wrong type) is told apart from a non-object.
-            let detail = if first == Some(b'{') {
-                format!("not a valid JSON-RPC message: {}", capped(&e.to_string()))
-            } else {
-                "a JSON-RPC message must be a JSON object".to_owned()
-            };
+            // An object whose members do not fit (a duplicate member).
+            let detail = format!("not a valid JSON-RPC message: {}", capped(&e.to_string()));
             return Err(Box::new(DecodeError {
                 error: RpcError::invalid_request(detail),
                 id: None,
                 answerable: true,
             }));
+        }
+        // Valid JSON text whose member names cannot be read as text (a
+        // lone surrogate escape in a key): not a parse error either.
+        Err(e) if serde_json::from_str::<&RawValue>(frame).is_ok() => {
+            return Err(invalid(
+                format!("not a valid JSON-RPC message: {}", capped(&e.to_string())),
+                None,
+                true,
+            ));
         }
         Err(e) => return Err(parse_error(&e)),
     };
@@ -608,6 +629,53 @@ mod tests {
             encode_response(None, Err(&RpcError::new(-1, "x"))),
             br#"{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"x"}}"#
         );
+    }
+
+    /// Found by the `message_decode` fuzz target (issue 14): a member name
+    /// with a lone surrogate escape is valid JSON text that serde cannot
+    /// read as a name; it was answered -32700 (not JSON).
+    #[test]
+    fn a_lone_surrogate_in_a_member_name_is_an_invalid_request() {
+        let frame = br#"{"jsonrpc":"2.0","errol\udfa5r":{"code":-32600,"message":"x"}}"#;
+        let err = decode(frame).unwrap_err();
+        assert_eq!(err.error.code, crate::codes::INVALID_REQUEST);
+        assert!(
+            err.error.message.contains("surrogate"),
+            "{}",
+            err.error.message
+        );
+        let frame = br#"{"jsonrpc":"2.0","id":3,"\ud800":1,"method":"m"}"#;
+        assert_eq!(
+            decode(frame).unwrap_err().error.code,
+            crate::codes::INVALID_REQUEST
+        );
+    }
+
+    /// Found by the `message_decode` fuzz target (issue 14): a frame that
+    /// is a JSON number too large for an f64 is valid JSON, so not a parse
+    /// error: it is not an object (-32600), like any other number.
+    #[test]
+    fn a_huge_number_frame_is_an_invalid_request() {
+        for frame in ["0.0442e00442", "1e400", " -1e999 "] {
+            let err = decode(frame.as_bytes()).unwrap_err();
+            assert_eq!(err.error.code, crate::codes::INVALID_REQUEST, "{frame}");
+        }
+    }
+
+    /// Found by the `message_decode` fuzz target (issue 14): bytes that
+    /// are not UTF-8 inside a member libacp ignores went unchecked, so a
+    /// frame that is not JSON text decoded.
+    #[test]
+    fn a_frame_that_is_not_utf8_is_a_parse_error_wherever_the_bytes_are() {
+        for frame in [
+            &b"{\"jsonrpc\":\"2.0\",\"method\":\"session/cancel\",\"x\":{\"s\xff\":1}}"[..],
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"extra\":\"\xda\xda\"}",
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"\xff\"}}",
+        ] {
+            let err = decode(frame).unwrap_err();
+            assert_eq!(err.error.code, crate::codes::PARSE_ERROR, "{frame:?}");
+            assert!(err.id.is_none() && err.answerable);
+        }
     }
 
     #[test]

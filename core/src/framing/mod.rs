@@ -53,7 +53,9 @@ pub enum Frame {
     /// its top-level id when it could be recovered; `is_request` is whether it
     /// carried a `method` (so an error answer is due).
     Oversized {
-        /// Size of the discarded frame, in bytes (as far as it was read).
+        /// Size of the discarded frame, in bytes: over the limit. With
+        /// Content-Length, the declared length (even if the stream ended
+        /// before all of it came); with NDJSON, the line's length.
         size: usize,
         /// The recovered top-level id, as JSON text.
         id: Option<String>,
@@ -83,8 +85,21 @@ enum State {
     /// Looking for the next frame (NDJSON: a line; Content-Length: a header
     /// section).
     Ready,
-    /// NDJSON: discarding the rest of an over-long line.
-    SkippingLine { scanner: IdScanner, size: usize },
+    /// NDJSON: discarding the rest of an over-long line. `size` counts the
+    /// bytes discarded so far and `scanner` has seen them, except a final
+    /// `\r`, held back (`cr`) until the next byte shows whether it ends
+    /// the line: the frame never depends on where a read ended. `blank` is
+    /// whether all of them were blank (a blank line is skipped, whatever
+    /// its length).
+    SkippingLine {
+        scanner: IdScanner,
+        size: usize,
+        cr: bool,
+        blank: bool,
+    },
+    /// Content-Length: discarding a header section longer than
+    /// `MAX_HEADER_SIZE` up to its end (then reported once).
+    SkippingHeader,
     /// Content-Length: the header was read; waiting for `length` body bytes.
     Body { length: usize },
     /// Content-Length: discarding an over-long body.
@@ -173,24 +188,47 @@ impl FrameDecoder {
 
     fn next_line(&mut self) -> Decoded {
         loop {
-            if let State::SkippingLine { scanner, size } = &mut self.state {
-                if let Some(pos) = memchr::memchr(b'\n', &self.buf) {
-                    scanner.feed(&self.buf[..pos]);
-                    let frame = oversized(*size + pos, scanner);
-                    self.buf.advance(pos + 1);
-                    self.searched = 0;
-                    self.state = State::Ready;
-                    return Decoded::Frame(frame);
+            if let State::SkippingLine {
+                scanner,
+                size,
+                cr,
+                blank,
+            } = &mut self.state
+            {
+                let end = memchr::memchr(b'\n', &self.buf);
+                let part = &self.buf[..end.unwrap_or(self.buf.len())];
+                *blank = *blank && is_blank(part);
+                if let Some(&last) = part.last() {
+                    if *cr {
+                        // The `\r` held back was not the line's last byte.
+                        scanner.feed(b"\r");
+                        *size += 1;
+                    }
+                    // A final `\r` is held back until the next byte is
+                    // known: before the newline it is not part of the line.
+                    *cr = last == b'\r';
+                    let kept = &part[..part.len() - usize::from(*cr)];
+                    scanner.feed(kept);
+                    *size += kept.len();
                 }
-                scanner.feed(&self.buf);
-                *size += self.buf.len();
-                self.buf.clear();
+                match end {
+                    Some(pos) => self.buf.advance(pos + 1),
+                    // All of it discarded (clear, not advance: a buffer
+                    // grown large is then released by `next_frame`).
+                    None => self.buf.clear(),
+                }
                 self.searched = 0;
-                if !self.eof {
+                if end.is_none() && !self.eof {
                     return Decoded::NeedBytes;
                 }
-                let frame = oversized(*size, scanner);
+                // The line ended (newline or end of stream), as a line read
+                // whole would: without a final `\r`.
+                let (size, blank) = (*size, *blank);
+                let frame = oversized(size, scanner);
                 self.state = State::Ready;
+                if blank {
+                    continue;
+                }
                 return Decoded::Frame(frame);
             }
             #[cfg(test)]
@@ -222,10 +260,15 @@ impl FrameDecoder {
                 return Decoded::Frame(Frame::Message(line.freeze()));
             }
             self.searched = self.buf.len();
-            if self.buf.len() > self.max_frame {
+            // A final `\r` may be the first half of the line's `\r\n`: it
+            // does not count towards the limit yet.
+            let pending = self.buf.len() - usize::from(self.buf.last() == Some(&b'\r'));
+            if pending > self.max_frame {
                 self.state = State::SkippingLine {
                     scanner: IdScanner::new(),
                     size: 0,
+                    cr: false,
+                    blank: true,
                 };
                 continue;
             }
@@ -250,6 +293,23 @@ impl FrameDecoder {
         loop {
             match &mut self.state {
                 State::Ready | State::SkippingLine { .. } => {}
+                State::SkippingHeader => {
+                    let end = find_header_end(&self.buf, 0);
+                    match end {
+                        Some((_, body_start)) => self.buf.advance(body_start),
+                        // Keep what could be the start of the blank line.
+                        None => self.buf.advance(self.buf.len().saturating_sub(2)),
+                    }
+                    self.searched = 0;
+                    if end.is_none() && !self.eof {
+                        return Decoded::NeedBytes;
+                    }
+                    if end.is_none() {
+                        self.buf.clear();
+                    }
+                    self.state = State::Ready;
+                    return Decoded::Frame(too_long_header());
+                }
                 State::Body { length } => {
                     let length = *length;
                     if self.buf.len() >= length {
@@ -276,7 +336,9 @@ impl FrameDecoder {
                     self.buf.advance(take);
                     *left -= take;
                     if *left == 0 || self.eof {
-                        let frame = oversized(*length - *left, scanner);
+                        // Its declared size, even when the stream ended
+                        // first: it is that size that exceeds the limit.
+                        let frame = oversized(*length, scanner);
                         self.state = State::Ready;
                         return Decoded::Frame(frame);
                     }
@@ -296,6 +358,10 @@ impl FrameDecoder {
             if let Some((header_end, body_start)) = find_header_end(&self.buf, self.searched) {
                 self.searched = 0;
                 let header = self.buf.split_to(body_start);
+                if body_start > MAX_HEADER_SIZE {
+                    // Over the limit whether it came in one read or many.
+                    return Decoded::Frame(too_long_header());
+                }
                 match parse_content_length(&header[..header_end]) {
                     Ok(length) if length > self.max_frame => {
                         self.state = State::SkippingBody {
@@ -311,11 +377,9 @@ impl FrameDecoder {
             }
             self.searched = self.buf.len().saturating_sub(3);
             if self.buf.len() > MAX_HEADER_SIZE {
-                self.buf.clear();
-                self.searched = 0;
-                return Decoded::Frame(Frame::BadHeader(format!(
-                    "header section longer than {MAX_HEADER_SIZE} bytes"
-                )));
+                // Its end is further still: skip to it, then resynchronise.
+                self.state = State::SkippingHeader;
+                continue;
             }
             if !self.eof {
                 return Decoded::NeedBytes;
@@ -325,10 +389,10 @@ impl FrameDecoder {
                 self.buf.clear();
                 return Decoded::End;
             }
-            let text = String::from_utf8_lossy(&self.buf).into_owned();
+            let text = capped(&String::from_utf8_lossy(&self.buf));
             self.buf.clear();
             return Decoded::Frame(Frame::BadHeader(format!(
-                "stream ended inside a header section: {text:?}"
+                "stream ended inside a header section: {text}"
             )));
         }
     }
@@ -403,6 +467,25 @@ fn find_header_end(buf: &[u8], from: usize) -> Option<(usize, usize)> {
     None
 }
 
+fn too_long_header() -> Frame {
+    Frame::BadHeader(format!(
+        "header section longer than {MAX_HEADER_SIZE} bytes"
+    ))
+}
+
+/// A peer's header text for a report: quoted, at most its first 64 bytes.
+fn capped(text: &str) -> String {
+    const MAX: usize = 64;
+    if text.len() <= MAX {
+        return format!("{text:?}");
+    }
+    let mut end = MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{:?}... ({} bytes)", &text[..end], text.len())
+}
+
 fn parse_content_length(header: &[u8]) -> Result<usize, String> {
     let text = std::str::from_utf8(header).map_err(|_| "header is not UTF-8".to_owned())?;
     let mut length = None;
@@ -413,14 +496,14 @@ fn parse_content_length(header: &[u8]) -> Result<usize, String> {
             continue;
         }
         let Some((name, value)) = line.split_once(':') else {
-            return Err(format!("malformed header line {line:?}"));
+            return Err(format!("malformed header line {}", capped(line)));
         };
         if name.trim().eq_ignore_ascii_case("content-length") {
             length = Some(
                 value
                     .trim()
                     .parse::<usize>()
-                    .map_err(|_| format!("invalid Content-Length {:?}", value.trim()))?,
+                    .map_err(|_| format!("invalid Content-Length {}", capped(value.trim())))?,
             );
         }
     }
