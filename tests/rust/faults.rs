@@ -13,9 +13,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use libacp_core::services::terminal::TerminalManager;
 use libacp_core::{
-    AcpConnection, AcpOptions, AgentCommand, CallError, ConnectionError, Handler, IncomingRequest,
-    Responder, ShutdownGrace,
+    AcpConnection, AcpOptions, AgentCommand, CallError, ClientServices, ConnectionError, Handler,
+    IncomingRequest, Responder, ShutdownGrace,
 };
 use libacp_tests::within;
 use serde_json::json;
@@ -127,7 +128,11 @@ async fn client(script: &str, host: Dialog) -> AcpConnection {
 
 /// Spawns `cmd` as the agent, then `initialize` and `session/new`.
 async fn client_of(cmd: &AgentCommand, host: Dialog) -> AcpConnection {
-    let conn = AcpConnection::spawn_agent(cmd, host, AcpOptions::default()).expect("spawn");
+    client_with(cmd, host, AcpOptions::default()).await
+}
+
+async fn client_with(cmd: &AgentCommand, host: Dialog, options: AcpOptions) -> AcpConnection {
+    let conn = AcpConnection::spawn_agent(cmd, host, options).expect("spawn");
     within(
         "initialize",
         conn.request_json("initialize", &json!({"protocolVersion": 1})),
@@ -176,6 +181,8 @@ async fn faults_fail_pending_calls_promptly_and_leak_nothing() {
         killed_in_the_middle_of_writing_a_frame().await;
         stdout_closed_while_the_agent_runs().await;
         a_stderr_flood_does_not_stop_the_connection().await;
+        killed_while_its_terminal_runs().await;
+        a_peer_that_stops_reading_cannot_hang_the_close().await;
     }
     settles_back_to(baseline).await;
 }
@@ -279,5 +286,82 @@ while read l; do :; done"#
     .await;
     assert_eq!(*lines.lock().expect("lines"), 20_000);
     within("close", conn.close()).await;
+    within("terminated", conn.terminated()).await;
+}
+
+/// The agent starts a terminal (`sleep 300`, run by the core's terminal
+/// service) and is killed while it runs: the prompt fails with the close
+/// and the terminal's process is stopped and reaped at once, while the
+/// host still holds the connection (not when it drops it).
+async fn killed_while_its_terminal_runs() {
+    let before = children();
+    let script = format!(
+        r#"{HANDSHAKE}
+read l; echo '{{"jsonrpc":"2.0","id":"t1","method":"terminal/create","params":{{"sessionId":"s1","command":"sleep","args":["300"]}}}}'
+read answer; case "$answer" in *terminalId*) ;; *) exit 3;; esac
+kill -9 $$"#
+    );
+    let terminals = TerminalManager::new().with_kill_grace(Duration::from_millis(100));
+    let options = AcpOptions {
+        services: ClientServices {
+            terminals: Some(Arc::new(terminals)),
+            ..ClientServices::default()
+        },
+        ..AcpOptions::default()
+    };
+    let conn = client_with(&sh(&script), Dialog::default(), options).await;
+    let err = within(
+        "the prompt fails",
+        conn.request_json("session/prompt", &prompt()),
+    )
+    .await
+    .expect_err("killed");
+    assert!(closed(&err), "{err:?}");
+    within("terminated", conn.terminated()).await;
+    let exit = conn.process().and_then(|p| p.try_exit());
+    assert_eq!(
+        exit.and_then(|e| e.signal),
+        Some(9),
+        "the agent is killed after its terminal started ({exit:?}; code 3: no terminalId)"
+    );
+    within("the terminal's process is reaped", async {
+        while children() > before {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    drop(conn);
+}
+
+/// The agent stops reading (it sleeps, its stdin left open) while the host
+/// writes a 16 MiB prompt that can never be written whole: `close` does
+/// not wait for the write, the prompt fails with the close, and the
+/// shutdown ladder (stdin closed, SIGTERM) ends the agent.
+async fn a_peer_that_stops_reading_cannot_hang_the_close() {
+    let conn = client(
+        &format!(
+            "{HANDSHAKE}
+exec sleep 300"
+        ),
+        Dialog::default(),
+    )
+    .await;
+    let text = "x".repeat(16 << 20);
+    let turn = tokio::spawn({
+        let conn = conn.clone();
+        async move {
+            conn.request_json(
+                "session/prompt",
+                &json!({"sessionId": "s1", "prompt": [{"type": "text", "text": text}]}),
+            )
+            .await
+        }
+    });
+    within("close", conn.close()).await;
+    let err = within("the prompt fails", turn)
+        .await
+        .expect("task")
+        .expect_err("never answered");
+    assert!(closed(&err), "{err:?}");
     within("terminated", conn.terminated()).await;
 }

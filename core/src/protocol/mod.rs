@@ -254,6 +254,9 @@ impl AcpConnection {
             Some(extension),
             mode,
         );
+        if role == Role::Client && options.services.any() {
+            runtime.spawn(release_services_on_close(conn.peer(), Arc::clone(&state)));
+        }
         (
             Self {
                 peer: AcpPeer {
@@ -287,6 +290,24 @@ impl AcpConnection {
     /// A non-owning handle.
     pub fn acp_peer(&self) -> AcpPeer {
         self.peer.clone()
+    }
+}
+
+/// Client side: when the connection closes (the agent died, either side
+/// closed it), every session it opened is closed in the client services,
+/// so the terminals the agent started are stopped and reaped then, not
+/// when the host drops its last handle on the connection (a host keeps it
+/// to read why it closed). Holds no owning handle: the task ends with the
+/// connection.
+async fn release_services_on_close(peer: Peer, state: Arc<Mutex<State>>) {
+    peer.closed().await;
+    let (services, sessions) = {
+        let st = lock(&state);
+        let ids: Vec<String> = st.sessions.keys().cloned().collect();
+        (st.services.clone(), ids)
+    };
+    for id in sessions {
+        services.closed(&id);
     }
 }
 
