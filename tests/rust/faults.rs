@@ -1,8 +1,10 @@
-//! Fault injection against spawned agents (real processes): spawn failures
-//! of every kind are clear errors at once; an agent killed in the middle of
-//! a permission request or of a write, one that closes its stdout while it
-//! runs, and one flooding its stderr never leave a call pending or the
-//! host's request alive; and none of it leaks descriptors, threads or
+//! Fault injection against spawned agents (the shared fault agents of
+//! `tests/faults/`, which every binding's fault test runs too): spawn
+//! failures of every kind are clear errors at once; an agent killed in the
+//! middle of a permission request, of a write or while its terminal runs,
+//! one that closes its stdout while it runs, one that stops reading and one
+//! flooding its stderr never leave a call pending, the host's request alive
+//! or a process running; and none of it leaks descriptors, threads or
 //! children: after a round of every fault, the process holds what it held
 //! before.
 //!
@@ -20,15 +22,6 @@ use libacp_core::{
 };
 use libacp_tests::within;
 use serde_json::json;
-
-fn sh(script: &str) -> AgentCommand {
-    AgentCommand::new("sh")
-        .args(["-c", script])
-        .grace(ShutdownGrace {
-            after_stdin_close: Duration::from_millis(200),
-            after_sigterm: Duration::from_millis(200),
-        })
-}
 
 /// What this process holds: open descriptors, threads, child processes.
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
@@ -116,14 +109,20 @@ impl Dialog {
     }
 }
 
-/// The scripted agent's answers: `initialize`, `session/new` (id `s1`).
-const HANDSHAKE: &str = r#"
-read l; echo '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{}}}'
-read l; echo '{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}'
-"#;
+/// A fault agent of `tests/faults/` (see its README), with short
+/// shutdown grace.
+fn agent(name: &str) -> AgentCommand {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("faults")
+        .join(name);
+    AgentCommand::new(path).grace(ShutdownGrace {
+        after_stdin_close: Duration::from_millis(200),
+        after_sigterm: Duration::from_millis(200),
+    })
+}
 
-async fn client(script: &str, host: Dialog) -> AcpConnection {
-    client_of(&sh(script), host).await
+async fn client(name: &str, host: Dialog) -> AcpConnection {
+    client_of(&agent(name), host).await
 }
 
 /// Spawns `cmd` as the agent, then `initialize` and `session/new`.
@@ -148,10 +147,10 @@ async fn client_with(cmd: &AgentCommand, host: Dialog, options: AcpOptions) -> A
     conn
 }
 
-/// Runs `script` as the agent: the prompt fails with the close of the
+/// Runs the fault agent `name`: the prompt fails with the close of the
 /// connection, and the agent is gone afterwards.
-async fn the_prompt_fails_with_the_close(script: &str) {
-    let conn = client(script, Dialog::default()).await;
+async fn the_prompt_fails_with_the_close(name: &str) {
+    let conn = client(name, Dialog::default()).await;
     let err = within(
         "the prompt fails",
         conn.request_json("session/prompt", &prompt()),
@@ -188,15 +187,11 @@ async fn faults_fail_pending_calls_promptly_and_leak_nothing() {
 }
 
 async fn spawn_failures_are_clear_errors_at_once() {
-    let dir = std::env::temp_dir().join(format!("libacp-faults-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let not_executable = dir.join("agent.txt");
-    std::fs::write(&not_executable, "#!/bin/sh\n").expect("file");
     let cases = [
         (AgentCommand::new("/nonexistent/acp-agent"), "No such file"),
-        (AgentCommand::new(&not_executable), "ermission denied"),
+        (agent("not_executable.sh"), "ermission denied"),
         (
-            AgentCommand::new("sh").cwd(dir.join("missing-dir")),
+            agent("stops_reading.sh").cwd("/nonexistent/missing-dir"),
             "No such file",
         ),
     ];
@@ -209,7 +204,6 @@ async fn spawn_failures_are_clear_errors_at_once() {
             Ok(_) => panic!("spawned {cmd:?}"),
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The agent asks permission during a prompt, then is killed (SIGKILL)
@@ -217,18 +211,20 @@ async fn spawn_failures_are_clear_errors_at_once() {
 /// host's request is cancelled (its dialog can close); a late click goes
 /// nowhere and harms nothing.
 async fn killed_while_the_host_holds_a_permission_request() {
+    static ROUND: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let round = ROUND.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("libacp-faults-{}-{round}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
     let dialog = Dialog::default();
-    let script = format!(
-        r#"{HANDSHAKE}
-read l; echo '{{"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{{"sessionId":"s1","toolCall":{{"toolCallId":"t1"}},"options":[{{"optionId":"a","name":"Allow","kind":"allow_once"}}]}}}}'
-sleep 0.2; kill -9 $$"#
-    );
-    let conn = client(&script, dialog.clone()).await;
+    let cmd = agent("killed_mid_permission.sh").args([&dir]);
+    let conn = client_of(&cmd, dialog.clone()).await;
     let turn = tokio::spawn({
         let conn = conn.clone();
         async move { conn.request_json("session/prompt", &prompt()).await }
     });
     let (request, responder) = dialog.opened().await;
+    assert_eq!(request.method, "session/request_permission");
+    std::fs::write(dir.join("go"), "").expect("go");
     let err = within("the prompt fails", turn)
         .await
         .expect("task")
@@ -237,38 +233,28 @@ sleep 0.2; kill -9 $$"#
     within("the dialog is told", request.cancellation.cancelled()).await;
     let _ = responder.respond(Ok(libacp_tests::raw(json!({}))));
     within("terminated", conn.terminated()).await;
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The agent dies halfway through a frame: what was cut off is not
 /// delivered, the pending call fails.
 async fn killed_in_the_middle_of_writing_a_frame() {
-    the_prompt_fails_with_the_close(&format!(
-        r#"{HANDSHAKE}
-read l; printf '{{"jsonrpc":"2.0","id":2,"result":{{"stopRea'; kill -9 $$"#
-    ))
-    .await;
+    the_prompt_fails_with_the_close("killed_mid_frame.sh").await;
 }
 
 /// The agent closes its stdout but keeps running (reading its stdin): end
 /// of stream closes the connection, pending calls fail, and the shutdown
 /// ladder ends the process.
 async fn stdout_closed_while_the_agent_runs() {
-    the_prompt_fails_with_the_close(&format!("{HANDSHAKE}\nexec 1>&-; while read l; do :; done"))
-        .await;
+    the_prompt_fails_with_the_close("stdout_closed.sh").await;
 }
 
 /// The agent writes 20 MB to stderr while it answers: the answer still
 /// arrives (stderr is drained as it comes, never into the protocol).
 async fn a_stderr_flood_does_not_stop_the_connection() {
-    let script = format!(
-        r#"{HANDSHAKE}
-read l; head -c 20000000 /dev/zero | tr '\0' 'x' | fold -w 1000 >&2; echo >&2
-echo '{{"jsonrpc":"2.0","id":2,"result":{{"stopReason":"end_turn"}}}}'
-while read l; do :; done"#
-    );
     let lines = Arc::new(Mutex::new(0usize));
     let sink = Arc::clone(&lines);
-    let cmd = sh(&script).stderr(move |_| *sink.lock().expect("lines") += 1);
+    let cmd = agent("stderr_flood.sh").stderr(move |_| *sink.lock().expect("lines") += 1);
     let conn = client_of(&cmd, Dialog::default()).await;
     let answer = within(
         "the answer after the flood",
@@ -295,12 +281,6 @@ while read l; do :; done"#
 /// host still holds the connection (not when it drops it).
 async fn killed_while_its_terminal_runs() {
     let before = children();
-    let script = format!(
-        r#"{HANDSHAKE}
-read l; echo '{{"jsonrpc":"2.0","id":"t1","method":"terminal/create","params":{{"sessionId":"s1","command":"sleep","args":["300"]}}}}'
-read answer; case "$answer" in *terminalId*) ;; *) exit 3;; esac
-kill -9 $$"#
-    );
     let terminals = TerminalManager::new().with_kill_grace(Duration::from_millis(100));
     let options = AcpOptions {
         services: ClientServices {
@@ -309,7 +289,7 @@ kill -9 $$"#
         },
         ..AcpOptions::default()
     };
-    let conn = client_with(&sh(&script), Dialog::default(), options).await;
+    let conn = client_with(&agent("killed_mid_terminal.sh"), Dialog::default(), options).await;
     let err = within(
         "the prompt fails",
         conn.request_json("session/prompt", &prompt()),
@@ -338,14 +318,7 @@ kill -9 $$"#
 /// not wait for the write, the prompt fails with the close, and the
 /// shutdown ladder (stdin closed, SIGTERM) ends the agent.
 async fn a_peer_that_stops_reading_cannot_hang_the_close() {
-    let conn = client(
-        &format!(
-            "{HANDSHAKE}
-exec sleep 300"
-        ),
-        Dialog::default(),
-    )
-    .await;
+    let conn = client("stops_reading.sh", Dialog::default()).await;
     let text = "x".repeat(16 << 20);
     let turn = tokio::spawn({
         let conn = conn.clone();
