@@ -2,8 +2,10 @@
 # The fuzz smoke pass (fuzz/, issue 14): every cargo-fuzz target runs for a
 # minute from its committed corpus (fuzz/corpus/<target>/).
 #  1. installs what is missing: the nightly toolchain (rustup, minimal
-#     profile) and cargo-fuzz (crates.io, pinned, `cargo install --locked`);
-#  2. builds the targets (`cargo +nightly fuzz build`: release, debug
+#     profile; if rustup's server is out of reach, stable with
+#     RUSTC_BOOTSTRAP=1 instead) and cargo-fuzz (crates.io, pinned,
+#     `cargo install --locked`);
+#  2. builds the targets (`cargo fuzz build`: release, debug
 #     assertions, AddressSanitizer), their crates pinned by fuzz/Cargo.lock;
 #  3. runs each target for FUZZ_SECONDS (60) seconds. New inputs go to a
 #     temporary copy of the corpus, never into the work tree; a crash,
@@ -31,10 +33,18 @@ fail_setup() {
   exit 1
 }
 
-echo "== fuzz: toolchain (nightly) and cargo-fuzz $cargo_fuzz_version"
+echo "== fuzz: toolchain and cargo-fuzz $cargo_fuzz_version"
+# cargo-fuzz needs nightly's -Z flags. The nightly toolchain comes from
+# rustup's server, which not every machine reaches: without it, the pinned
+# stable toolchain accepts them with RUSTC_BOOTSTRAP=1 (same sanitizer,
+# same libFuzzer; said in the log).
+toolchain=nightly
 if ! rustup run nightly rustc --version 2>/dev/null; then
-  rustup toolchain install nightly --profile minimal ||
-    fail_setup "could not install the nightly toolchain"
+  if ! rustup toolchain install nightly --profile minimal; then
+    toolchain=stable
+    export RUSTC_BOOTSTRAP=1
+    echo "fuzz: no nightly toolchain; building with stable and RUSTC_BOOTSTRAP=1"
+  fi
 fi
 if ! cargo fuzz --version 2>/dev/null | grep -qx "cargo-fuzz $cargo_fuzz_version"; then
   cargo +stable install --locked cargo-fuzz --version "=$cargo_fuzz_version" ||
@@ -42,11 +52,11 @@ if ! cargo fuzz --version 2>/dev/null | grep -qx "cargo-fuzz $cargo_fuzz_version
 fi
 cargo fuzz --version
 
-echo "== fuzz: building the targets (cargo +nightly fuzz build)"
+echo "== fuzz: building the targets (cargo +$toolchain fuzz build)"
 cd "$repo/fuzz"
 # --locked: fail rather than change fuzz/Cargo.lock.
-cargo +nightly fetch --locked || fail_setup "fuzz/Cargo.lock is not up to date"
-cargo +nightly fuzz build || fail_setup "the fuzz targets did not build"
+cargo "+$toolchain" fetch --locked || fail_setup "fuzz/Cargo.lock is not up to date"
+cargo "+$toolchain" fuzz build || fail_setup "the fuzz targets did not build"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -60,7 +70,7 @@ for target in "${targets[@]}"; do
   leaks=1
   case $target in protocol | ffi_text) leaks=0 ;; esac
   log="$work/$target.log"
-  cargo +nightly fuzz run "$target" "$work/$target" "corpus/$target" -- \
+  cargo "+$toolchain" fuzz run "$target" "$work/$target" "corpus/$target" -- \
     -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
     -detect_leaks="$leaks" -print_final_stats=1 \
     -artifact_prefix="$repo/fuzz/artifacts/$target/" >"$log" 2>&1
