@@ -167,3 +167,50 @@ async def test_one_socket_given_twice_is_one_connection_whose_close_reaches_the_
     await conn.close()
     assert await asyncio.wait_for(reader.readline(), TIMEOUT) == b""
     writer.close()
+
+
+async def test_a_request_flood_waits_for_the_host_instead_of_growing_its_inbox(reads):
+    # Issue 14, defect 2: a peer sending requests to a host that does not
+    # answer them is read no further once 1024 (the core's
+    # incoming_requests) are in flight; answering lets the rest in, and
+    # every request is answered once.
+    parked = []
+    more = asyncio.Event()
+
+    class Agent:
+        async def on_request(self, method, params, request):
+            if method == "initialize":
+                return {"protocolVersion": 1, "agentCapabilities": {}}
+            answer = asyncio.get_running_loop().create_future()
+            parked.append(answer)
+            more.set()
+            return await answer
+
+    conn, reader, writer = await raw_peer(Agent(), role="agent")
+    async with conn:
+        init = {"protocolVersion": 1, "clientCapabilities": {}}
+        writer.write(frame({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}))
+        assert (await read_json(reader))["id"] == 0
+        total = 3000
+        for i in range(1, total + 1):
+            writer.write(frame({"jsonrpc": "2.0", "id": i, "method": "_flood/q", "params": {}}))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + TIMEOUT
+        while len(parked) < 1024:
+            assert loop.time() < deadline, f"{len(parked)} requests reached the handler"
+            more.clear()
+            await asyncio.wait_for(more.wait(), TIMEOUT)
+        # Nothing more arrives while none is answered.
+        await asyncio.sleep(0.5)
+        assert len(parked) == 1024
+        answered = set()
+        while len(answered) < total:
+            for answer in parked:
+                if not answer.done():
+                    answer.set_result({})
+            msg = await read_json(reader)
+            assert msg["id"] not in answered and msg["result"] == {}, msg
+            answered.add(msg["id"])
+        assert answered == set(range(1, total + 1))
+        assert len(parked) == total
+    writer.close()
