@@ -560,7 +560,9 @@ acp_status acp_options_set_fs(acp_options *options, bool enabled);
 acp_status acp_options_set_terminals(acp_options *options, bool enabled);
 
 // Sets how many events may wait for the host before libacp stops reading
-// from the peer (back-pressure). At least 1; default 1024.
+// from the peer, and from a spawned agent's stderr (back-pressure: a host
+// that falls behind slows them down; no event is dropped). At least 1;
+// default 1024.
 //
 // # Safety
 // `options` is a live `acp_options`.

@@ -292,8 +292,7 @@ fn build(
     let conn = match source {
         Source::Spawn(mut command) => {
             if options.stderr_events {
-                let inbox = Arc::clone(&wiring.inbox);
-                command = command.stderr(move |line| inbox.push_log(line));
+                command = wiring.inbox.forward_stderr(command);
             }
             HostConnection::spawn_agent(rt.handle(), &command, Arc::clone(&wiring.inbox), host)
                 .map_err(|e| acp_error::new(acp_status::ACP_ERR_SPAWN, e.to_string()))?

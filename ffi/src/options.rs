@@ -378,7 +378,9 @@ pub unsafe extern "C" fn acp_options_set_terminals(
 }
 
 /// Sets how many events may wait for the host before libacp stops reading
-/// from the peer (back-pressure). At least 1; default 1024.
+/// from the peer, and from a spawned agent's stderr (back-pressure: a host
+/// that falls behind slows them down; no event is dropped). At least 1;
+/// default 1024.
 ///
 /// # Safety
 /// `options` is a live `acp_options`.

@@ -176,8 +176,7 @@ pub(crate) fn start(
     let conn = match source {
         Source::Spawn(mut command) => {
             if options.stderr.unwrap_or(false) {
-                let sink = Arc::clone(&inbox);
-                command = command.stderr(move |line| sink.push_log(line));
+                command = inbox.forward_stderr(command);
             }
             HostConnection::spawn_agent(rt, &command, Arc::clone(&inbox), host)
                 .map_err(|e| deliveries::connection_error(&e))?

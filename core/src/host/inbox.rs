@@ -32,8 +32,12 @@
 //! Requests, outcomes and the close are always accepted, each bounded by
 //! something else: requests by the engine (the reader waits while
 //! `ConnectionOptions::incoming_requests` of them are unanswered, whether
-//! the host took them or not), outcomes by the host's own calls. stderr
-//! lines over capacity are dropped and counted.
+//! the host took them or not), outcomes by the host's own calls. A spawned
+//! agent's stderr lines forwarded by [`Inbox::forward_stderr`] wait while
+//! both lanes together hold `capacity` items (the agent's stderr is read no
+//! further, so a flooding agent is slowed down, and no line is lost);
+//! lines pushed with [`Inbox::push_log`] alone are dropped over capacity
+//! and counted.
 //!
 //! **Signals.** A request's cancellation reaches the host as a
 //! [`Delivery::Signal`] in the urgent lane, never before the host has the
@@ -57,6 +61,7 @@ use crate::message::RequestId;
 use crate::rpc::{
     BoxFuture, Handler, IncomingNotification, IncomingRequest, Responder, Signal, lock,
 };
+use crate::transport::process::AgentCommand;
 
 /// Calls the host's wake-up (from any thread).
 pub type Wake = Arc<dyn Fn() + Send + Sync>;
@@ -127,7 +132,7 @@ struct Lanes<T> {
 /// The inbox between a connection and a host's loop. See the module docs.
 pub struct Inbox<T> {
     lanes: Mutex<Lanes<T>>,
-    /// Signalled whenever the host takes ordered items (or on close).
+    /// Signalled whenever the host takes items (or on close).
     room: Notify,
     capacity: usize,
     wake: Wake,
@@ -261,14 +266,56 @@ impl<T: Send + 'static> Inbox<T> {
 
     /// Queues a line of the agent's stderr in the urgent lane, unless the
     /// inbox already holds `capacity` items: then it is dropped, and the
-    /// next line that fits says how many were.
+    /// next line that fits says how many were. (A spawned agent's stderr
+    /// goes through [`Inbox::forward_stderr`], which waits for room
+    /// instead.)
     pub fn push_log(&self, line: &str) {
+        self.push_log_line(line, true);
+    }
+
+    /// `command` with its stderr forwarded to this inbox line by line, as
+    /// [`Delivery::Log`]s. Before each line the forwarder waits until both
+    /// lanes together hold fewer than `capacity` items (or the inbox is
+    /// closed): a host that is not taking its deliveries slows the agent's
+    /// stderr down, as it slows a peer's notifications, and every line
+    /// arrives. Only the forwarder pushes lines, so the inbox holds at most
+    /// one line over `capacity`.
+    pub fn forward_stderr(self: &Arc<Self>, command: AgentCommand) -> AgentCommand
+    where
+        T: Send + 'static,
+    {
+        let sink = Arc::clone(self);
+        let room = Arc::clone(self);
+        command
+            .stderr(move |line| sink.push_log_line(line, false))
+            .stderr_room(move || {
+                let inbox = Arc::clone(&room);
+                Box::pin(async move { inbox.log_room().await })
+            })
+    }
+
+    /// Waits until both lanes together hold fewer than `capacity` items, or
+    /// the inbox is closed.
+    async fn log_room(&self) {
+        loop {
+            let taken = self.room.notified();
+            {
+                let lanes = lock(&self.lanes);
+                if lanes.closed || lanes.ordered.len() + lanes.urgent.len() < self.capacity {
+                    return;
+                }
+            }
+            taken.await;
+        }
+    }
+
+    fn push_log_line(&self, line: &str, drop_when_full: bool) {
         let text = {
             let mut lanes = lock(&self.lanes);
             if lanes.closed {
                 return;
             }
-            if lanes.ordered.len() + lanes.urgent.len() >= self.capacity {
+            if drop_when_full && lanes.ordered.len() + lanes.urgent.len() >= self.capacity {
                 lanes.dropped_logs += 1;
                 return;
             }
@@ -307,9 +354,12 @@ impl<T: Send + 'static> Inbox<T> {
     /// Moves the urgent lane into `out` (unscheduling it: the next urgent
     /// push wakes the host again).
     pub fn take_urgent(&self, out: &mut Vec<Delivery<T>>) {
-        let mut lanes = lock(&self.lanes);
-        out.extend(lanes.urgent.drain(..));
-        lanes.urgent_scheduled = false;
+        {
+            let mut lanes = lock(&self.lanes);
+            out.extend(lanes.urgent.drain(..));
+            lanes.urgent_scheduled = false;
+        }
+        self.room.notify_waiters();
     }
 
     /// Moves up to `max` ordered items into `out`, in order. `false` when

@@ -40,6 +40,10 @@ use crate::error::ConnectionError;
 /// invalid UTF-8 replaced). Called from a runtime task: do not block in it.
 pub type LogHook = Arc<dyn Fn(&str) + Send + Sync>;
 
+/// Resolves when the receiver of the agent's stderr can take another line
+/// (see [`AgentCommand::stderr_room`]).
+pub type LogRoom = Arc<dyn Fn() -> crate::rpc::BoxFuture<'static, ()> + Send + Sync>;
+
 /// Longest stderr line passed to the log hook in one call; longer lines are
 /// delivered in pieces of this size.
 const MAX_LOG_LINE: usize = 64 * 1024;
@@ -95,6 +99,10 @@ pub struct AgentCommand {
     /// Where the agent's stderr goes: line by line to this hook, or to this
     /// process's stderr when `None`.
     pub stderr: Option<LogHook>,
+    /// Awaited before each stderr line is given to `stderr`: the agent's
+    /// stderr is read no further meanwhile (so an agent that floods it is
+    /// slowed down by its pipe, not buffered here).
+    pub stderr_room: Option<LogRoom>,
     /// The shutdown ladder's waits.
     pub grace: ShutdownGrace,
 }
@@ -121,6 +129,7 @@ impl AgentCommand {
             clear_env: false,
             cwd: None,
             stderr: None,
+            stderr_room: None,
             grace: ShutdownGrace::default(),
         }
     }
@@ -150,6 +159,17 @@ impl AgentCommand {
     #[must_use]
     pub fn stderr(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Self {
         self.stderr = Some(Arc::new(hook));
+        self
+    }
+
+    /// Waits for `room()` before each stderr line is given to the hook
+    /// (a receiver with a bounded queue: [`crate::host::Inbox::forward_stderr`]).
+    #[must_use]
+    pub fn stderr_room(
+        mut self,
+        room: impl Fn() -> crate::rpc::BoxFuture<'static, ()> + Send + Sync + 'static,
+    ) -> Self {
+        self.stderr_room = Some(Arc::new(room));
         self
     }
 
@@ -321,7 +341,7 @@ pub fn spawn(command: &AgentCommand) -> Result<Transport, ConnectionError> {
         return Err(spawn_error(std::io::Error::other("stdio pipes missing")));
     };
     if let (Some(stderr), Some(hook)) = (child.stderr.take(), command.stderr.clone()) {
-        tokio::spawn(forward_stderr(stderr, hook));
+        tokio::spawn(forward_stderr(stderr, hook, command.stderr_room.clone()));
     }
     let (tx, rx) = watch::channel(None);
     tokio::spawn(async move {
@@ -365,7 +385,7 @@ pub fn spawn(command: &AgentCommand) -> Result<Transport, ConnectionError> {
     Ok(transport)
 }
 
-async fn forward_stderr(stderr: tokio::process::ChildStderr, hook: LogHook) {
+async fn forward_stderr(stderr: tokio::process::ChildStderr, hook: LogHook, room: Option<LogRoom>) {
     let mut reader = BufReader::new(stderr);
     let mut line = Vec::new();
     loop {
@@ -380,6 +400,9 @@ async fn forward_stderr(stderr: tokio::process::ChildStderr, hook: LogHook) {
                     if line.last() == Some(&b'\r') {
                         line.pop();
                     }
+                }
+                if let Some(room) = &room {
+                    room().await;
                 }
                 hook(&String::from_utf8_lossy(&line));
             }

@@ -228,3 +228,48 @@ fn a_slow_wake_never_lands_after_the_pop_that_emptied_the_inbox() {
         "the descriptor is readable over an empty inbox"
     );
 }
+
+/// A spawned agent floods its stderr into a small inbox whose host takes
+/// one item at a time, slowly: every line arrives, in order, none dropped,
+/// and the inbox never holds more than one line over its capacity (the
+/// agent's stderr is read no further while it is full).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forwarded_stderr_waits_for_room_and_loses_no_line() {
+    let (inbox, _) = counted(4);
+    let command = inbox.forward_stderr(
+        crate::transport::process::AgentCommand::new("sh")
+            .args([
+                "-c",
+                "i=1; while [ $i -le 3000 ]; do echo line $i >&2; i=$((i+1)); done; exec sleep 100",
+            ])
+            .grace(crate::transport::process::ShutdownGrace {
+                after_stdin_close: std::time::Duration::from_millis(100),
+                after_sigterm: std::time::Duration::from_millis(100),
+            }),
+    );
+    let transport = crate::transport::process::spawn(&command).expect("spawn");
+    let mut lines = Vec::new();
+    let mut most = 0;
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    while lines.len() < 3000 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{} lines",
+            lines.len()
+        );
+        most = most.max(inbox.len());
+        match inbox.pop() {
+            Some(Delivery::Log(line)) => lines.push(line),
+            Some(_) => panic!("only stderr lines are delivered"),
+            None => tokio::time::sleep(std::time::Duration::from_millis(1)).await,
+        }
+        if lines.len() % 500 == 0 {
+            // A host busy elsewhere: the agent must wait, not lose lines.
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+    let want: Vec<String> = (1..=3000).map(|i| format!("line {i}")).collect();
+    assert_eq!(lines, want);
+    assert!(most <= 5, "the inbox held {most} items (capacity 4)");
+    drop(transport);
+}
