@@ -5,12 +5,14 @@
  * can hold) leaves as one NDJSON frame; a `null` result completes a call;
  * and the descriptor contract of acp_connection_from_fds (one stream socket
  * may be given as both ends; a descriptor that is not open is refused and
- * nothing is taken over).
+ * nothing is taken over); a request flood waits for a host that does not
+ * answer (issue 14).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -195,4 +197,122 @@ void test_wire_from_fds_descriptor_contract(void) {
   close(peer);
   tu_drain_until_closed(ok, 5000);
   acp_connection_free(ok);
+}
+
+/* The raw client of the flood test: writes `initialize` and FLOOD
+ * requests (its writes block while libacp reads no further), then reads
+ * the answers, counting each id once. */
+enum { FLOOD = 3000, IN_FLIGHT = 1024 };
+
+typedef struct {
+  int fd;
+  int answered; /* distinct ids answered, initialize included */
+  bool twice;   /* an id answered twice */
+} flood_peer;
+
+static void *flood_writer(void *arg) {
+  flood_peer *p = arg;
+  write_line(p->fd, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\","
+                    "\"params\":{\"protocolVersion\":1,"
+                    "\"clientCapabilities\":{}}}");
+  for (int i = 1; i <= FLOOD; i++) {
+    char *line =
+        tu_fmt("{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"_flood/q\","
+               "\"params\":{}}",
+               i);
+    write_line(p->fd, line);
+    free(line);
+  }
+  return NULL;
+}
+
+static void *flood_reader(void *arg) {
+  flood_peer *p = arg;
+  static bool seen[FLOOD + 1];
+  memset(seen, 0, sizeof seen);
+  while (p->answered < FLOOD + 1) {
+    char *line = read_line(p->fd, 60000);
+    char *id_pos = strstr(line, "\"id\":");
+    CHECK_MSG(id_pos != NULL && strstr(line, "\"result\"") != NULL, "%s",
+              line);
+    int id = atoi(id_pos + 5);
+    CHECK(id >= 0 && id <= FLOOD);
+    if (seen[id]) {
+      p->twice = true;
+    }
+    seen[id] = true;
+    p->answered++;
+    free(line);
+  }
+  return NULL;
+}
+
+/* Issue 14, defect 2: a peer sending requests to a C host that does not
+ * answer them is read no further once IN_FLIGHT (the core's
+ * incoming_requests) are unanswered, whether or not the host took them as
+ * events; answering lets the rest in, and each is answered once. */
+void test_wire_a_request_flood_waits_for_the_host(void) {
+  int sv[2];
+  CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+  acp_connection *c = NULL;
+  acp_error *err = NULL;
+  CHECK_OK(
+      acp_connection_from_fds(NULL, ACP_ROLE_AGENT, sv[0], sv[0], &c, &err));
+  flood_peer peer = {.fd = sv[1]};
+  pthread_t writer, reader;
+  CHECK(pthread_create(&writer, NULL, flood_writer, &peer) == 0);
+  CHECK(pthread_create(&reader, NULL, flood_reader, &peer) == 0);
+
+  static acp_request *parked[FLOOD];
+  int taken = 0;
+  int answered = 0;
+  bool released = false;
+  int64_t deadline = tu_now_ms() + tu_ms(60000);
+  while (answered < FLOOD) {
+    CHECK_MSG(tu_now_ms() < deadline, "%d taken, %d answered", taken,
+              answered);
+    acp_event *ev = tu_next_event(c, 500);
+    if (ev == NULL) {
+      /* Quiet for 500 ms (scaled). Until IN_FLIGHT requests came, keep
+       * waiting (a slow machine); then none more may come (checked
+       * below) until the host answers them. */
+      if (released || taken < IN_FLIGHT) {
+        continue;
+      }
+      released = true;
+      for (int i = 0; i < taken; i++) {
+        CHECK_OK(acp_request_respond(parked[i], S("{}"), &err));
+        acp_request_free(parked[i]);
+        answered++;
+      }
+      continue;
+    }
+    CHECK_MSG(acp_event_get_kind(ev) == ACP_EVENT_REQUEST, "kind %d",
+              acp_event_get_kind(ev));
+    const char *m;
+    size_t n;
+    CHECK_OK(acp_event_method(ev, &m, &n));
+    bool init = n == 10 && memcmp(m, "initialize", 10) == 0;
+    acp_request *req = NULL;
+    CHECK_OK(acp_event_take_request(ev, &req));
+    acp_event_free(ev);
+    if (init) {
+      CHECK_OK(acp_request_respond(
+          req, S("{\"protocolVersion\":1,\"agentCapabilities\":{}}"), &err));
+      acp_request_free(req);
+    } else if (released) {
+      CHECK_OK(acp_request_respond(req, S("{}"), &err));
+      acp_request_free(req);
+      answered++;
+    } else {
+      CHECK_MSG(taken < IN_FLIGHT, "request %d reached the host", taken + 1);
+      parked[taken++] = req;
+    }
+  }
+  CHECK(pthread_join(writer, NULL) == 0);
+  CHECK(pthread_join(reader, NULL) == 0);
+  CHECK(peer.answered == FLOOD + 1 && !peer.twice);
+  close(sv[1]);
+  tu_drain_until_closed(c, 10000);
+  acp_connection_free(c);
 }

@@ -178,3 +178,20 @@ async def test_close_fails_pending_and_later_calls(interop_agent, tmp_path):
 def test_needs_a_running_loop(interop_agent):
     with pytest.raises(RuntimeError, match="running asyncio event loop"):
         libacp.Connection.spawn_agent([interop_agent])
+
+
+async def test_an_agent_that_exits_while_a_process_it_started_holds_its_stdout_closes(tmp_path):
+    # Issue 14, defect 3: the agent exits without answering; the `sleep` it
+    # started keeps its stdout open, so no end of stream comes. The call
+    # still fails (after a short drain), naming the exit, and the
+    # connection closes.
+    conn = libacp.Connection.spawn_agent(
+        ["sh", "-c", "sleep 1000 & read line; exit 5"], shutdown_grace=(0.2, 0.2)
+    )
+    with pytest.raises(libacp.ConnectionClosed) as err:
+        await asyncio.wait_for(
+            conn.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}}), TIMEOUT
+        )
+    assert "the agent process exited (exit code 5)" in str(err.value)
+    assert (await asyncio.wait_for(conn.wait_exit(), TIMEOUT)).code == 5
+    await asyncio.wait_for(conn.closed(), TIMEOUT)
