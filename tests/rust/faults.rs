@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use libacp_core::services::terminal::TerminalManager;
 use libacp_core::{
-    AcpConnection, AcpOptions, AgentCommand, CallError, ClientServices, ConnectionError, Handler,
-    IncomingRequest, Responder, ShutdownGrace,
+    AcpConnection, AcpOptions, AgentCommand, CallError, ClientServices, ConnectionError,
+    ConnectionOptions, Direction, Handler, IncomingRequest, Responder, ShutdownGrace,
 };
 use libacp_tests::within;
 use serde_json::json;
@@ -318,7 +318,22 @@ async fn killed_while_its_terminal_runs() {
 /// not wait for the write, the prompt fails with the close, and the
 /// shutdown ladder (stdin closed, SIGTERM) ends the agent.
 async fn a_peer_that_stops_reading_cannot_hang_the_close() {
-    let conn = client("stops_reading.sh", Dialog::default()).await;
+    // The trace hook runs when the writer takes a frame, before writing it:
+    // once the prompt is traced, its write has begun (and cannot finish).
+    let writing = Arc::new(tokio::sync::Notify::new());
+    let traced = Arc::clone(&writing);
+    let options = AcpOptions {
+        connection: ConnectionOptions {
+            trace: Some(Arc::new(move |direction, frame: &[u8]| {
+                if direction == Direction::Outgoing && frame.len() > 1 << 20 {
+                    traced.notify_one();
+                }
+            })),
+            ..ConnectionOptions::default()
+        },
+        ..AcpOptions::default()
+    };
+    let conn = client_with(&agent("stops_reading.sh"), Dialog::default(), options).await;
     let text = "x".repeat(16 << 20);
     let turn = tokio::spawn({
         let conn = conn.clone();
@@ -330,6 +345,7 @@ async fn a_peer_that_stops_reading_cannot_hang_the_close() {
             .await
         }
     });
+    within("the prompt's write begins", writing.notified()).await;
     within("close", conn.close()).await;
     let err = within("the prompt fails", turn)
         .await

@@ -151,9 +151,18 @@ async def killed_while_its_terminal_runs():
 
 
 async def a_peer_that_stops_reading_cannot_hang_the_close():
-    conn = await client([agent("stops_reading.sh")])
+    # The trace runs when the writer takes a frame, before writing it: once
+    # the prompt is traced, its write has begun (and cannot finish).
+    loop = asyncio.get_running_loop()
+    writing = asyncio.Event()
+
+    def trace(direction, frame):
+        if direction == "out" and len(frame) > 1 << 20:
+            loop.call_soon_threadsafe(writing.set)
+
+    conn = await client([agent("stops_reading.sh")], trace=trace)
     turn = asyncio.ensure_future(conn.request("session/prompt", prompt("x" * (16 << 20))))
-    await asyncio.sleep(0)
+    await asyncio.wait_for(writing.wait(), TIMEOUT)
     await asyncio.wait_for(conn.close(), TIMEOUT)
     with pytest.raises(libacp.ConnectionClosed):
         await asyncio.wait_for(turn, TIMEOUT)
