@@ -229,16 +229,34 @@ async function killedMidTerminal() {
  * agent.
  */
 async function stopsReading() {
-  await withFaultAgent("stops_reading.sh", async (agent) => {
-    const turn = agent.prompt({
-      sessionId: "s1",
-      prompt: [{ type: "text", text: "x".repeat(16 << 20) }],
-    });
-    const failed = failsClosed(turn, "the 16 MiB prompt");
-    await within(agent.close(), "close with a 16 MiB prompt unwritten");
-    await failed;
-    await within(agent.terminated(), "terminated");
+  // The trace runs when the writer takes a frame, before writing it: once
+  // the prompt is traced, its write has begun (and cannot finish).
+  /** @type {() => void} */
+  let began = () => {};
+  const writing = new Promise((resolve) => {
+    began = () => resolve(undefined);
   });
+  /** @type {(direction: string, frame: string) => void} */
+  const trace = (direction, frame) => {
+    if (direction === "out" && frame.length > 1 << 20) began();
+  };
+  await withFaultAgent(
+    "stops_reading.sh",
+    async (agent) => {
+      const turn = agent.prompt({
+        sessionId: "s1",
+        prompt: [{ type: "text", text: "x".repeat(16 << 20) }],
+      });
+      const failed = failsClosed(turn, "the 16 MiB prompt");
+      await within(writing, "the prompt's write begins");
+      await within(agent.close(), "close with a 16 MiB prompt unwritten");
+      await failed;
+      await within(agent.terminated(), "terminated");
+    },
+    [],
+    {},
+    { trace },
+  );
 }
 
 /**
