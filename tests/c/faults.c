@@ -400,7 +400,13 @@ static void killed_mid_terminal(void) {
  * without waiting for the write, the prompt fails with the close, and the
  * shutdown ladder ends the agent. */
 static void stops_reading(void) {
-  acp_connection *c = fault_agent("stops_reading.sh", NULL, false);
+  /* The trace runs when the writer takes a frame, before writing it: once
+   * the prompt (the third frame out) is traced, its write has begun. */
+  tu_trace t;
+  tu_trace_init(&t);
+  acp_options *o = fault_options(false);
+  tu_trace_install(&t, o);
+  acp_connection *c = fault_agent_with("stops_reading.sh", NULL, o);
   static const char head[] =
       "{\"sessionId\":\"s1\",\"prompt\":[{\"type\":\"text\",\"text\":\"";
   static const char tail[] = "\"}]}";
@@ -414,12 +420,18 @@ static void stops_reading(void) {
   int prompt;
   send_request(c, "session/prompt", (acp_str){params, len}, &prompt);
   free(params);
+  int64_t deadline = tu_now_ms() + tu_ms(LIMIT_MS);
+  while (atomic_load(&t.outgoing) < 3) {
+    CHECK_MSG(tu_now_ms() < deadline, "hang: the prompt's write never began");
+    tu_sleep_ms(5);
+  }
   arm("acp_connection_close with a 16 MiB prompt unwritten");
   CHECK_OK(acp_connection_close(c));
   disarm();
   prompt_fails_closed(c, &prompt);
   tu_drain_until_closed(c, LIMIT_MS);
   acp_connection_free(c);
+  tu_trace_destroy(&t);
 }
 
 /* A LOG event of the flood: one line of 1,000 bytes. A line libacp had
