@@ -169,7 +169,8 @@ typedef struct {
 
 // Receives each event in callback mode, on the connection's dispatch
 // thread, one at a time. The callee owns `event` (free it with
-// `acp_event_free`).
+// `acp_event_free`). The first call comes after the constructor
+// returned: the connection pointer it wrote to `*out` is there to read.
 typedef void (*acp_event_callback)(void *user_data, acp_event *event);
 
 // Sees every frame (`frame`, `len` borrowed for the call). Runs on the

@@ -107,11 +107,15 @@ static void on_result(acp_event *ev) {
   turn_end(t, NULL);
 }
 
-static void stream(const char *sid, size_t sid_len, unsigned long long n) {
+/* Notifies N chunks; NULL, or the failure's message (malloc'd), which
+ * fails the turn: a bench agent that sent fewer chunks than asked must not
+ * answer end_turn as if it had sent them all. */
+static char *stream(const char *sid, size_t sid_len, unsigned long long n) {
   jbuf b;
   jb_init(&b);
   char text[CHUNK_LEN + 1];
-  for (unsigned long long i = 0; i < n; i++) {
+  char *failure = NULL;
+  for (unsigned long long i = 0; i < n && !failure; i++) {
     b.len = 0;
     chunk_text(i, text);
     jb_lit(&b, "{\"sessionId\":");
@@ -120,12 +124,18 @@ static void stream(const char *sid, size_t sid_len, unsigned long long n) {
     jb_str(&b, text, CHUNK_LEN);
     jb_lit(&b, "}}}");
     acp_error *err = NULL;
-    if (acp_connection_notify(CONN, S("session/update"), SN(b.data, b.len), &err) != ACP_OK) {
+    acp_status st = acp_connection_notify(CONN, S("session/update"), SN(b.data, b.len), &err);
+    if (st != ACP_OK) {
+      const char *msg = NULL;
+      size_t len = 0;
+      if (!err || acp_error_message(err, &msg, &len) != ACP_OK) msg = acp_status_str(st), len = strlen(msg);
+      failure = malloc(len + 64);
+      snprintf(failure, len + 64, "chunk %llu not sent: %.*s", i, (int)len, msg);
       acp_error_free(err);
-      break;
     }
   }
   jb_free(&b);
+  return failure;
 }
 
 static void on_request(acp_event *ev) {
@@ -154,8 +164,14 @@ static void on_request(acp_event *ev) {
     } else if (strcmp(word, "echo") == 0) {
       answer(req, "{\"stopReason\":\"end_turn\"}");
     } else if (got == 2 && strcmp(word, "stream") == 0) {
-      stream(sid, sl, n);
-      answer(req, "{\"stopReason\":\"end_turn\"}");
+      char *failure = stream(sid, sl, n);
+      if (failure) {
+        fprintf(stderr, "bench-c-agent: %s\n", failure);
+        answer_error(req, failure);
+        free(failure);
+      } else {
+        answer(req, "{\"stopReason\":\"end_turn\"}");
+      }
     } else if (got == 2 && (strcmp(word, "read") == 0 || strcmp(word, "write") == 0)) {
       turn *t = calloc(1, sizeof *t);
       t->req = req;

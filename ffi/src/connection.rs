@@ -70,6 +70,32 @@ impl Doorbell {
     }
 }
 
+/// Holds the dispatch thread before its first event until the constructor
+/// has written `*out` (callback mode): a callback that reads the variable
+/// `*out` points to then always finds the connection there. Without it the
+/// first events could reach the callback while the constructor was still
+/// returning (a bench agent answering `session/prompt` on a fast client
+/// found its global connection NULL about once in 400 runs under load).
+#[derive(Default)]
+struct StartLatch {
+    open: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl StartLatch {
+    fn open(&self) {
+        *self.open.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        self.cv.notify_all();
+    }
+
+    fn wait(&self) {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        while !*open {
+            open = self.cv.wait(open).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
 /// Poll mode's wake-up descriptor: an eventfd readable exactly while
 /// events wait (written when a batch starts, read when the inbox empties).
 struct WakeFd(OwnedFd);
@@ -107,6 +133,8 @@ pub struct acp_connection {
     callback_mode: bool,
     dispatch: Mutex<Option<JoinHandle<()>>>,
     dispatch_id: Option<ThreadId>,
+    /// Callback mode: opened once the constructor wrote `*out`.
+    start: Option<Arc<StartLatch>>,
     /// Closed by `acp_connection_free`: no trace callback after it returns.
     trace_gate: Arc<CallbackGate>,
     runtime: &'static tokio::runtime::Runtime,
@@ -231,18 +259,22 @@ fn host_options(options: &acp_options, trace_gate: &Arc<CallbackGate>) -> HostOp
 }
 
 /// Starts the dispatch thread of callback mode.
+/// Its first event waits for `start` (see [`StartLatch`]).
 fn start_dispatch(
     options: &acp_options,
     wiring: &Wiring,
+    start: &Arc<StartLatch>,
 ) -> Result<(Option<JoinHandle<()>>, Option<ThreadId>), acp_error> {
     let (Some((cb, ud)), Some(doorbell)) = (options.event_callback, wiring.doorbell.clone()) else {
         return Ok((None, None));
     };
     let inbox = Arc::clone(&wiring.inbox);
+    let start = Arc::clone(start);
     let spawned = std::thread::Builder::new()
         .name("libacp-dispatch".into())
         .spawn(move || {
             let ud: UserData = ud;
+            start.wait();
             loop {
                 let Some(delivery) = inbox.pop() else {
                     doorbell.wait();
@@ -305,8 +337,10 @@ fn build(
             host,
         ),
     };
-    // Events queued meanwhile wait in the inbox for the dispatch thread.
-    let (dispatch, dispatch_id) = start_dispatch(options, &wiring)?;
+    // Events queued meanwhile wait in the inbox for the dispatch thread,
+    // which waits for `construct` to open `start`.
+    let start = Arc::new(StartLatch::default());
+    let (dispatch, dispatch_id) = start_dispatch(options, &wiring, &start)?;
     Ok(Box::new(acp_connection {
         peer: conn.acp_peer(),
         conn: Some(conn),
@@ -315,9 +349,37 @@ fn build(
         callback_mode: options.event_callback.is_some(),
         dispatch: Mutex::new(dispatch),
         dispatch_id,
+        start: Some(start),
         trace_gate,
         runtime: rt,
     }))
+}
+
+/// A constructor's export: [`export::output`], then (callback mode) lets
+/// the dispatch thread deliver, so the event callback runs only once
+/// `*out` holds the connection (the contract of `acp_event_callback`).
+///
+/// # Safety
+/// As [`export::output`].
+unsafe fn construct(
+    out: *mut *mut acp_connection,
+    error: *mut *mut acp_error,
+    body: impl FnOnce() -> Result<Box<acp_connection>, acp_error>,
+) -> acp_status {
+    let mut start = None;
+    // SAFETY: per this function's contract.
+    let status = unsafe {
+        export::output(out, error, || {
+            let conn = body()?;
+            start.clone_from(&conn.start);
+            Ok(conn)
+        })
+    };
+    // Set only when `body` succeeded, and then `*out` is written.
+    if let Some(start) = start {
+        start.open();
+    }
+    status
 }
 
 /// Client side: spawns an agent (`program` looked up on PATH, `args`, extra
@@ -345,7 +407,7 @@ pub unsafe extern "C" fn acp_connection_spawn_agent(
     // their lengths, `out` and `error` NULL or valid, per this function's
     // `# Safety`.
     unsafe {
-        export::output(out, error, || {
+        construct(out, error, || {
             let options = options_or_default(options);
             let program = program.to_str()?;
             if program.is_empty() {
@@ -400,7 +462,7 @@ pub unsafe extern "C" fn acp_connection_from_fds(
     // SAFETY: `options` is NULL or live, `out` and `error` NULL or valid,
     // and open descriptors are given up, per this function's `# Safety`.
     unsafe {
-        export::output(out, error, || {
+        construct(out, error, || {
             let role = role_of(role).ok_or_else(|| acp_error::invalid_argument("unknown role"))?;
             let options = options_or_default(options);
             let rt = io_runtime()?;
@@ -432,7 +494,7 @@ pub unsafe extern "C" fn acp_connection_serve_stdio(
     // SAFETY: `options` is NULL or live, `out` and `error` NULL or valid,
     // per this function's `# Safety`.
     unsafe {
-        export::output(out, error, || {
+        construct(out, error, || {
             let options = options_or_default(options);
             build(
                 &options,
@@ -717,6 +779,9 @@ pub unsafe extern "C" fn acp_connection_free(conn: *mut acp_connection) {
     unsafe {
         export::free_with(conn, |mut conn| {
             drop(conn.conn.take()); // the owner: the connection closes
+            if let Some(start) = &conn.start {
+                start.open(); // open already; never joined while held
+            }
             let handle = conn
                 .dispatch
                 .lock()
@@ -734,3 +799,7 @@ pub unsafe extern "C" fn acp_connection_free(conn: *mut acp_connection) {
         });
     }
 }
+
+#[cfg(test)]
+#[path = "connection_tests.rs"]
+mod tests;

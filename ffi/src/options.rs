@@ -32,7 +32,8 @@ pub enum acp_direction {
 
 /// Receives each event in callback mode, on the connection's dispatch
 /// thread, one at a time. The callee owns `event` (free it with
-/// `acp_event_free`).
+/// `acp_event_free`). The first call comes after the constructor
+/// returned: the connection pointer it wrote to `*out` is there to read.
 pub type acp_event_callback =
     Option<unsafe extern "C" fn(user_data: *mut c_void, event: *mut acp_event)>;
 
