@@ -246,11 +246,17 @@ impl<T: Send + 'static> Inbox<T> {
     /// Waits until the ordered lane holds fewer than `capacity` items (or
     /// the inbox is closed).
     pub async fn room(&self) {
+        self.room_below(|lanes| lanes.ordered.len()).await;
+    }
+
+    /// Waits until `held` (what counts against `capacity`) is below
+    /// `capacity`, or the inbox is closed. Every take notifies `room`.
+    async fn room_below(&self, held: impl Fn(&Lanes<T>) -> usize) {
         loop {
             let taken = self.room.notified();
             {
                 let lanes = lock(&self.lanes);
-                if lanes.closed || lanes.ordered.len() < self.capacity {
+                if lanes.closed || held(&lanes) < self.capacity {
                     return;
                 }
             }
@@ -297,16 +303,8 @@ impl<T: Send + 'static> Inbox<T> {
     /// Waits until both lanes together hold fewer than `capacity` items, or
     /// the inbox is closed.
     async fn log_room(&self) {
-        loop {
-            let taken = self.room.notified();
-            {
-                let lanes = lock(&self.lanes);
-                if lanes.closed || lanes.ordered.len() + lanes.urgent.len() < self.capacity {
-                    return;
-                }
-            }
-            taken.await;
-        }
+        self.room_below(|lanes| lanes.ordered.len() + lanes.urgent.len())
+            .await;
     }
 
     fn push_log_line(&self, line: &str, drop_when_full: bool) {
