@@ -210,7 +210,7 @@ impl Connection {
         options: ConnectOptions,
     ) -> Result<Arc<Self>, AcpError> {
         let runtime = runtime::handle()?;
-        let acp = options::acp_options(Role::Client, &options)?;
+        let acp = options::acp_options(Role::Client, &options, &handler)?;
         let command = options::command(&command, &handler)?;
         let transport = {
             let _entered = runtime.enter();
@@ -227,7 +227,7 @@ impl Connection {
         options: ConnectOptions,
     ) -> Result<Arc<Self>, AcpError> {
         let runtime = runtime::handle()?;
-        let acp = options::acp_options(Role::Agent, &options)?;
+        let acp = options::acp_options(Role::Agent, &options, &handler)?;
         Ok(Self::start(
             runtime,
             Role::Agent,
@@ -251,7 +251,7 @@ impl Connection {
     ) -> Result<Arc<Self>, AcpError> {
         let runtime = runtime::handle()?;
         let role = Role::from(role);
-        let acp = options::acp_options(role, &options)?;
+        let acp = options::acp_options(role, &options, &handler)?;
         // SAFETY: the caller gives the descriptors up (documented above);
         // from_raw_fds checks them before taking anything over.
         let transport = unsafe { Transport::from_raw_fds(read_fd, write_fd) }

@@ -37,7 +37,7 @@ use libacp_core::host::HostRequest;
 use libacp_core::{RawValue, RequestId, RpcError};
 
 use crate::error::AcpError;
-use crate::options::lock;
+use crate::options::{EngineEvent, WireDirection, lock};
 
 /// What the host implements to receive what the peer sends. Errors thrown
 /// by these methods are ignored, except by `on_request` (the request is
@@ -80,6 +80,18 @@ pub trait HostHandler: Send + Sync {
     /// `AgentCommand.stderr_to_host`; libacp runtime thread, in order; do
     /// not block).
     fn on_stderr(&self, line: String) -> Result<(), AcpError>;
+
+    /// A frame as read from or written to the peer (only with
+    /// `ConnectOptions.trace`). Called on the thread that reads or writes
+    /// it: a libacp thread, or the host's own thread whose call wrote it
+    /// while the writer was idle; possibly concurrently, so it must be
+    /// thread-safe, quick, and must not wait for the connection.
+    fn on_frame(&self, direction: WireDirection, frame: String) -> Result<(), AcpError>;
+
+    /// Something the engine reports (only with
+    /// `ConnectOptions.engine_events`): a libacp thread, in order; do not
+    /// block.
+    fn on_engine_event(&self, event: EngineEvent) -> Result<(), AcpError>;
 }
 
 /// A request from the peer, as the host's handler sees it.

@@ -37,7 +37,9 @@ pub use cancel::CallCanceller;
 pub use connection::{Connection, ExitStatus, libacp_version, socket_pair};
 pub use error::AcpError;
 pub use handler::{HostHandler, IncomingRequest, Notification};
-pub use options::{AcpRole, AgentCommand, CallOptions, ConnectOptions, WireFraming};
+pub use options::{
+    AcpRole, AgentCommand, CallOptions, ConnectOptions, EngineEvent, WireDirection, WireFraming,
+};
 
 #[cfg(test)]
 mod tests;

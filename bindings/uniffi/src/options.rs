@@ -12,7 +12,7 @@ use libacp_core::services::session_model::SessionStore;
 use libacp_core::services::terminal::TerminalManager;
 use libacp_core::{
     AcpOptions, AgentCommand as CoreCommand, CallTimeout, ClientServices, ConnectionOptions,
-    Framing, Role, ShutdownGrace,
+    Direction, Framing, Role, ShutdownGrace,
 };
 
 use crate::error::AcpError;
@@ -82,6 +82,38 @@ pub struct ConnectOptions {
     /// Client side: answer the `terminal/` methods with real processes.
     #[uniffi(default)]
     pub terminals: bool,
+    /// Hand every frame, both ways, to `HostHandler.on_frame` (the wire
+    /// trace: for debugging; costs one call into the host per frame).
+    #[uniffi(default)]
+    pub trace: bool,
+    /// Hand what the engine reports (a frame skipped, a response to no
+    /// request, a duplicate id...) to `HostHandler.on_engine_event`.
+    #[uniffi(default)]
+    pub engine_events: bool,
+}
+
+/// Which way a traced frame went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum WireDirection {
+    /// Read from the peer.
+    Incoming,
+    /// Written to the peer.
+    Outgoing,
+}
+
+/// Something the engine reports that is not a message: see
+/// [`ConnectOptions::engine_events`].
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct EngineEvent {
+    /// What happened, as a stable name (`"oversized_frame"`,
+    /// `"invalid_frame"`, `"unmatched_response"`, `"duplicate_request_id"`,
+    /// `"cancel_for_unknown_request"`, `"ignored"`, `"served"`, `"closed"`,
+    /// ...).
+    pub kind: String,
+    /// A readable sentence.
+    pub message: String,
+    /// The details as JSON text (an object).
+    pub details: String,
 }
 
 /// The agent process a client spawns.
@@ -169,9 +201,36 @@ impl CallOptions {
     }
 }
 
-/// The core's options for a connection in `role`.
-pub(crate) fn acp_options(role: Role, o: &ConnectOptions) -> Result<AcpOptions, AcpError> {
+/// The core's options for a connection in `role`; the trace and the
+/// engine's events go to `host` when asked.
+pub(crate) fn acp_options(
+    role: Role,
+    o: &ConnectOptions,
+    host: &Arc<dyn HostHandler>,
+) -> Result<AcpOptions, AcpError> {
     let mut connection = ConnectionOptions::default();
+    if o.trace {
+        let host = Arc::clone(host);
+        connection.trace = Some(Arc::new(move |direction, frame: &[u8]| {
+            let direction = match direction {
+                Direction::Incoming => WireDirection::Incoming,
+                Direction::Outgoing => WireDirection::Outgoing,
+            };
+            // Errors thrown by the host's hook are ignored (see HostHandler).
+            let _ = host.on_frame(direction, String::from_utf8_lossy(frame).into_owned());
+        }));
+    }
+    if o.engine_events {
+        let host = Arc::clone(host);
+        connection.events = Some(Arc::new(move |event: &libacp_core::Event| {
+            let (kind, message, details) = event.describe();
+            let _ = host.on_engine_event(EngineEvent {
+                kind: kind.to_owned(),
+                message,
+                details: details.to_string(),
+            });
+        }));
+    }
     if o.framing == Some(WireFraming::ContentLength) {
         connection.framing = Framing::ContentLength;
     }

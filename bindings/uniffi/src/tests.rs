@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::options::{AcpRole, ConnectOptions};
+use crate::options::{AcpRole, ConnectOptions, EngineEvent, WireDirection};
 use crate::{AcpError, Connection, HostHandler, IncomingRequest, Notification, socket_pair};
 
 /// A hang detector, far above any expected wait.
@@ -28,8 +28,16 @@ enum Event {
     Error(u64, AcpError),
 }
 
+/// What the trace and the engine's events handed over.
+#[derive(Debug, Clone, PartialEq)]
+enum Wire {
+    Frame(WireDirection, String),
+    Engine(EngineEvent),
+}
+
 struct Recorder {
     events: Mutex<Sender<Event>>,
+    wire: Arc<Mutex<Vec<Wire>>>,
     /// When set, `on_request` waits for a message on it before returning.
     hold: Mutex<Option<Receiver<()>>>,
 }
@@ -72,6 +80,19 @@ impl HostHandler for Recorder {
     fn on_stderr(&self, _line: String) -> Result<(), AcpError> {
         Ok(())
     }
+
+    fn on_frame(&self, direction: WireDirection, frame: String) -> Result<(), AcpError> {
+        self.wire
+            .lock()
+            .expect("wire")
+            .push(Wire::Frame(direction, frame));
+        Ok(())
+    }
+
+    fn on_engine_event(&self, event: EngineEvent) -> Result<(), AcpError> {
+        self.wire.lock().expect("wire").push(Wire::Engine(event));
+        Ok(())
+    }
 }
 
 struct Peer {
@@ -99,6 +120,7 @@ impl Peer {
 
 struct Pair {
     conn: Arc<Connection>,
+    wire: Arc<Mutex<Vec<Wire>>>,
     peer: Peer,
     events: Receiver<Event>,
     hold: Option<Sender<()>>,
@@ -107,21 +129,21 @@ struct Pair {
 impl Pair {
     /// A client connection, initialized, and its scripted agent.
     fn client(hold_first_request: bool) -> Self {
+        Self::client_with(hold_first_request, ConnectOptions::default())
+    }
+
+    fn client_with(hold_first_request: bool, options: ConnectOptions) -> Self {
         let fds = socket_pair().expect("socket pair");
         let (tx, events) = channel();
         let (hold_tx, hold_rx) = channel();
+        let wire = Arc::new(Mutex::new(Vec::new()));
         let recorder = Arc::new(Recorder {
             events: Mutex::new(tx),
+            wire: Arc::clone(&wire),
             hold: Mutex::new(hold_first_request.then_some(hold_rx)),
         });
-        let conn = Connection::from_fds(
-            AcpRole::Client,
-            fds[0],
-            fds[0],
-            recorder,
-            ConnectOptions::default(),
-        )
-        .expect("connection");
+        let conn = Connection::from_fds(AcpRole::Client, fds[0], fds[0], recorder, options)
+            .expect("connection");
         // SAFETY: the other end of the pair, ours to own.
         let stream = unsafe { UnixStream::from_raw_fd(fds[1]) };
         stream.set_read_timeout(Some(PATIENCE)).expect("timeout");
@@ -131,6 +153,7 @@ impl Pair {
         };
         let mut pair = Self {
             conn,
+            wire,
             peer,
             events,
             hold: hold_first_request.then_some(hold_tx),
@@ -380,4 +403,72 @@ fn a_started_call_times_out_with_its_own_timeout() {
         matches!(both, Err(AcpError::InvalidArgument { .. })),
         "{both:?}"
     );
+}
+
+#[test]
+fn the_trace_and_the_engine_events_reach_the_host_only_when_asked() {
+    let mut pair = Pair::client_with(
+        false,
+        ConnectOptions {
+            trace: true,
+            engine_events: true,
+            ..ConnectOptions::default()
+        },
+    );
+    // A response to no request: read (traced), then reported.
+    pair.peer
+        .write(&json!({"jsonrpc": "2.0", "id": 99, "result": {}}));
+    let deadline = std::time::Instant::now() + PATIENCE;
+    let wire = loop {
+        let wire = pair.wire.lock().expect("wire").clone();
+        if wire.iter().any(|w| matches!(w, Wire::Engine(_))) {
+            break wire;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "hang: no engine event in {wire:?}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let frames: Vec<(WireDirection, Value)> = wire
+        .iter()
+        .filter_map(|w| match w {
+            Wire::Frame(d, text) => Some((*d, serde_json::from_str(text).expect("a JSON frame"))),
+            Wire::Engine(_) => None,
+        })
+        .collect();
+    assert_eq!(
+        frames.len(),
+        3,
+        "initialize, its answer, the stray answer: {frames:?}"
+    );
+    assert_eq!(
+        (frames[0].0, &frames[0].1["method"]),
+        (WireDirection::Outgoing, &json!("initialize"))
+    );
+    assert_eq!(frames[1].0, WireDirection::Incoming);
+    assert_eq!(frames[1].1["result"]["protocolVersion"], 1);
+    assert_eq!(
+        (frames[2].0, &frames[2].1["id"]),
+        (WireDirection::Incoming, &json!(99))
+    );
+    let Some(Wire::Engine(event)) = wire.iter().find(|w| matches!(w, Wire::Engine(_))) else {
+        unreachable!("found above");
+    };
+    assert_eq!(event.kind, "unmatched_response", "{event:?}");
+    let details: Value = serde_json::from_str(&event.details).expect("details are JSON");
+    assert_eq!(details["id"], 99, "{event:?}");
+
+    // Without the options, neither reaches the host.
+    let mut quiet = Pair::client(false);
+    quiet
+        .peer
+        .write(&json!({"jsonrpc": "2.0", "id": 99, "result": {}}));
+    quiet.start(2, "_echo", json!({}));
+    let sent = quiet.peer.read();
+    quiet
+        .peer
+        .write(&json!({"jsonrpc": "2.0", "id": sent["id"], "result": {}}));
+    assert!(matches!(quiet.next(), Event::Result(2, _)));
+    assert!(quiet.wire.lock().expect("wire").is_empty());
 }

@@ -17,6 +17,17 @@ public protocol AcpHandler: Sendable {
     /// A line of the spawned agent's stderr (with
     /// `AgentCommand.stderrToHost`). Called on a libacp thread: do not block.
     func onStderr(_ line: String)
+
+    /// A frame as read (`.incoming`) or written (`.outgoing`), with
+    /// `ConnectOptions(trace: true)`. Called on the thread that reads or
+    /// writes it, possibly concurrently: keep it quick and thread-safe, and
+    /// do not wait on the connection from it.
+    func onFrame(direction: WireDirection, frame: String)
+
+    /// What the engine reports (a frame skipped, a response to no request,
+    /// a duplicate id...), with `ConnectOptions(engineEvents: true)`.
+    /// Called on a libacp thread, in order: do not block.
+    func onEngineEvent(_ event: EngineEvent)
 }
 
 extension AcpHandler {
@@ -27,6 +38,10 @@ extension AcpHandler {
     public func onNotification(method: String, params: JSONValue?) async {}
 
     public func onStderr(_ line: String) {}
+
+    public func onFrame(direction: WireDirection, frame: String) {}
+
+    public func onEngineEvent(_ event: EngineEvent) {}
 }
 
 /// The handler that answers every request `-32601` and ignores notifications.
@@ -48,6 +63,14 @@ private struct DynamicHost: RawHost {
 
     func stderr(_ line: String) {
         handler.onStderr(line)
+    }
+
+    func frame(direction: WireDirection, frame: String) {
+        handler.onFrame(direction: direction, frame: frame)
+    }
+
+    func engineEvent(_ event: EngineEvent) {
+        handler.onEngineEvent(event)
     }
 }
 

@@ -10,6 +10,10 @@ protocol RawHost: Sendable {
     func notification(method: String, params: String?) async
     /// A line of the spawned agent's stderr (on a libacp thread).
     func stderr(_ line: String)
+    /// A traced frame (with `ConnectOptions.trace`; see `AcpHandler.onFrame`).
+    func frame(direction: WireDirection, frame: String)
+    /// An engine event (with `ConnectOptions.engineEvents`).
+    func engineEvent(_ event: EngineEvent)
 }
 
 /// Set while a notification handler runs: calls made under it skip the
@@ -118,6 +122,14 @@ final class HostBridge: HostHandler, @unchecked Sendable {
 
     func onStderr(line: String) throws {
         host.stderr(line)
+    }
+
+    func onFrame(direction: WireDirection, frame: String) throws {
+        host.frame(direction: direction, frame: frame)
+    }
+
+    func onEngineEvent(event: EngineEvent) throws {
+        host.engineEvent(event)
     }
 }
 

@@ -1554,6 +1554,22 @@ public protocol HostHandler: AnyObject, Sendable {
      */
     func onStderr(line: String) throws 
     
+    /**
+     * A frame as read from or written to the peer (only with
+     * `ConnectOptions.trace`). Called on the thread that reads or writes
+     * it: a libacp thread, or the host's own thread whose call wrote it
+     * while the writer was idle; possibly concurrently, so it must be
+     * thread-safe, quick, and must not wait for the connection.
+     */
+    func onFrame(direction: WireDirection, frame: String) throws 
+    
+    /**
+     * Something the engine reports (only with
+     * `ConnectOptions.engine_events`): a libacp thread, in order; do not
+     * block.
+     */
+    func onEngineEvent(event: EngineEvent) throws 
+    
 }
 /**
  * What the host implements to receive what the peer sends. Errors thrown
@@ -1704,6 +1720,35 @@ open func onStderr(line: String)throws   {try rustCallWithError(FfiConverterType
     uniffi_acp_uniffi_fn_method_hosthandler_on_stderr(
             self.uniffiCloneHandle(),
         FfiConverterString.lower(line),$0
+    )
+}
+}
+    
+    /**
+     * A frame as read from or written to the peer (only with
+     * `ConnectOptions.trace`). Called on the thread that reads or writes
+     * it: a libacp thread, or the host's own thread whose call wrote it
+     * while the writer was idle; possibly concurrently, so it must be
+     * thread-safe, quick, and must not wait for the connection.
+     */
+open func onFrame(direction: WireDirection, frame: String)throws   {try rustCallWithError(FfiConverterTypeAcpError_lift) {
+    uniffi_acp_uniffi_fn_method_hosthandler_on_frame(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeWireDirection_lower(direction),
+        FfiConverterString.lower(frame),$0
+    )
+}
+}
+    
+    /**
+     * Something the engine reports (only with
+     * `ConnectOptions.engine_events`): a libacp thread, in order; do not
+     * block.
+     */
+open func onEngineEvent(event: EngineEvent)throws   {try rustCallWithError(FfiConverterTypeAcpError_lift) {
+    uniffi_acp_uniffi_fn_method_hosthandler_on_engine_event(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeEngineEvent_lower(event),$0
     )
 }
 }
@@ -1895,6 +1940,58 @@ fileprivate struct UniffiCallbackInterfaceHostHandler {
                 }
                 return try uniffiObj.onStderr(
                      line: try FfiConverterString.lift(line)
+                )
+            }
+
+            
+            let writeReturn = { () }
+            uniffiTraitInterfaceCallWithError(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn,
+                lowerError: FfiConverterTypeAcpError_lower
+            )
+        },
+        onFrame: { (
+            uniffiHandle: UInt64,
+            direction: RustBuffer,
+            frame: RustBuffer,
+            uniffiOutReturn: UnsafeMutableRawPointer,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> () in
+                guard let uniffiObj = try? FfiConverterTypeHostHandler.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try uniffiObj.onFrame(
+                     direction: try FfiConverterTypeWireDirection_lift(direction),
+                     frame: try FfiConverterString.lift(frame)
+                )
+            }
+
+            
+            let writeReturn = { () }
+            uniffiTraitInterfaceCallWithError(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn,
+                lowerError: FfiConverterTypeAcpError_lower
+            )
+        },
+        onEngineEvent: { (
+            uniffiHandle: UInt64,
+            event: RustBuffer,
+            uniffiOutReturn: UnsafeMutableRawPointer,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> () in
+                guard let uniffiObj = try? FfiConverterTypeHostHandler.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try uniffiObj.onEngineEvent(
+                     event: try FfiConverterTypeEngineEvent_lift(event)
                 )
             }
 
@@ -2383,6 +2480,16 @@ public struct ConnectOptions: Equatable, Hashable {
      * Client side: answer the `terminal/` methods with real processes.
      */
     public var terminals: Bool
+    /**
+     * Hand every frame, both ways, to `HostHandler.on_frame` (the wire
+     * trace: for debugging; costs one call into the host per frame).
+     */
+    public var trace: Bool
+    /**
+     * Hand what the engine reports (a frame skipped, a response to no
+     * request, a duplicate id...) to `HostHandler.on_engine_event`.
+     */
+    public var engineEvents: Bool
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -2418,7 +2525,15 @@ public struct ConnectOptions: Equatable, Hashable {
          */fs: Bool = false, 
         /**
          * Client side: answer the `terminal/` methods with real processes.
-         */terminals: Bool = false) {
+         */terminals: Bool = false, 
+        /**
+         * Hand every frame, both ways, to `HostHandler.on_frame` (the wire
+         * trace: for debugging; costs one call into the host per frame).
+         */trace: Bool = false, 
+        /**
+         * Hand what the engine reports (a frame skipped, a response to no
+         * request, a duplicate id...) to `HostHandler.on_engine_event`.
+         */engineEvents: Bool = false) {
         self.framing = framing
         self.maxFrameSize = maxFrameSize
         self.requestTimeoutMs = requestTimeoutMs
@@ -2429,6 +2544,8 @@ public struct ConnectOptions: Equatable, Hashable {
         self.sessionModel = sessionModel
         self.fs = fs
         self.terminals = terminals
+        self.trace = trace
+        self.engineEvents = engineEvents
     }
 
     
@@ -2456,7 +2573,9 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
                 requireAuth: FfiConverterBool.read(from: &buf), 
                 sessionModel: FfiConverterBool.read(from: &buf), 
                 fs: FfiConverterBool.read(from: &buf), 
-                terminals: FfiConverterBool.read(from: &buf)
+                terminals: FfiConverterBool.read(from: &buf), 
+                trace: FfiConverterBool.read(from: &buf), 
+                engineEvents: FfiConverterBool.read(from: &buf)
         )
     }
 
@@ -2471,6 +2590,8 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
         FfiConverterBool.write(value.sessionModel, into: &buf)
         FfiConverterBool.write(value.fs, into: &buf)
         FfiConverterBool.write(value.terminals, into: &buf)
+        FfiConverterBool.write(value.trace, into: &buf)
+        FfiConverterBool.write(value.engineEvents, into: &buf)
     }
 }
 
@@ -2487,6 +2608,92 @@ public func FfiConverterTypeConnectOptions_lift(_ buf: RustBuffer) throws -> Con
 #endif
 public func FfiConverterTypeConnectOptions_lower(_ value: ConnectOptions) -> RustBuffer {
     return FfiConverterTypeConnectOptions.lower(value)
+}
+
+
+/**
+ * Something the engine reports that is not a message: see
+ * [`ConnectOptions::engine_events`].
+ */
+public struct EngineEvent: Equatable, Hashable {
+    /**
+     * What happened, as a stable name (`"oversized_frame"`,
+     * `"invalid_frame"`, `"unmatched_response"`, `"duplicate_request_id"`,
+     * `"cancel_for_unknown_request"`, `"ignored"`, `"served"`, `"closed"`,
+     * ...).
+     */
+    public var kind: String
+    /**
+     * A readable sentence.
+     */
+    public var message: String
+    /**
+     * The details as JSON text (an object).
+     */
+    public var details: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * What happened, as a stable name (`"oversized_frame"`,
+         * `"invalid_frame"`, `"unmatched_response"`, `"duplicate_request_id"`,
+         * `"cancel_for_unknown_request"`, `"ignored"`, `"served"`, `"closed"`,
+         * ...).
+         */kind: String, 
+        /**
+         * A readable sentence.
+         */message: String, 
+        /**
+         * The details as JSON text (an object).
+         */details: String) {
+        self.kind = kind
+        self.message = message
+        self.details = details
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension EngineEvent: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeEngineEvent: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> EngineEvent {
+        return
+            try EngineEvent(
+                kind: FfiConverterString.read(from: &buf), 
+                message: FfiConverterString.read(from: &buf), 
+                details: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: EngineEvent, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.kind, into: &buf)
+        FfiConverterString.write(value.message, into: &buf)
+        FfiConverterString.write(value.details, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEngineEvent_lift(_ buf: RustBuffer) throws -> EngineEvent {
+    return try FfiConverterTypeEngineEvent.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEngineEvent_lower(_ value: EngineEvent) -> RustBuffer {
+    return FfiConverterTypeEngineEvent.lower(value)
 }
 
 
@@ -3139,6 +3346,82 @@ public func FfiConverterTypeAcpRole_lift(_ buf: RustBuffer) throws -> AcpRole {
 #endif
 public func FfiConverterTypeAcpRole_lower(_ value: AcpRole) -> RustBuffer {
     return FfiConverterTypeAcpRole.lower(value)
+}
+
+
+// Note that we don't yet support `indirect` for enums.
+// See https://github.com/mozilla/uniffi-rs/issues/396 for further discussion.
+/**
+ * Which way a traced frame went.
+ */
+
+public enum WireDirection: Equatable, Hashable {
+    
+    /**
+     * Read from the peer.
+     */
+    case incoming
+    /**
+     * Written to the peer.
+     */
+    case outgoing
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension WireDirection: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeWireDirection: FfiConverterRustBuffer {
+    typealias SwiftType = WireDirection
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> WireDirection {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .incoming
+        
+        case 2: return .outgoing
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: WireDirection, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .incoming:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .outgoing:
+            writeInt(&buf, Int32(2))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeWireDirection_lift(_ buf: RustBuffer) throws -> WireDirection {
+    return try FfiConverterTypeWireDirection.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeWireDirection_lower(_ value: WireDirection) -> RustBuffer {
+    return FfiConverterTypeWireDirection.lower(value)
 }
 
 
@@ -3817,6 +4100,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr() != 52692) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_frame() != 10073) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event() != 21134) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_constructor_callcanceller_new() != 58448) {

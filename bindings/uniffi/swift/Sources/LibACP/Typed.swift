@@ -71,6 +71,10 @@ public protocol Client: Sendable {
     func extNotification(method: String, params: JSONValue?) async
     /// A line of the agent's stderr (libacp thread; with `AgentCommand.stderrToHost`).
     func onStderr(_ line: String)
+    /// A traced frame, with `ConnectOptions(trace: true)`: see `AcpHandler.onFrame`.
+    func onFrame(direction: WireDirection, frame: String)
+    /// An engine event, with `ConnectOptions(engineEvents: true)`: see `AcpHandler.onEngineEvent`.
+    func onEngineEvent(_ event: EngineEvent)
 }
 
 extension Client {
@@ -108,6 +112,8 @@ extension Client {
     }
     public func extNotification(method: String, params: JSONValue?) async {}
     public func onStderr(_ line: String) {}
+    public func onFrame(direction: WireDirection, frame: String) {}
+    public func onEngineEvent(_ event: EngineEvent) {}
 }
 
 private struct ClientHost: RawHost {
@@ -152,6 +158,14 @@ private struct ClientHost: RawHost {
 
     func stderr(_ line: String) {
         client.onStderr(line)
+    }
+
+    func frame(direction: WireDirection, frame: String) {
+        client.onFrame(direction: direction, frame: frame)
+    }
+
+    func engineEvent(_ event: EngineEvent) {
+        client.onEngineEvent(event)
     }
 }
 
@@ -279,6 +293,10 @@ public protocol Agent: Sendable {
     func extMethod(_ call: IncomingCall) async throws -> JSONValue
     /// A notification of another method (an extension), or one whose params did not decode.
     func extNotification(method: String, params: JSONValue?) async
+    /// A traced frame, with `ConnectOptions(trace: true)`: see `AcpHandler.onFrame`.
+    func onFrame(direction: WireDirection, frame: String)
+    /// An engine event, with `ConnectOptions(engineEvents: true)`: see `AcpHandler.onEngineEvent`.
+    func onEngineEvent(_ event: EngineEvent)
 }
 
 extension Agent {
@@ -314,6 +332,8 @@ extension Agent {
         throw AcpError.methodNotFound(call.method)
     }
     public func extNotification(method: String, params: JSONValue?) async {}
+    public func onFrame(direction: WireDirection, frame: String) {}
+    public func onEngineEvent(_ event: EngineEvent) {}
 }
 
 private struct AgentHost: RawHost {
@@ -351,6 +371,14 @@ private struct AgentHost: RawHost {
     }
 
     func stderr(_ line: String) {}
+
+    func frame(direction: WireDirection, frame: String) {
+        agent.onFrame(direction: direction, frame: frame)
+    }
+
+    func engineEvent(_ event: EngineEvent) {
+        agent.onEngineEvent(event)
+    }
 }
 
 /// The agent side with typed ACP methods toward the client. `connection`

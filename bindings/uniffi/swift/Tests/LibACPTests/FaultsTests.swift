@@ -243,14 +243,72 @@ final class FaultsTests: XCTestCase {
     /// (the close that waits) returns without waiting for the write, the
     /// prompt fails with the close, the shutdown ladder ends the agent.
     private static func aPeerThatStopsReadingCannotHangTheClose() async throws {
-        let conn = try await client(agent("stops_reading.sh"))
+        // The trace hook runs when the writer takes a frame, before writing
+        // it: once the prompt is traced, its write has begun (and cannot
+        // finish), so the close below meets a blocked write.
+        let tracer = Recorder()
+        let conn = try await client(agent("stops_reading.sh"), handler: tracer, options: ConnectOptions(trace: true))
         defer { conn.close() }
         let outcome = startPrompt(conn, prompt(String(repeating: "x", count: 16 << 20)))
-        try await until("the prompt is under way") { conn.turnInProgress("s1") || outcome.isFired }
+        try await until("the prompt's write begins") { tracer.sawFrame { $0 == .outgoing && $1.utf8.count > 1 << 20 } }
         try await waitFor("shutdown (close)") { await conn.shutdown() }
         assertClosed(try await waitFor("the prompt fails") { await outcome.wait() })
         try await waitFor("terminated") { await conn.terminated() }
         XCTAssertNotNil(conn.exitStatus, "the agent is gone")
+    }
+
+    /// Records what the trace and the engine's events hand over.
+    final class Recorder: AcpHandler, @unchecked Sendable {
+        private let lock = NSLock()
+        private var frames: [(WireDirection, String)] = []
+        private var events: [EngineEvent] = []
+
+        func onFrame(direction: WireDirection, frame: String) {
+            lock.withLock { frames.append((direction, frame)) }
+        }
+
+        func onEngineEvent(_ event: EngineEvent) {
+            lock.withLock { events.append(event) }
+        }
+
+        func sawFrame(_ matching: (WireDirection, String) -> Bool) -> Bool {
+            lock.withLock { frames.contains { matching($0.0, $0.1) } }
+        }
+
+        var frameCount: Int { lock.withLock { frames.count } }
+        var seenEvents: [EngineEvent] { lock.withLock { events } }
+    }
+
+    /// The agent writes a response to a request nobody made (id 99) before
+    /// its prompt's answer: with `trace` and `engineEvents` on, the handler
+    /// sees the frames both ways, the stray one among them, and an
+    /// `unmatched_response` event naming id 99; with them off, neither hook
+    /// is called.
+    private static func aStrayResponseIsTracedAndReported() async throws {
+        for on in [true, false] {
+            let recorder = Recorder()
+            let conn = try await client(
+                agent("stray_response.sh"), handler: recorder, options: ConnectOptions(trace: on, engineEvents: on))
+            defer { conn.close() }
+            _ = try await waitFor("the prompt's answer") { try await conn.callJSON("session/prompt", paramsJSON: prompt()) }
+            if !on {
+                XCTAssertEqual(recorder.frameCount, 0, "no trace unless asked")
+                XCTAssertEqual(recorder.seenEvents, [], "no engine events unless asked")
+                continue
+            }
+            // The event is reported as the stray frame is read, before the
+            // answer after it; polled all the same (a hang detector).
+            try await until("the engine event") { !recorder.seenEvents.isEmpty }
+            let event = recorder.seenEvents[0]
+            XCTAssertEqual(event.kind, "unmatched_response", "\(event)")
+            guard case .object(let details) = try JSONValue.parse(event.details) else {
+                return XCTFail("details are not an object: \(event)")
+            }
+            XCTAssertEqual(details["id"], .int(99), "\(event)")
+            XCTAssertTrue(recorder.sawFrame { $0 == .outgoing && $1.contains(#""initialize""#) }, "initialize traced")
+            XCTAssertTrue(recorder.sawFrame { $0 == .incoming && $1.contains(#""id":99"#) }, "the stray frame traced")
+            XCTAssertTrue(recorder.sawFrame { $0 == .incoming && $1.contains("end_turn") }, "the answer traced")
+        }
     }
 
     private static func aRound() async throws {
@@ -261,6 +319,7 @@ final class FaultsTests: XCTestCase {
         try await aStderrFloodDoesNotStopTheConnection()
         try await killedWhileItsTerminalRuns()
         try await aPeerThatStopsReadingCannotHangTheClose()
+        try await aStrayResponseIsTracedAndReported()
     }
 
     // MARK: - one test per fault
@@ -291,6 +350,10 @@ final class FaultsTests: XCTestCase {
 
     func testAPeerThatStopsReadingCannotHangTheClose() async throws {
         try await bounded { try await Self.aPeerThatStopsReadingCannotHangTheClose() }
+    }
+
+    func testAStrayResponseIsTracedAndReportedOnlyWhenAsked() async throws {
+        try await bounded { try await Self.aStrayResponseIsTracedAndReported() }
     }
 
     /// After a warm-up round (libacp's runtime, lazy statics), two rounds of

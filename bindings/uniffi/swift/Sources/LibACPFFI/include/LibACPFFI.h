@@ -284,6 +284,20 @@ typedef void (*UniffiCallbackInterfaceHostHandlerMethod5)(uint64_t, RustBuffer, 
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_HANDLER_METHOD6
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_HANDLER_METHOD6
+typedef void (*UniffiCallbackInterfaceHostHandlerMethod6)(uint64_t, RustBuffer, RustBuffer, void* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_HANDLER_METHOD7
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_HANDLER_METHOD7
+typedef void (*UniffiCallbackInterfaceHostHandlerMethod7)(uint64_t, RustBuffer, void* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
+    );
+
+#endif
 #ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_HOST_HANDLER
 #define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_HOST_HANDLER
 typedef struct UniffiVTableCallbackInterfaceHostHandler {
@@ -295,6 +309,8 @@ typedef struct UniffiVTableCallbackInterfaceHostHandler {
     UniffiCallbackInterfaceHostHandlerMethod3 _Nonnull onCallResult;
     UniffiCallbackInterfaceHostHandlerMethod4 _Nonnull onCallError;
     UniffiCallbackInterfaceHostHandlerMethod5 _Nonnull onStderr;
+    UniffiCallbackInterfaceHostHandlerMethod6 _Nonnull onFrame;
+    UniffiCallbackInterfaceHostHandlerMethod7 _Nonnull onEngineEvent;
 } UniffiVTableCallbackInterfaceHostHandler;
 
 #endif
@@ -522,6 +538,16 @@ void uniffi_acp_uniffi_fn_method_hosthandler_on_call_error(uint64_t ptr, uint64_
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_STDERR
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_STDERR
 void uniffi_acp_uniffi_fn_method_hosthandler_on_stderr(uint64_t ptr, RustBuffer line, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_FRAME
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_FRAME
+void uniffi_acp_uniffi_fn_method_hosthandler_on_frame(uint64_t ptr, RustBuffer direction, RustBuffer frame, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_ENGINE_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_HOSTHANDLER_ON_ENGINE_EVENT
+void uniffi_acp_uniffi_fn_method_hosthandler_on_engine_event(uint64_t ptr, RustBuffer event, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FUNC_LIBACP_VERSION
@@ -1009,6 +1035,18 @@ uint16_t uniffi_acp_uniffi_checksum_method_hosthandler_on_call_error(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_STDERR
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_STDERR
 uint16_t uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_FRAME
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_FRAME
+uint16_t uniffi_acp_uniffi_checksum_method_hosthandler_on_frame(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_ENGINE_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_ENGINE_EVENT
+uint16_t uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event(void
     
 );
 #endif

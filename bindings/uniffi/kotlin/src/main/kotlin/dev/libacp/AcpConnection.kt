@@ -30,6 +30,21 @@ interface AcpHandler {
      * `AgentCommand.stderrToHost`). Called on a libacp thread: do not block.
      */
     fun onStderr(line: String) {}
+
+    /**
+     * A frame as read ([WireDirection.INCOMING]) or written
+     * ([WireDirection.OUTGOING]), with `ConnectOptions(trace = true)`. Called
+     * on the thread that reads or writes it, possibly concurrently: keep it
+     * quick and thread-safe, and do not wait on the connection from it.
+     */
+    fun onFrame(direction: WireDirection, frame: String) {}
+
+    /**
+     * What the engine reports (a frame skipped, a response to no request,
+     * a duplicate id...), with `ConnectOptions(engineEvents = true)`. Called
+     * on a libacp thread, in order: do not block.
+     */
+    fun onEngineEvent(event: EngineEvent) {}
 }
 
 private class DynamicHost(private val handler: AcpHandler) : RawHost {
@@ -39,6 +54,10 @@ private class DynamicHost(private val handler: AcpHandler) : RawHost {
         handler.onNotification(method, params?.let { Json.parseToJsonElement(it) })
 
     override fun stderr(line: String) = handler.onStderr(line)
+
+    override fun frame(direction: WireDirection, frame: String) = handler.onFrame(direction, frame)
+
+    override fun engineEvent(event: EngineEvent) = handler.onEngineEvent(event)
 }
 
 /**

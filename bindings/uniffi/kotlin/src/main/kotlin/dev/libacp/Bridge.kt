@@ -32,6 +32,12 @@ internal interface RawHost {
 
     /** A line of the spawned agent's stderr (libacp runtime thread). */
     fun stderr(line: String)
+
+    /** A traced frame (with `ConnectOptions.trace`; see [AcpHandler.onFrame]). */
+    fun frame(direction: WireDirection, frame: String)
+
+    /** An engine event (with `ConnectOptions.engineEvents`). */
+    fun engineEvent(event: EngineEvent)
 }
 
 /**
@@ -186,6 +192,14 @@ internal class HostBridge(
 
     override fun onStderr(line: String) {
         host.stderr(line)
+    }
+
+    override fun onFrame(direction: WireDirection, frame: String) {
+        host.frame(direction, frame)
+    }
+
+    override fun onEngineEvent(event: EngineEvent) {
+        host.engineEvent(event)
     }
 
     private fun peerCancelled(what: String) = CancellationException("the peer cancelled $what")

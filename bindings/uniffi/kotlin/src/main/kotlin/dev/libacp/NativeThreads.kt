@@ -24,6 +24,8 @@ internal object NativeThreads {
             uniffiCallbackInterfaceHostHandler.`onNotifications`,
             uniffiCallbackInterfaceHostHandler.`onCancel`,
             uniffiCallbackInterfaceHostHandler.`onStderr`,
+            uniffiCallbackInterfaceHostHandler.`onFrame`,
+            uniffiCallbackInterfaceHostHandler.`onEngineEvent`,
             uniffiCallbackInterfaceHostHandler.uniffiFree,
             uniffiCallbackInterfaceHostHandler.uniffiClone,
             uniffiForeignFutureDroppedCallbackImpl,

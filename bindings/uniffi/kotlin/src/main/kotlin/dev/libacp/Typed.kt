@@ -127,6 +127,11 @@ interface Client {
 
     /** A line of the agent's stderr (libacp thread; with `AgentCommand.stderrToHost`). */
     fun onStderr(line: String) {}
+    /** A traced frame, with `ConnectOptions(trace = true)`: see [AcpHandler.onFrame]. */
+    fun onFrame(direction: WireDirection, frame: String) {}
+
+    /** An engine event, with `ConnectOptions(engineEvents = true)`: see [AcpHandler.onEngineEvent]. */
+    fun onEngineEvent(event: EngineEvent) {}
 }
 
 /**
@@ -166,6 +171,11 @@ interface Agent {
 
     /** A notification of another method (an extension). */
     suspend fun extNotification(method: String, params: JsonElement?) {}
+    /** A traced frame, with `ConnectOptions(trace = true)`: see [AcpHandler.onFrame]. */
+    fun onFrame(direction: WireDirection, frame: String) {}
+
+    /** An engine event, with `ConnectOptions(engineEvents = true)`: see [AcpHandler.onEngineEvent]. */
+    fun onEngineEvent(event: EngineEvent) {}
 }
 
 private class ClientHost(private val client: Client) : RawHost {
@@ -198,6 +208,10 @@ private class ClientHost(private val client: Client) : RawHost {
     }
 
     override fun stderr(line: String) = client.onStderr(line)
+
+    override fun frame(direction: WireDirection, frame: String) = client.onFrame(direction, frame)
+
+    override fun engineEvent(event: EngineEvent) = client.onEngineEvent(event)
 }
 
 private class AgentHost(private val agent: Agent) : RawHost {
@@ -222,6 +236,10 @@ private class AgentHost(private val agent: Agent) : RawHost {
     }
 
     override fun stderr(line: String) {}
+
+    override fun frame(direction: WireDirection, frame: String) = agent.onFrame(direction, frame)
+
+    override fun engineEvent(event: EngineEvent) = agent.onEngineEvent(event)
 }
 
 /**

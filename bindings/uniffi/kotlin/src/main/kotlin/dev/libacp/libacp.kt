@@ -638,7 +638,13 @@ internal interface UniffiCallbackInterfaceHostHandlerMethod4 : com.sun.jna.Callb
 internal interface UniffiCallbackInterfaceHostHandlerMethod5 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`line`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
 }
-@Structure.FieldOrder("uniffiFree", "uniffiClone", "onRequest", "onNotifications", "onCancel", "onCallResult", "onCallError", "onStderr")
+internal interface UniffiCallbackInterfaceHostHandlerMethod6 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`direction`: RustBuffer.ByValue,`frame`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
+}
+internal interface UniffiCallbackInterfaceHostHandlerMethod7 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`event`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
+}
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "onRequest", "onNotifications", "onCancel", "onCallResult", "onCallError", "onStderr", "onFrame", "onEngineEvent")
 internal open class UniffiVTableCallbackInterfaceHostHandler(
     @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
     @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
@@ -648,6 +654,8 @@ internal open class UniffiVTableCallbackInterfaceHostHandler(
     @JvmField internal var `onCallResult`: UniffiCallbackInterfaceHostHandlerMethod3? = null,
     @JvmField internal var `onCallError`: UniffiCallbackInterfaceHostHandlerMethod4? = null,
     @JvmField internal var `onStderr`: UniffiCallbackInterfaceHostHandlerMethod5? = null,
+    @JvmField internal var `onFrame`: UniffiCallbackInterfaceHostHandlerMethod6? = null,
+    @JvmField internal var `onEngineEvent`: UniffiCallbackInterfaceHostHandlerMethod7? = null,
 ) : Structure() {
     class UniffiByValue(
         `uniffiFree`: UniffiCallbackInterfaceFree? = null,
@@ -658,7 +666,9 @@ internal open class UniffiVTableCallbackInterfaceHostHandler(
         `onCallResult`: UniffiCallbackInterfaceHostHandlerMethod3? = null,
         `onCallError`: UniffiCallbackInterfaceHostHandlerMethod4? = null,
         `onStderr`: UniffiCallbackInterfaceHostHandlerMethod5? = null,
-    ): UniffiVTableCallbackInterfaceHostHandler(`uniffiFree`,`uniffiClone`,`onRequest`,`onNotifications`,`onCancel`,`onCallResult`,`onCallError`,`onStderr`,), Structure.ByValue
+        `onFrame`: UniffiCallbackInterfaceHostHandlerMethod6? = null,
+        `onEngineEvent`: UniffiCallbackInterfaceHostHandlerMethod7? = null,
+    ): UniffiVTableCallbackInterfaceHostHandler(`uniffiFree`,`uniffiClone`,`onRequest`,`onNotifications`,`onCancel`,`onCallResult`,`onCallError`,`onStderr`,`onFrame`,`onEngineEvent`,), Structure.ByValue
 
    internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceHostHandler) {
         `uniffiFree` = other.`uniffiFree`
@@ -669,6 +679,8 @@ internal open class UniffiVTableCallbackInterfaceHostHandler(
         `onCallResult` = other.`onCallResult`
         `onCallError` = other.`onCallError`
         `onStderr` = other.`onStderr`
+        `onFrame` = other.`onFrame`
+        `onEngineEvent` = other.`onEngineEvent`
     }
 
 }
@@ -766,6 +778,10 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_acp_uniffi_checksum_method_hosthandler_on_call_error(
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_hosthandler_on_frame(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event(
     ): Short
     external fun uniffi_acp_uniffi_checksum_constructor_callcanceller_new(
     ): Short
@@ -883,6 +899,10 @@ external fun uniffi_acp_uniffi_fn_method_hosthandler_on_call_result(`ptr`: Long,
 external fun uniffi_acp_uniffi_fn_method_hosthandler_on_call_error(`ptr`: Long,`token`: Long,`error`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
 ): Unit
 external fun uniffi_acp_uniffi_fn_method_hosthandler_on_stderr(`ptr`: Long,`line`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+): Unit
+external fun uniffi_acp_uniffi_fn_method_hosthandler_on_frame(`ptr`: Long,`direction`: RustBuffer.ByValue,`frame`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+): Unit
+external fun uniffi_acp_uniffi_fn_method_hosthandler_on_engine_event(`ptr`: Long,`event`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
 ): Unit
 external fun uniffi_acp_uniffi_fn_func_libacp_version(uniffi_out_err: UniffiRustCallStatus, 
 ): RustBuffer.ByValue
@@ -1113,6 +1133,12 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr() != 52692.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_frame() != 10073.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event() != 21134.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_constructor_callcanceller_new() != 58448.toShort()) {
@@ -3096,6 +3122,22 @@ public interface HostHandler {
      */
     fun `onStderr`(`line`: kotlin.String)
     
+    /**
+     * A frame as read from or written to the peer (only with
+     * `ConnectOptions.trace`). Called on the thread that reads or writes
+     * it: a libacp thread, or the host's own thread whose call wrote it
+     * while the writer was idle; possibly concurrently, so it must be
+     * thread-safe, quick, and must not wait for the connection.
+     */
+    fun `onFrame`(`direction`: WireDirection, `frame`: kotlin.String)
+    
+    /**
+     * Something the engine reports (only with
+     * `ConnectOptions.engine_events`): a libacp thread, in order; do not
+     * block.
+     */
+    fun `onEngineEvent`(`event`: EngineEvent)
+    
     companion object
 }
 
@@ -3324,6 +3366,44 @@ open class HostHandlerImpl: Disposable, AutoCloseable, HostHandler
     
 
     
+    /**
+     * A frame as read from or written to the peer (only with
+     * `ConnectOptions.trace`). Called on the thread that reads or writes
+     * it: a libacp thread, or the host's own thread whose call wrote it
+     * while the writer was idle; possibly concurrently, so it must be
+     * thread-safe, quick, and must not wait for the connection.
+     */
+    @Throws(AcpException::class)override fun `onFrame`(`direction`: WireDirection, `frame`: kotlin.String)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(AcpException) { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_hosthandler_on_frame(
+        it,
+        FfiConverterTypeWireDirection.lower(`direction`),FfiConverterString.lower(`frame`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Something the engine reports (only with
+     * `ConnectOptions.engine_events`): a libacp thread, in order; do not
+     * block.
+     */
+    @Throws(AcpException::class)override fun `onEngineEvent`(`event`: EngineEvent)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(AcpException) { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_hosthandler_on_engine_event(
+        it,
+        FfiConverterTypeEngineEvent.lower(`event`),_status)
+}
+    }
+    
+    
+
+    
 
     
 
@@ -3460,6 +3540,41 @@ internal object uniffiCallbackInterfaceHostHandler {
             )
         }
     }
+    internal object `onFrame`: UniffiCallbackInterfaceHostHandlerMethod6 {
+        override fun callback(`uniffiHandle`: Long,`direction`: RustBuffer.ByValue,`frame`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,) {
+            val uniffiObj = FfiConverterTypeHostHandler.handleMap.get(uniffiHandle)
+            val makeCall = { ->
+                uniffiObj.`onFrame`(
+                    FfiConverterTypeWireDirection.lift(`direction`),
+                    FfiConverterString.lift(`frame`),
+                )
+            }
+            val writeReturn = { _: Unit -> Unit }
+            uniffiTraitInterfaceCallWithError(
+                uniffiCallStatus,
+                makeCall,
+                writeReturn,
+                { e: AcpException -> FfiConverterTypeAcpError.lower(e) }
+            )
+        }
+    }
+    internal object `onEngineEvent`: UniffiCallbackInterfaceHostHandlerMethod7 {
+        override fun callback(`uniffiHandle`: Long,`event`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,) {
+            val uniffiObj = FfiConverterTypeHostHandler.handleMap.get(uniffiHandle)
+            val makeCall = { ->
+                uniffiObj.`onEngineEvent`(
+                    FfiConverterTypeEngineEvent.lift(`event`),
+                )
+            }
+            val writeReturn = { _: Unit -> Unit }
+            uniffiTraitInterfaceCallWithError(
+                uniffiCallStatus,
+                makeCall,
+                writeReturn,
+                { e: AcpException -> FfiConverterTypeAcpError.lower(e) }
+            )
+        }
+    }
 
     internal object uniffiFree: UniffiCallbackInterfaceFree {
         override fun callback(handle: Long) {
@@ -3482,6 +3597,8 @@ internal object uniffiCallbackInterfaceHostHandler {
         `onCallResult`,
         `onCallError`,
         `onStderr`,
+        `onFrame`,
+        `onEngineEvent`,
     )
 
     // Registers the foreign callback with the Rust side.
@@ -3840,6 +3957,18 @@ data class ConnectOptions (
      * Client side: answer the `terminal/` methods with real processes.
      */
     var `terminals`: kotlin.Boolean = false 
+    , 
+    /**
+     * Hand every frame, both ways, to `HostHandler.on_frame` (the wire
+     * trace: for debugging; costs one call into the host per frame).
+     */
+    var `trace`: kotlin.Boolean = false 
+    , 
+    /**
+     * Hand what the engine reports (a frame skipped, a response to no
+     * request, a duplicate id...) to `HostHandler.on_engine_event`.
+     */
+    var `engineEvents`: kotlin.Boolean = false 
     
 ){
     
@@ -3866,6 +3995,8 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterBoolean.read(buf),
             FfiConverterBoolean.read(buf),
             FfiConverterBoolean.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterBoolean.read(buf),
         )
     }
 
@@ -3879,7 +4010,9 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterBoolean.allocationSize(value.`requireAuth`) +
             FfiConverterBoolean.allocationSize(value.`sessionModel`) +
             FfiConverterBoolean.allocationSize(value.`fs`) +
-            FfiConverterBoolean.allocationSize(value.`terminals`)
+            FfiConverterBoolean.allocationSize(value.`terminals`) +
+            FfiConverterBoolean.allocationSize(value.`trace`) +
+            FfiConverterBoolean.allocationSize(value.`engineEvents`)
     )
 
     override fun write(value: ConnectOptions, buf: ByteBuffer) {
@@ -3893,6 +4026,67 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterBoolean.write(value.`sessionModel`, buf)
             FfiConverterBoolean.write(value.`fs`, buf)
             FfiConverterBoolean.write(value.`terminals`, buf)
+            FfiConverterBoolean.write(value.`trace`, buf)
+            FfiConverterBoolean.write(value.`engineEvents`, buf)
+    }
+}
+
+
+
+/**
+ * Something the engine reports that is not a message: see
+ * [`ConnectOptions::engine_events`].
+ */
+data class EngineEvent (
+    /**
+     * What happened, as a stable name (`"oversized_frame"`,
+     * `"invalid_frame"`, `"unmatched_response"`, `"duplicate_request_id"`,
+     * `"cancel_for_unknown_request"`, `"ignored"`, `"served"`, `"closed"`,
+     * ...).
+     */
+    var `kind`: kotlin.String
+    , 
+    /**
+     * A readable sentence.
+     */
+    var `message`: kotlin.String
+    , 
+    /**
+     * The details as JSON text (an object).
+     */
+    var `details`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeEngineEvent: FfiConverterRustBuffer<EngineEvent> {
+    override fun read(buf: ByteBuffer): EngineEvent {
+        return EngineEvent(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: EngineEvent) = (
+            FfiConverterString.allocationSize(value.`kind`) +
+            FfiConverterString.allocationSize(value.`message`) +
+            FfiConverterString.allocationSize(value.`details`)
+    )
+
+    override fun write(value: EngineEvent, buf: ByteBuffer) {
+            FfiConverterString.write(value.`kind`, buf)
+            FfiConverterString.write(value.`message`, buf)
+            FfiConverterString.write(value.`details`, buf)
     }
 }
 
@@ -4528,6 +4722,49 @@ public object FfiConverterTypeAcpRole: FfiConverterRustBuffer<AcpRole> {
     override fun allocationSize(value: AcpRole) = 4UL
 
     override fun write(value: AcpRole, buf: ByteBuffer) {
+        buf.putInt(value.ordinal + 1)
+    }
+}
+
+
+
+
+
+/**
+ * Which way a traced frame went.
+ */
+
+enum class WireDirection {
+    
+    /**
+     * Read from the peer.
+     */
+    INCOMING,
+    /**
+     * Written to the peer.
+     */
+    OUTGOING;
+
+    
+
+
+    companion object
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeWireDirection: FfiConverterRustBuffer<WireDirection> {
+    override fun read(buf: ByteBuffer) = try {
+        WireDirection.values()[buf.getInt() - 1]
+    } catch (e: IndexOutOfBoundsException) {
+        throw RuntimeException("invalid enum value, something is very wrong!!", e)
+    }
+
+    override fun allocationSize(value: WireDirection) = 4UL
+
+    override fun write(value: WireDirection, buf: ByteBuffer) {
         buf.putInt(value.ordinal + 1)
     }
 }

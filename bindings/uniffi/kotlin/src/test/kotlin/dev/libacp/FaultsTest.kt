@@ -230,14 +230,23 @@ class FaultsTest {
      * prompt fails with the close, the shutdown ladder ends the agent.
      */
     private suspend fun aPeerThatStopsReadingCannotHangTheClose() {
-        val conn = client(agent("stops_reading.sh"))
+        // The trace hook runs when the writer takes a frame, before writing
+        // it: once the prompt is traced, its write has begun (and cannot
+        // finish), so the close below meets a blocked write.
+        val writing = CompletableDeferred<Unit>()
+        val tracer = object : AcpHandler {
+            override fun onFrame(direction: WireDirection, frame: String) {
+                if (direction == WireDirection.OUTGOING && frame.length > (1 shl 20)) writing.complete(Unit)
+            }
+        }
+        val conn = client(agent("stops_reading.sh"), tracer, ConnectOptions(trace = true))
         try {
             coroutineScope {
                 val big = prompt("x".repeat(16 shl 20))
                 val turn = async(start = CoroutineStart.UNDISPATCHED) {
                     runCatching { conn.callJson("session/prompt", big) }
                 }
-                within("the prompt is under way") { while (!conn.turnInProgress("s1") && !turn.isCompleted) delay(5) }
+                within("the prompt's write begins") { writing.await() }
                 within("shutdown (close)") { conn.shutdown() }
                 assertClosed(within("the prompt fails") { turn.await() })
                 within("terminated") { conn.terminated() }
@@ -245,6 +254,54 @@ class FaultsTest {
             }
         } finally {
             conn.close()
+        }
+    }
+
+    /**
+     * The agent writes a response to a request nobody made (id 99) before
+     * its prompt's answer: with `trace` and `engineEvents` on, the handler
+     * sees the frames both ways, the stray one among them, and an
+     * `unmatched_response` event naming id 99; with them off, neither hook
+     * is called.
+     */
+    private suspend fun aStrayResponseIsTracedAndReported() {
+        for (on in listOf(true, false)) {
+            val frames = java.util.Collections.synchronizedList(mutableListOf<String>())
+            val events = java.util.Collections.synchronizedList(mutableListOf<EngineEvent>())
+            val recorder = object : AcpHandler {
+                override fun onFrame(direction: WireDirection, frame: String) {
+                    frames.add("$direction $frame")
+                }
+
+                override fun onEngineEvent(event: EngineEvent) {
+                    events.add(event)
+                }
+            }
+            val conn = client(agent("stray_response.sh"), recorder, ConnectOptions(trace = on, engineEvents = on))
+            try {
+                within("the prompt's answer") { conn.callJson("session/prompt", prompt()) }
+                if (!on) {
+                    assertEquals(listOf<String>(), frames.toList(), "no trace unless asked")
+                    assertEquals(listOf<EngineEvent>(), events.toList(), "no engine events unless asked")
+                    continue
+                }
+                // The event is reported as the stray frame is read, before
+                // the answer after it; polled all the same (a hang detector).
+                within("the engine event") { while (events.isEmpty()) delay(5) }
+                val event = events.first()
+                assertEquals("unmatched_response", event.kind, "$event")
+                assertEquals(
+                    JsonPrimitive(99),
+                    kotlinx.serialization.json.Json.parseToJsonElement(event.details).jsonObject["id"],
+                    "$event",
+                )
+                val seen = frames.toList()
+                assertTrue(seen.any { it.startsWith("OUTGOING ") && "\"initialize\"" in it }, "initialize traced: $seen")
+                assertTrue(seen.any { it.startsWith("INCOMING ") && "\"id\":99" in it }, "the stray frame traced: $seen")
+                assertTrue(seen.any { it.startsWith("INCOMING ") && "end_turn" in it }, "the answer traced: $seen")
+            } finally {
+                conn.close()
+            }
         }
     }
 
@@ -256,6 +313,7 @@ class FaultsTest {
         aStderrFloodDoesNotStopTheConnection()
         killedWhileItsTerminalRuns()
         aPeerThatStopsReadingCannotHangTheClose()
+        aStrayResponseIsTracedAndReported()
     }
 
     // ---- one test per fault ----------------------------------------------
@@ -281,6 +339,9 @@ class FaultsTest {
 
     @Test
     fun `a peer that stops reading cannot hang the close`() = faultTest { aPeerThatStopsReadingCannotHangTheClose() }
+
+    @Test
+    fun `a stray response is traced and reported, only when asked`() = faultTest { aStrayResponseIsTracedAndReported() }
 
     /**
      * After a warm-up round (JNA, libacp's runtime, class loading), two
