@@ -48,7 +48,14 @@ pub enum acp_role {
     ACP_ROLE_AGENT = 1,
 }
 
-/// The dispatch thread's wake-up (callback mode).
+/// The dispatch thread's wake-up (callback mode), and its start: the
+/// thread waits on a second doorbell before its first event, rung once the
+/// constructor has written `*out` (see [`construct`]), so a callback that
+/// reads the variable `*out` points to always finds the connection there.
+/// Without it the first events could reach the callback while the
+/// constructor was still returning (a bench agent answering
+/// `session/prompt` on a fast client found its global connection NULL
+/// about once in 400 runs under load).
 #[derive(Default)]
 struct Doorbell {
     rung: Mutex<bool>,
@@ -67,32 +74,6 @@ impl Doorbell {
             rung = self.cv.wait(rung).unwrap_or_else(PoisonError::into_inner);
         }
         *rung = false;
-    }
-}
-
-/// Holds the dispatch thread before its first event until the constructor
-/// has written `*out` (callback mode): a callback that reads the variable
-/// `*out` points to then always finds the connection there. Without it the
-/// first events could reach the callback while the constructor was still
-/// returning (a bench agent answering `session/prompt` on a fast client
-/// found its global connection NULL about once in 400 runs under load).
-#[derive(Default)]
-struct StartLatch {
-    open: Mutex<bool>,
-    cv: Condvar,
-}
-
-impl StartLatch {
-    fn open(&self) {
-        *self.open.lock().unwrap_or_else(PoisonError::into_inner) = true;
-        self.cv.notify_all();
-    }
-
-    fn wait(&self) {
-        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        while !*open {
-            open = self.cv.wait(open).unwrap_or_else(PoisonError::into_inner);
-        }
     }
 }
 
@@ -133,8 +114,9 @@ pub struct acp_connection {
     callback_mode: bool,
     dispatch: Mutex<Option<JoinHandle<()>>>,
     dispatch_id: Option<ThreadId>,
-    /// Callback mode: opened once the constructor wrote `*out`.
-    start: Option<Arc<StartLatch>>,
+    /// Rung once the constructor wrote `*out` (callback mode: the
+    /// dispatch thread's first event waits for it).
+    start: Arc<Doorbell>,
     /// Closed by `acp_connection_free`: no trace callback after it returns.
     trace_gate: Arc<CallbackGate>,
     runtime: &'static tokio::runtime::Runtime,
@@ -259,11 +241,11 @@ fn host_options(options: &acp_options, trace_gate: &Arc<CallbackGate>) -> HostOp
 }
 
 /// Starts the dispatch thread of callback mode.
-/// Its first event waits for `start` (see [`StartLatch`]).
+/// Its first event waits for `start` (see [`Doorbell`]).
 fn start_dispatch(
     options: &acp_options,
     wiring: &Wiring,
-    start: &Arc<StartLatch>,
+    start: &Arc<Doorbell>,
 ) -> Result<(Option<JoinHandle<()>>, Option<ThreadId>), acp_error> {
     let (Some((cb, ud)), Some(doorbell)) = (options.event_callback, wiring.doorbell.clone()) else {
         return Ok((None, None));
@@ -339,7 +321,7 @@ fn build(
     };
     // Events queued meanwhile wait in the inbox for the dispatch thread,
     // which waits for `construct` to open `start`.
-    let start = Arc::new(StartLatch::default());
+    let start = Arc::new(Doorbell::default());
     let (dispatch, dispatch_id) = start_dispatch(options, &wiring, &start)?;
     Ok(Box::new(acp_connection {
         peer: conn.acp_peer(),
@@ -349,7 +331,7 @@ fn build(
         callback_mode: options.event_callback.is_some(),
         dispatch: Mutex::new(dispatch),
         dispatch_id,
-        start: Some(start),
+        start,
         trace_gate,
         runtime: rt,
     }))
@@ -371,13 +353,13 @@ unsafe fn construct(
     let status = unsafe {
         export::output(out, error, || {
             let conn = body()?;
-            start.clone_from(&conn.start);
+            start = Some(Arc::clone(&conn.start));
             Ok(conn)
         })
     };
     // Set only when `body` succeeded, and then `*out` is written.
     if let Some(start) = start {
-        start.open();
+        start.ring();
     }
     status
 }
@@ -779,9 +761,7 @@ pub unsafe extern "C" fn acp_connection_free(conn: *mut acp_connection) {
     unsafe {
         export::free_with(conn, |mut conn| {
             drop(conn.conn.take()); // the owner: the connection closes
-            if let Some(start) = &conn.start {
-                start.open(); // open already; never joined while held
-            }
+            conn.start.ring(); // rung already; never joined while held
             let handle = conn
                 .dispatch
                 .lock()

@@ -76,9 +76,7 @@ fn the_dispatch_thread_waits_for_the_constructor() {
         0,
         "an event before the constructor returned"
     );
-    if let Some(start) = &conn.start {
-        start.open();
-    }
+    conn.start.ring();
     wait_for("the first event", || EVENTS.load(Ordering::SeqCst) > 0);
     // SAFETY: a live connection, freed once.
     unsafe { acp_connection_free(Box::into_raw(conn)) };
