@@ -89,8 +89,9 @@ pub trait HostHandler: Send + Sync {
     fn on_frame(&self, direction: WireDirection, frame: String) -> Result<(), AcpError>;
 
     /// Something the engine reports (only with
-    /// `ConnectOptions.engine_events`): a libacp thread, in order; do not
-    /// block.
+    /// `ConnectOptions.engine_events`). Called on the thread that handles
+    /// the frame concerned (one of libacp's for what the peer sent): quick,
+    /// thread-safe, no blocking.
     fn on_engine_event(&self, event: EngineEvent) -> Result<(), AcpError>;
 }
 

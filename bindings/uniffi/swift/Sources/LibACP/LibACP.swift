@@ -1565,8 +1565,9 @@ public protocol HostHandler: AnyObject, Sendable {
     
     /**
      * Something the engine reports (only with
-     * `ConnectOptions.engine_events`): a libacp thread, in order; do not
-     * block.
+     * `ConnectOptions.engine_events`). Called on the thread that handles
+     * the frame concerned (one of libacp's for what the peer sent): quick,
+     * thread-safe, no blocking.
      */
     func onEngineEvent(event: EngineEvent) throws 
     
@@ -1742,8 +1743,9 @@ open func onFrame(direction: WireDirection, frame: String)throws   {try rustCall
     
     /**
      * Something the engine reports (only with
-     * `ConnectOptions.engine_events`): a libacp thread, in order; do not
-     * block.
+     * `ConnectOptions.engine_events`). Called on the thread that handles
+     * the frame concerned (one of libacp's for what the peer sent): quick,
+     * thread-safe, no blocking.
      */
 open func onEngineEvent(event: EngineEvent)throws   {try rustCallWithError(FfiConverterTypeAcpError_lift) {
     uniffi_acp_uniffi_fn_method_hosthandler_on_engine_event(
@@ -4105,7 +4107,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_acp_uniffi_checksum_method_hosthandler_on_frame() != 10073) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event() != 21134) {
+    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event() != 5522) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_constructor_callcanceller_new() != 58448) {

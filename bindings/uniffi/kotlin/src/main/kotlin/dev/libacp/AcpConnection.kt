@@ -42,7 +42,8 @@ interface AcpHandler {
     /**
      * What the engine reports (a frame skipped, a response to no request,
      * a duplicate id...), with `ConnectOptions(engineEvents = true)`. Called
-     * on a libacp thread, in order: do not block.
+     * on the thread that handles the frame concerned (one of libacp's for
+     * what the peer sent): quick, thread-safe, no blocking.
      */
     fun onEngineEvent(event: EngineEvent) {}
 }

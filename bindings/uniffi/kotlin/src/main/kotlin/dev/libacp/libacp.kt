@@ -1138,7 +1138,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_frame() != 10073.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event() != 21134.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event() != 5522.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_constructor_callcanceller_new() != 58448.toShort()) {
@@ -3133,8 +3133,9 @@ public interface HostHandler {
     
     /**
      * Something the engine reports (only with
-     * `ConnectOptions.engine_events`): a libacp thread, in order; do not
-     * block.
+     * `ConnectOptions.engine_events`). Called on the thread that handles
+     * the frame concerned (one of libacp's for what the peer sent): quick,
+     * thread-safe, no blocking.
      */
     fun `onEngineEvent`(`event`: EngineEvent)
     
@@ -3388,8 +3389,9 @@ open class HostHandlerImpl: Disposable, AutoCloseable, HostHandler
     
     /**
      * Something the engine reports (only with
-     * `ConnectOptions.engine_events`): a libacp thread, in order; do not
-     * block.
+     * `ConnectOptions.engine_events`). Called on the thread that handles
+     * the frame concerned (one of libacp's for what the peer sent): quick,
+     * thread-safe, no blocking.
      */
     @Throws(AcpException::class)override fun `onEngineEvent`(`event`: EngineEvent)
         = 
