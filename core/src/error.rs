@@ -12,6 +12,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::remote::RemoteError;
 use crate::transport::process::ExitInfo;
 
 /// Standard JSON-RPC and ACP error codes.
@@ -134,6 +135,23 @@ pub enum CloseReason {
     /// One of the engine's own tasks failed (a bug in libacp; the text
     /// says which task and how).
     Internal(Arc<str>),
+    /// The remote transport failed: the server went away mid-turn, refused
+    /// the `initialize` POST (401, 404, ...), or stopped answering pings.
+    Remote(RemoteError),
+}
+
+impl CloseReason {
+    /// The reason a failed read gives: a remote transport's own error when
+    /// it carried one, otherwise the I/O error's text.
+    pub(crate) fn from_read_error(e: &std::io::Error) -> Self {
+        match e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<RemoteError>())
+        {
+            Some(remote) => Self::Remote(remote.clone()),
+            None => Self::Io(format!("read failed: {e}").into()),
+        }
+    }
 }
 
 impl fmt::Display for CloseReason {
@@ -147,6 +165,7 @@ impl fmt::Display for CloseReason {
             ),
             Self::Io(e) => write!(f, "transport error: {e}"),
             Self::Internal(e) => write!(f, "internal error: {e}"),
+            Self::Remote(e) => write!(f, "remote transport: {e}"),
         }
     }
 }
@@ -157,6 +176,8 @@ impl fmt::Display for CloseReason {
 pub enum ConnectionError {
     /// The connection is closed; the reason says why.
     Closed(CloseReason),
+    /// A remote agent could not be reached (see [`RemoteError::kind`]).
+    Remote(RemoteError),
     /// The agent process could not be started.
     Spawn {
         /// The program that was to be run.
@@ -171,6 +192,7 @@ impl fmt::Display for ConnectionError {
         match self {
             Self::Closed(reason) => write!(f, "connection closed: {reason}"),
             Self::Spawn { program, error } => write!(f, "could not start `{program}`: {error}"),
+            Self::Remote(e) => write!(f, "could not connect: {e}"),
         }
     }
 }

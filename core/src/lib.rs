@@ -53,6 +53,8 @@
 //! Layers, bottom up (see `DESIGN.md` in the repository):
 //! * [`framing`]: bytes to frames (NDJSON or Content-Length), bounded size;
 //! * [`transport`]: stdio, a spawned agent process, in-memory pairs, sockets;
+//! * [`remote`]: WebSocket and Streamable HTTP, client and server, as
+//!   transports under the same engine;
 //! * [`message`]: JSON-RPC 2.0 decoding and encoding, params kept raw;
 //! * [`rpc`]: the connection engine (ids, pending calls, ordering,
 //!   cancellation, back-pressure, close);
@@ -86,6 +88,7 @@ pub mod host;
 pub mod json;
 pub mod message;
 pub mod protocol;
+pub mod remote;
 pub mod rpc;
 pub mod schema;
 pub mod services;

@@ -182,9 +182,7 @@ fn on_frame(shared: &Arc<Shared>, next: std::io::Result<Option<Frame>>) -> Optio
         Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
             Some(Inbound::End(CloseReason::PeerClosed))
         }
-        Err(e) => Some(Inbound::End(CloseReason::Io(
-            format!("read failed: {e}").into(),
-        ))),
+        Err(e) => Some(Inbound::End(CloseReason::from_read_error(&e))),
     }
 }
 

@@ -256,7 +256,52 @@ impl Transport {
     pub fn process(&self) -> Option<&process::AgentProcess> {
         self.process.as_ref()
     }
+
+    /// Joins two transports byte for byte, no engine between them: what
+    /// one reads, the other writes (a gateway between a remote connection
+    /// and a stdio agent or client). When one side's input ends, the other
+    /// side's output is shut down (its peer sees end of stream) and the
+    /// other direction gets [`SPLICE_DRAIN`] to finish; then both are
+    /// closed and any agent process is shut down (the ladder of
+    /// [`process::AgentProcess::shutdown`]) and reaped. Returns then.
+    pub async fn splice(self, other: Transport) {
+        use tokio::io::AsyncWriteExt;
+        let Transport {
+            reader: mut a_in,
+            writer: mut a_out,
+            process: a_process,
+        } = self;
+        let Transport {
+            reader: mut b_in,
+            writer: mut b_out,
+            process: b_process,
+        } = other;
+        // Each direction owns its halves: a pipe closes when its half is
+        // dropped (shutting a pipe's write half down does not close it).
+        let a_to_b = async move {
+            let _ = tokio::io::copy(&mut a_in, &mut b_out).await;
+            let _ = b_out.shutdown().await;
+            drop((a_in, b_out));
+        };
+        let b_to_a = async move {
+            let _ = tokio::io::copy(&mut b_in, &mut a_out).await;
+            let _ = a_out.shutdown().await;
+            drop((b_in, a_out));
+        };
+        let (mut a_to_b, mut b_to_a) = (std::pin::pin!(a_to_b), std::pin::pin!(b_to_a));
+        tokio::select! {
+            () = &mut a_to_b => { let _ = tokio::time::timeout(SPLICE_DRAIN, b_to_a).await; }
+            () = &mut b_to_a => { let _ = tokio::time::timeout(SPLICE_DRAIN, a_to_b).await; }
+        }
+        for process in [a_process, b_process].into_iter().flatten() {
+            process.shutdown().await;
+        }
+    }
 }
+
+/// How long [`Transport::splice`] lets the second direction finish once
+/// the first has ended.
+pub const SPLICE_DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The checks [`Transport::from_fds`] makes before taking anything over.
 fn check_pair(read: RawFd, write: RawFd) -> std::io::Result<()> {
