@@ -447,7 +447,12 @@ fn get(shared: Arc<Shared>, request: Request<Body>) -> Response<ResponseBody> {
     };
     queue.opened.store(true, Ordering::Relaxed);
     conn.touch();
-    let body = event_stream(Arc::clone(&conn), rx, shared.options.keepalive_interval);
+    let body = event_stream(
+        Arc::clone(&conn),
+        rx,
+        shared.options.keepalive_interval,
+        shared.closing.clone(),
+    );
     let mut response = Response::new(body);
     let h = response.headers_mut();
     h.insert(
@@ -481,34 +486,39 @@ fn event_stream(
     conn: Arc<HttpConn>,
     rx: OwnedMutexGuard<mpsc::Receiver<Bytes>>,
     keepalive: std::time::Duration,
+    abort: CancellationToken,
 ) -> ResponseBody {
     conn.reading.fetch_add(1, Ordering::SeqCst);
     let closed = conn.closed.clone();
     let reading = Reading(conn);
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + keepalive, keepalive);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let state = (rx, tick, closed, reading);
-    let events = stream::unfold(state, |(mut rx, mut tick, closed, reading)| async move {
-        let frame = tokio::select! {
-            biased;
-            m = rx.recv() => match m {
-                Some(message) => event(&message),
-                None => return None,
-            },
-            () = closed.cancelled() => {
-                // Drain what is queued, then end.
-                match rx.try_recv() {
-                    Ok(message) => event(&message),
-                    Err(_) => return None,
+    let state = (rx, tick, closed, reading, abort);
+    let events = stream::unfold(
+        state,
+        |(mut rx, mut tick, closed, reading, abort)| async move {
+            let frame = tokio::select! {
+                biased;
+                () = abort.cancelled() => return None,
+                m = rx.recv() => match m {
+                    Some(message) => event(&message),
+                    None => return None,
+                },
+                () = closed.cancelled() => {
+                    // Drain what is queued, then end.
+                    match rx.try_recv() {
+                        Ok(message) => event(&message),
+                        Err(_) => return None,
+                    }
                 }
-            }
-            _ = tick.tick() => Bytes::from_static(b":\n\n"),
-        };
-        Some((
-            Ok::<_, Infallible>(Frame::data(frame)),
-            (rx, tick, closed, reading),
-        ))
-    });
+                _ = tick.tick() => Bytes::from_static(b":\n\n"),
+            };
+            Some((
+                Ok::<_, Infallible>(Frame::data(frame)),
+                (rx, tick, closed, reading, abort),
+            ))
+        },
+    );
     StreamBody::new(events).boxed_unsync()
 }
 

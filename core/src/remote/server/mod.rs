@@ -209,6 +209,8 @@ pub(crate) struct Shared {
     next_id: AtomicUsize,
     /// Stop accepting (shutdown begun).
     pub(crate) accepting: CancellationToken,
+    /// Close everything now, writing nothing more (the server was dropped).
+    pub(crate) closing: CancellationToken,
     pub(crate) http: http::Registry,
 }
 
@@ -341,9 +343,10 @@ impl Server {
             count: AtomicUsize::new(0),
             next_id: AtomicUsize::new(0),
             accepting: CancellationToken::new(),
+            closing: CancellationToken::new(),
             http: http::Registry::default(),
         });
-        let closing = CancellationToken::new();
+        let closing = shared.closing.clone();
         let server = Server {
             shared: Arc::clone(&shared),
             local_addr,
@@ -413,12 +416,14 @@ impl Server {
 }
 
 impl Drop for Server {
+    /// Closes everything at once, as if the process died: sockets first, so
+    /// that nothing the agents write while they wind down goes out.
     fn drop(&mut self) {
+        self.closing.cancel();
         self.shared.accepting.cancel();
         for live in lock(&self.shared.live).iter() {
             live.stop.cancel();
         }
-        self.closing.cancel();
     }
 }
 
