@@ -74,7 +74,10 @@ fn agents_of(pid: u32) -> usize {
             let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
             // pid (comm) state ppid ...
             let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
-            let ppid = after.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok());
+            let ppid = after
+                .split_whitespace()
+                .nth(1)
+                .and_then(|p| p.parse::<u32>().ok());
             ppid == Some(pid) && stat.contains("(demo-agent)")
         })
         .count()
@@ -138,7 +141,10 @@ fn demo_client_runs_a_whole_turn_through_the_gateway_on_every_transport() {
     for (url, args) in [
         (format!("ws://127.0.0.1:{}/acp", gateway.port), vec![]),
         (format!("http://127.0.0.1:{}/acp", gateway.port), vec![]),
-        (format!("http://127.0.0.1:{}/acp", gateway.port), vec!["--http2"]),
+        (
+            format!("http://127.0.0.1:{}/acp", gateway.port),
+            vec!["--http2"],
+        ),
     ] {
         let (ok, output) = run_client(&url, &args);
         assert!(ok, "demo-client through {url} {args:?} failed:\n{output}");
@@ -160,7 +166,10 @@ fn a_wrong_token_starts_no_agent() {
     let url = format!("ws://127.0.0.1:{}/acp", gateway.port);
     let (ok, output) = run_client(&url, &["--header", "Authorization: Bearer wrong"]);
     assert!(!ok, "a wrong token must fail:\n{output}");
-    assert!(output.contains("unauthorized"), "the failure names it:\n{output}");
+    assert!(
+        output.contains("unauthorized"),
+        "the failure names it:\n{output}"
+    );
     assert_eq!(agents_of(gateway.child.id()), 0, "no agent was started");
     let (ok, output) = run_client(&url, &["--header", "Authorization: Bearer s3cret"]);
     assert!(ok, "the right token works:\n{output}");

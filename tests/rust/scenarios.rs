@@ -19,7 +19,7 @@ use libacp_core::{
     AcpConnection, AcpOptions, AcpPeer, BoxFuture, CallError, Handler, IncomingNotification,
     IncomingRequest, RawValue, Refusal, Responder, RpcError,
 };
-use libacp_tests::{acp_agent_raw, acp_client_raw};
+use libacp_tests::{RemoteLink, acp_agent_raw, acp_client_raw, acp_remote_raw};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 use tokio::sync::{mpsc, watch};
@@ -925,7 +925,9 @@ async fn read_frames(
 }
 
 struct Run<'a> {
-    conn: &'a AcpConnection,
+    /// Set once the connection exists (remotely, an agent is made when the
+    /// peer's `initialize` arrives).
+    conn: watch::Receiver<Option<AcpConnection>>,
     ctx: &'a Arc<Ctx>,
     frames: mpsc::UnboundedReceiver<Line>,
     writer: Option<WriteHalf<DuplexStream>>,
@@ -1090,7 +1092,11 @@ impl Run<'_> {
 
     async fn action(&mut self, action: &Action, name: Option<&String>) -> Result<(), String> {
         let known = self.ctx.known();
-        let conn = self.conn.clone();
+        let conn = match tokio::time::timeout(STEP_LIMIT, self.conn.wait_for(Option::is_some)).await
+        {
+            Ok(Ok(conn)) => conn.clone().ok_or("no connection")?,
+            _ => return Err("the connection was never made".into()),
+        };
         let ctx = Arc::clone(self.ctx);
         let work: BoxFuture<'static, Result<Value, CallError>> = match action.clone() {
             Action::Call { method, params } => {
@@ -1175,7 +1181,16 @@ fn pair_up(
     false
 }
 
-async fn run_scenario(scenario: &Scenario) -> Result<(), String> {
+/// What carries a scenario's frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Link {
+    /// An in-memory pipe.
+    Memory,
+    /// libacp's remote transport, client and server, on loopback.
+    Remote(RemoteLink),
+}
+
+async fn run_scenario(scenario: &Scenario, link: Link) -> Result<(), String> {
     let (events_tx, events) = mpsc::unbounded_channel();
     let ctx = Arc::new(Ctx {
         captures: Mutex::new(Obj::new()),
@@ -1188,21 +1203,33 @@ async fn run_scenario(scenario: &Scenario) -> Result<(), String> {
         rules: scenario.rules.clone(),
         ctx: Arc::clone(&ctx),
     };
-    let (conn, peer) = match scenario.role {
-        Side::Agent => acp_agent_raw(
-            host,
-            AcpOptions {
-                require_auth: scenario.require_auth,
-                ..AcpOptions::default()
-            },
-        ),
-        Side::Client => acp_client_raw(host),
+    let options = AcpOptions {
+        require_auth: scenario.require_auth,
+        ..AcpOptions::default()
+    };
+    let (conn, peer, server) = match (link, scenario.role) {
+        (Link::Memory, Side::Agent) => {
+            let (conn, peer) = acp_agent_raw(host, options);
+            (watch::channel(Some(conn)).1, peer, None)
+        }
+        (Link::Memory, Side::Client) => {
+            let (conn, peer) = acp_client_raw(host);
+            (watch::channel(Some(conn)).1, peer, None)
+        }
+        (Link::Remote(remote), side) => {
+            let role = match side {
+                Side::Agent => libacp_core::Role::Agent,
+                Side::Client => libacp_core::Role::Client,
+            };
+            let r = acp_remote_raw(role, host, options, remote).await;
+            (r.conn, r.peer, Some(r.server))
+        }
     };
     let (reader, writer) = peer.into_parts();
     let (frames_tx, frames) = mpsc::unbounded_channel();
     ctx.spawn(read_frames(reader, frames_tx));
     let mut run = Run {
-        conn: &conn,
+        conn,
         ctx: &ctx,
         frames,
         writer,
@@ -1246,7 +1273,7 @@ async fn run_scenario(scenario: &Scenario) -> Result<(), String> {
         task.abort();
     }
     drop(run);
-    drop(conn);
+    drop(server);
     result
 }
 
@@ -1261,7 +1288,7 @@ enum Verdict {
     },
 }
 
-fn run_file(path: &Path) -> Verdict {
+fn run_file(path: &Path, link: Link) -> Verdict {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => return Verdict::Fail(format!("cannot read the file: {e}")),
@@ -1278,7 +1305,7 @@ fn run_file(path: &Path) -> Verdict {
         Ok(r) => r,
         Err(e) => return Verdict::Fail(format!("no runtime: {e}")),
     };
-    let result = runtime.block_on(run_scenario(&scenario));
+    let result = runtime.block_on(run_scenario(&scenario, link));
     runtime.shutdown_timeout(Duration::from_secs(1));
     match (scenario.known_failure, result) {
         (None, Ok(())) => Verdict::Pass,
@@ -1295,8 +1322,40 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
+/// Scenarios that cannot mean the same over a remote link, and why. Every
+/// other scenario must pass over every link.
+fn not_over(link: Link, name: &str) -> Option<&'static str> {
+    match (link, name) {
+        (Link::Remote(_), "peer_closes_mid_turn") => Some(
+            "a remote transport has no half-close: the agent ending its output ends the \
+             connection (a WebSocket close, the end of the event streams), so no answer can \
+             follow",
+        ),
+        _ => None,
+    }
+}
+
 #[test]
 fn shared_scenarios() {
+    run_all(Link::Memory);
+}
+
+#[test]
+fn shared_scenarios_over_websocket() {
+    run_all(Link::Remote(RemoteLink::WebSocket));
+}
+
+#[test]
+fn shared_scenarios_over_streamable_http() {
+    run_all(Link::Remote(RemoteLink::Http));
+}
+
+#[test]
+fn shared_scenarios_over_h2c() {
+    run_all(Link::Remote(RemoteLink::H2c));
+}
+
+fn run_all(link: Link) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("tests/scenarios")
@@ -1315,13 +1374,17 @@ fn shared_scenarios() {
         if filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
             continue;
         }
+        if let Some(why) = not_over(link, &name) {
+            say(&format!("SKIP  {name} over {link:?}: {why}"));
+            continue;
+        }
         let started = Instant::now();
-        let verdict = run_file(path);
+        let verdict = run_file(path, link);
         let ms = started.elapsed().as_millis();
         match verdict {
             Verdict::Pass => {
                 passed += 1;
-                say(&format!("PASS  {name} ({ms} ms)"));
+                say(&format!("PASS  {name} over {link:?} ({ms} ms)"));
             }
             Verdict::KnownFailure { reason, details } => {
                 expected_failures += 1;
@@ -1454,7 +1517,7 @@ fn a_wrong_expectation_fails_with_a_precise_diff() {
         .build()
         .expect("runtime");
     let err = runtime
-        .block_on(run_scenario(&scenario))
+        .block_on(run_scenario(&scenario, Link::Memory))
         .expect_err("the scenario must fail");
     assert!(
         err.starts_with("step 2 ")
@@ -1471,6 +1534,7 @@ fn a_wrong_expectation_fails_with_a_precise_diff() {
                     "script": [{"send": "garbage"}, {"expect_no_frame": 200}]}"#,
             )
             .expect("valid"),
+            Link::Memory,
         ))
         .expect_err("a -32700 answer is a frame");
     assert!(

@@ -382,3 +382,102 @@ pub async fn initialize_and_open(client: &libacp_core::AcpConnection, caps: Valu
     .expect("session/new");
     session["sessionId"].as_str().expect("sessionId").to_owned()
 }
+
+/// Which way [`acp_remote_raw`] carries the frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteLink {
+    /// WebSocket.
+    WebSocket,
+    /// Streamable HTTP/1.1.
+    Http,
+    /// Streamable HTTP over HTTP/2 without TLS (h2c).
+    H2c,
+}
+
+/// An ACP connection and a [`RawPeer`] whose frames cross libacp's remote
+/// transport. For `Role::Agent` the connection is served by a
+/// [`libacp_core::remote::Server`] and the raw peer is a client reaching it
+/// through `remote::connect`; for `Role::Client` the connection connects
+/// by URL and the raw peer is the agent behind the server. Either way the
+/// raw peer's bytes are spliced to a remote transport
+/// ([`Transport::splice`]), so it writes and reads NDJSON as on a pipe.
+pub struct RemoteRaw {
+    /// The connection: set once the server made it (an agent over
+    /// Streamable HTTP exists only once `initialize` was posted).
+    pub conn: tokio::sync::watch::Receiver<Option<libacp_core::AcpConnection>>,
+    /// The far end.
+    pub peer: RawPeer,
+    /// The server (dropping it closes everything).
+    pub server: libacp_core::remote::Server,
+}
+
+/// See [`RemoteRaw`].
+pub async fn acp_remote_raw(
+    role: libacp_core::Role,
+    host: impl Handler,
+    options: libacp_core::AcpOptions,
+    link: RemoteLink,
+) -> RemoteRaw {
+    use libacp_core::remote::{self, ClientOptions, Incoming, RemoteKind, Server, ServerOptions};
+    use libacp_core::{AcpConnection, Role};
+    let (conn_tx, conn) = tokio::sync::watch::channel(None);
+    let conn_tx = Arc::new(conn_tx);
+    // The host and the raw peer's end are taken once, by whichever side
+    // plays them; a second remote connection gets neither.
+    let host = Arc::new(Mutex::new(Some(host)));
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let ours = Arc::new(Mutex::new(Some(ours)));
+    let factory = {
+        let (host, ours, conn_tx, options) = (
+            Arc::clone(&host),
+            Arc::clone(&ours),
+            Arc::clone(&conn_tx),
+            options.clone(),
+        );
+        move |incoming: Incoming| -> Option<AcpConnection> {
+            if role == Role::Agent {
+                let host = host.lock().expect("lock").take()?;
+                let c =
+                    AcpConnection::start(Role::Agent, incoming.transport, host, options.clone());
+                conn_tx.send_replace(Some(c.clone()));
+                Some(c)
+            } else {
+                let ours = ours.lock().expect("lock").take()?;
+                tokio::spawn(incoming.transport.splice(Transport::from_stream(ours)));
+                None
+            }
+        }
+    };
+    let server = Server::bind("127.0.0.1:0", ServerOptions::default(), factory)
+        .await
+        .expect("bind a loopback port");
+    let (kind, http2) = match link {
+        RemoteLink::WebSocket => (RemoteKind::WebSocket, false),
+        RemoteLink::Http => (RemoteKind::StreamableHttp, false),
+        RemoteLink::H2c => (RemoteKind::StreamableHttp, true),
+    };
+    let client_options = ClientOptions {
+        http2_prior_knowledge: http2,
+        ..ClientOptions::default()
+    };
+    let transport = remote::connect(&server.url(kind), &client_options)
+        .await
+        .expect("connect to the loopback server");
+    if role == Role::Agent {
+        let ours = ours.lock().expect("lock").take().expect("the raw end");
+        tokio::spawn(transport.splice(Transport::from_stream(ours)));
+    } else {
+        let host = host.lock().expect("lock").take().expect("the host");
+        let c = AcpConnection::start(Role::Client, transport, host, options);
+        conn_tx.send_replace(Some(c));
+    }
+    let (r, w) = tokio::io::split(theirs);
+    RemoteRaw {
+        conn,
+        peer: RawPeer {
+            reader: BufReader::new(r),
+            writer: Some(w),
+        },
+        server,
+    }
+}

@@ -61,8 +61,8 @@ use super::dial::{self, Target};
 use super::pipe::{self, Inbound, Outbound};
 use super::route::{self, Kind};
 use super::{
-    CONNECTION_ID_HEADER, ClientOptions, PROTOCOL_VERSION_HEADER, RemoteError, RemoteErrorKind,
-    SESSION_ID_HEADER,
+    CONNECTION_ID_HEADER, ClientOptions, PROTOCOL_VERSION_HEADER, PROTOCOL_VERSIONS, RemoteError,
+    RemoteErrorKind, SESSION_ID_HEADER,
 };
 use crate::rpc::lock;
 use crate::transport::Transport;
@@ -399,7 +399,11 @@ async fn initialize(shared: &Arc<Shared>, message: Bytes) -> Result<(), RemoteEr
         }
     };
     *lock(&shared.connection_id) = Some(id);
-    if let Some(version) = protocol_version(&body) {
+    // Sent on what follows only when the transport serves that version: a
+    // version the client is about to refuse is the engine's to report.
+    if let Some(version) =
+        protocol_version(&body).filter(|v| PROTOCOL_VERSIONS.contains(&v.as_str()))
+    {
         *lock(&shared.protocol_version) = Some(version);
     }
     open_stream(shared, None).await?;
@@ -472,6 +476,15 @@ async fn post(
             &body,
         ));
     }
+    // A JSON-RPC error in the refusal is the server's answer: for this
+    // request, or (id null) for a message it could not read.
+    if let Some(answer) = error_answer(&body, request_id) {
+        if let Some(id) = request_id {
+            lock(&shared.methods).remove(id);
+        }
+        shared.inbound.send(answer.as_bytes()).await;
+        return Ok(());
+    }
     let Some(id) = request_id else {
         // A refused notification or answer: nobody waits for it.
         return Ok(());
@@ -484,6 +497,17 @@ async fn post(
     );
     shared.inbound.send(answer.as_bytes()).await;
     Ok(())
+}
+
+/// `body` if it is a JSON-RPC error answering `request_id`, or with id null.
+fn error_answer<'a>(body: &'a str, request_id: Option<&str>) -> Option<&'a str> {
+    let p = route::peek(body.as_bytes())?;
+    let is_error = body.contains("\"error\"");
+    match (p.kind, p.id.as_deref(), request_id) {
+        (Kind::Response, None, _) if is_error => Some(body),
+        (Kind::Response, Some(id), Some(want)) if is_error && id == want => Some(body),
+        _ => None,
+    }
 }
 
 /// Opens `session`'s stream unless it is open or opening. (Boxed: a

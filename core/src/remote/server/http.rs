@@ -2,12 +2,17 @@
 //! event streams (agent to client), DELETE.
 //!
 //! **Routing what the agent sends.** A request or notification whose params
-//! name a session goes on that session's stream; anything else on the
-//! connection stream. An answer goes where the POST that asked was scoped:
-//! its session's stream (`Acp-Session-Id`, or `params.sessionId`) if the
-//! client opened it, else the connection stream; `session/new` and
+//! name a session goes on that session's stream once the client has opened
+//! it, and on the connection stream before (so an update the agent sends
+//! before its `session/new` answer arrives before the answer, and a message
+//! for a session the client never opens still arrives); anything else goes
+//! on the connection stream. An answer goes where the POST that asked was
+//! scoped: its session's stream (`Acp-Session-Id`, or `params.sessionId`)
+//! if the client opened it, else the connection stream; `session/new` and
 //! `session/fork` answers go on the connection stream (the client does not
-//! know the new session yet). So a `session/load` or `session/resume`
+//! know the new session yet). Both official servers instead keep a
+//! session's messages for its stream until it is opened; every client
+//! takes a message on either stream. So a `session/load` or `session/resume`
 //! answer follows the replayed history on the session's stream, as the
 //! Rust crate's server does (the TypeScript server sends it on the
 //! connection stream, which lets a client see it before the replay; the
@@ -144,7 +149,7 @@ impl HttpConn {
         Some(q)
     }
 
-    /// The stream a session's answer goes on: the session's if the client
+    /// The stream a session's message goes on: the session's if the client
     /// opened it, the connection's otherwise.
     fn answer_stream(&self, scope: Option<Scope>, capacity: usize) -> Option<Arc<StreamQueue>> {
         if let Some(Scope::Session(s)) = scope {
@@ -244,7 +249,7 @@ async fn post(
         if is_initialize {
             return initialize(shared, parts.headers, body, remote).await;
         }
-        return plain(StatusCode::BAD_REQUEST, "Acp-Connection-Id header required");
+        return without_connection(&body);
     };
     let Some(conn) = shared.http.get(conn_id) else {
         return plain(StatusCode::NOT_FOUND, "unknown Acp-Connection-Id");
@@ -293,6 +298,27 @@ async fn post(
     let mut accepted = Response::new(full(""));
     *accepted.status_mut() = StatusCode::ACCEPTED;
     accepted
+}
+
+/// A POST without `Acp-Connection-Id` that is not `initialize`: 400. What
+/// is not a JSON-RPC message at all gets the JSON-RPC error the engine
+/// would have answered on stdio (`-32700` for invalid JSON, `-32600` for
+/// JSON that is not a message object), with id null, in the body.
+fn without_connection(body: &[u8]) -> Response<ResponseBody> {
+    let code = match serde_json::from_slice::<serde_json::Value>(body) {
+        Err(_) => Some((-32700, "Parse error")),
+        Ok(serde_json::Value::Object(_)) => None,
+        Ok(_) => Some((-32600, "Invalid request: not a JSON-RPC message object")),
+    };
+    match code {
+        Some((code, message)) => json_response(
+            StatusCode::BAD_REQUEST,
+            format!(
+                r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":{code},"message":"{message}"}}}}"#
+            ),
+        ),
+        None => plain(StatusCode::BAD_REQUEST, "Acp-Connection-Id header required"),
+    }
 }
 
 fn too_large(limit: usize) -> Response<ResponseBody> {
@@ -418,7 +444,10 @@ fn target(conn: &HttpConn, message: &Bytes, capacity: usize) -> Option<Arc<Strea
             let scope = lock(&conn.routes).remove(&id);
             conn.answer_stream(scope, capacity)
         }
-        Kind::Request | Kind::Notification => conn.stream(p.session.as_deref(), capacity),
+        Kind::Request | Kind::Notification => match p.session {
+            Some(s) => conn.answer_stream(Some(Scope::Session(s)), capacity),
+            None => conn.stream(None, capacity),
+        },
     }
 }
 
