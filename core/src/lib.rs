@@ -59,6 +59,8 @@
 //! * [`rpc`]: the connection engine (ids, pending calls, ordering,
 //!   cancellation, back-pressure, close);
 //! * [`protocol`]: the ACP rules over the engine (the dynamic API);
+//! * [`options`]: every option a host can set, declared once (name, type,
+//!   default, range, doc), with the one setter every binding calls;
 //! * [`typed`]: the typed API over the dynamic one;
 //! * [`services`]: what the core can answer for a client (`fs/*`,
 //!   `terminal/*`, the session model);
@@ -87,6 +89,7 @@ pub mod framing;
 pub mod host;
 pub mod json;
 pub mod message;
+pub mod options;
 pub mod protocol;
 pub mod remote;
 pub mod rpc;

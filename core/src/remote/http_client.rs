@@ -83,9 +83,20 @@ enum Lane {
 }
 
 impl Lane {
-    async fn send(&self, request: Request<Body>) -> Result<Response<Incoming>, hyper::Error> {
+    /// Sends `request`, whose URI is absolute: HTTP/1.1 puts only its path
+    /// and query on the request line (origin form, RFC 9112 3.2.1; the
+    /// `Host` header names the server), HTTP/2 takes the scheme and
+    /// authority from it.
+    async fn send(&self, mut request: Request<Body>) -> Result<Response<Incoming>, hyper::Error> {
         match self {
             Self::H1(send) => {
+                if let Some(origin) = request
+                    .uri()
+                    .path_and_query()
+                    .and_then(|p| p.as_str().parse::<http::Uri>().ok())
+                {
+                    *request.uri_mut() = origin;
+                }
                 let mut send = send.lock().await;
                 send.ready().await?;
                 send.send_request(request).await
@@ -151,8 +162,9 @@ struct Shared {
     /// Requests from the server: id to the session of the stream it came on
     /// (where its answer is scoped).
     asked_on: Mutex<HashMap<String, Option<String>>>,
-    /// Requests of ours in flight: id to method.
-    methods: Mutex<HashMap<String, String>>,
+    /// Requests of ours in flight: id to method and the session its
+    /// params name.
+    methods: Mutex<HashMap<String, (String, Option<String>)>>,
     /// Barrier probes in flight: id to the waiting answer.
     probes: Mutex<HashMap<String, tokio::sync::oneshot::Sender<()>>>,
     next_probe: std::sync::atomic::AtomicU64,
@@ -219,7 +231,7 @@ async fn send(shared: &Arc<Shared>, message: Bytes) -> Result<(), RemoteError> {
         Kind::Request => {
             let method = p.method.clone().unwrap_or_default();
             if let Some(id) = &p.id {
-                lock(&shared.methods).insert(id.clone(), method.clone());
+                lock(&shared.methods).insert(id.clone(), (method.clone(), p.session.clone()));
             }
             if matches!(method.as_str(), "session/load" | "session/resume")
                 && let Some(session) = &p.session
@@ -628,17 +640,20 @@ async fn deliver(
                     let _ = probe.send(());
                     return Ok(()); // the transport's own: not the engine's
                 }
-                let method =
+                let asked =
                     p.id.as_ref()
                         .and_then(|id| lock(&shared.methods).remove(id));
-                match (method.as_deref(), &p.session) {
-                    (Some("session/new" | "session/fork"), Some(session)) => {
+                let (method, asked_session) = asked.unzip();
+                match (method.as_deref(), &p.session, asked_session.flatten()) {
+                    // The answer names the new session.
+                    (Some("session/new" | "session/fork"), Some(session), _) => {
                         ensure_stream(shared, session).await?;
                     }
-                    (Some("session/load" | "session/resume"), Some(session))
+                    // The request named the session (the answer may be `{}`).
+                    (Some("session/load" | "session/resume"), _, Some(session))
                         if stream.is_none() =>
                     {
-                        barrier(shared, session).await?;
+                        barrier(shared, &session).await?;
                     }
                     _ => {}
                 }

@@ -81,6 +81,33 @@ impl Agent for BenchAgent {
 
 #[tokio::main]
 async fn main() {
+    // `--listen ADDR`: serve remote ACP (WebSocket and Streamable HTTP on
+    // `/acp`), one agent per connection, until stdin closes; the address is
+    // the first stderr line (`listening on 127.0.0.1:PORT`).
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, addr] = args.as_slice()
+        && flag == "--listen"
+    {
+        let factory = |incoming: libacp_core::remote::Incoming| {
+            AgentConnection::start(
+                incoming.transport,
+                BenchAgent::default(),
+                AcpOptions::default(),
+            )
+        };
+        let options = libacp_core::remote::ServerOptions::default();
+        match libacp_core::remote::Server::bind(addr.as_str(), options, factory).await {
+            Ok(server) => {
+                eprintln!("listening on {}", server.local_addr());
+                let mut sink = Vec::new();
+                let _ =
+                    tokio::io::AsyncReadExt::read_to_end(&mut tokio::io::stdin(), &mut sink).await;
+                server.shutdown().await;
+            }
+            Err(e) => eprintln!("bench-libacp-agent: cannot listen on {addr}: {e}"),
+        }
+        return;
+    }
     let conn = AgentConnection::serve_stdio(BenchAgent::default(), AcpOptions::default());
     conn.acp().closed().await;
     // Everything answered is written before the process exits.

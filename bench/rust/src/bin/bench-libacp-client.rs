@@ -94,15 +94,34 @@ async fn run(tracker: Arc<Tracker>) -> Result<(String, serde_json::Value), (Stri
         .agent
         .split_first()
         .ok_or_else(|| err("no agent".into()))?;
-    let command = AgentCommand::new(program)
-        .args(args)
-        .stderr(|line| eprintln!("{line}"));
-    let conn = ClientConnection::spawn(
-        &command,
-        BenchClient(Arc::clone(&tracker)),
-        AcpOptions::default(),
-    )
-    .map_err(|e| err(e.to_string()))?;
+    // A URL instead of a command: a remote agent.
+    let remote = ["ws://", "wss://", "http://", "https://"]
+        .iter()
+        .any(|s| program.starts_with(s));
+    let conn = if remote {
+        let options = libacp_core::remote::ClientOptions {
+            http2_prior_knowledge: args.iter().any(|a| a == "--http2"),
+            ..Default::default()
+        };
+        let transport = libacp_core::remote::connect(program, &options)
+            .await
+            .map_err(|e| err(e.to_string()))?;
+        ClientConnection::start(
+            transport,
+            BenchClient(Arc::clone(&tracker)),
+            AcpOptions::default(),
+        )
+    } else {
+        let command = AgentCommand::new(program)
+            .args(args)
+            .stderr(|line| eprintln!("{line}"));
+        ClientConnection::spawn(
+            &command,
+            BenchClient(Arc::clone(&tracker)),
+            AcpOptions::default(),
+        )
+        .map_err(|e| err(e.to_string()))?
+    };
     conn.initialize(&msg::initialize())
         .await
         .map_err(|e| err(e.to_string()))?;

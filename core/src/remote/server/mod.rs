@@ -126,6 +126,7 @@ impl fmt::Debug for ServerOptions {
         f.debug_struct("ServerOptions")
             .field("path", &self.path)
             .field("tls_cert", &self.tls_cert)
+            .field("tls_key", &self.tls_key)
             .field("allowed_origins", &self.allowed_origins)
             .field("bearer_tokens", &self.bearer_tokens.len())
             .field("authenticate", &self.authenticate.is_some())
@@ -135,6 +136,8 @@ impl fmt::Debug for ServerOptions {
             .field("keepalive_interval", &self.keepalive_interval)
             .field("queue", &self.queue)
             .field("shutdown_grace", &self.shutdown_grace)
+            .field("websocket", &self.websocket)
+            .field("streamable_http", &self.streamable_http)
             .finish_non_exhaustive()
     }
 }
