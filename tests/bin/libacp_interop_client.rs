@@ -1,11 +1,22 @@
-//! The interop client on libacp's typed API: spawns the agent command given
-//! after `--` and runs the check sequence of `tests/interop/README.md`
-//! against it, with fs and terminals served by the core's client services.
+//! The interop client on libacp's typed API: runs the check sequence of
+//! `tests/interop/README.md` against an agent, with fs and terminals served
+//! by the core's client services.
+//!
+//! ```text
+//! libacp-interop-client -- AGENT_COMMAND [ARGS...]   spawn the agent, stdio
+//! libacp-interop-client --url URL [--http2]           a remote agent
+//! ```
+//!
+//! `--url` connects with `libacp_core::remote::connect`: `ws://`/`wss://` is
+//! WebSocket, `http://`/`https://` Streamable HTTP; `--http2` speaks HTTP/2
+//! without TLS (h2c, prior knowledge) on `http://`.
 //!
 //! `session/load` must replay the session's whole history (each prompt text
 //! as a `user_message_chunk`, then the `agent_message_chunk`s that prompt
 //! got), in order, and all of it must have reached the `session/update`
-//! handler by the time the load call returns.
+//! handler by the time the load call returns: over Streamable HTTP the replay
+//! and the answer may travel on different event streams, and the transport
+//! must not let the answer overtake the replay.
 //!
 //! Prints `OK` and exits 0, or `FAIL: <reason>` and exits 1. Gives up after
 //! 60 s.
@@ -13,6 +24,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use libacp_core::remote::{self, ClientOptions};
 use libacp_core::v1;
 use libacp_core::{
     AcpOptions, AgentCommand, Client, ClientConnection, ClientServices, RequestContext, RpcError,
@@ -102,22 +114,67 @@ fn prompt(session: &v1::SessionId, text: &str) -> v1::PromptRequest {
     )
 }
 
-async fn run(agent: &[String]) -> Result<(), String> {
-    let (program, args) = agent.split_first().ok_or("usage: -- AGENT_COMMAND...")?;
+/// Where the agent is.
+enum Target {
+    /// A command to spawn, spoken to over its stdin/stdout.
+    Spawn(Vec<String>),
+    /// A remote agent's URL; `http2`: h2c with prior knowledge.
+    Url { url: String, http2: bool },
+}
+
+impl Target {
+    fn parse(args: &[String]) -> Result<Self, String> {
+        const USAGE: &str = "usage: -- AGENT_COMMAND... | --url URL [--http2]";
+        match args {
+            [flag, url] if flag == "--url" => Ok(Self::Url {
+                url: url.clone(),
+                http2: false,
+            }),
+            [flag, url, h2] | [h2, flag, url] if flag == "--url" && h2 == "--http2" => {
+                Ok(Self::Url {
+                    url: url.clone(),
+                    http2: true,
+                })
+            }
+            [dashes, agent @ ..] if dashes == "--" && !agent.is_empty() => {
+                Ok(Self::Spawn(agent.to_vec()))
+            }
+            [first, ..] if !first.starts_with("--") => Ok(Self::Spawn(args.to_vec())),
+            _ => Err(USAGE.into()),
+        }
+    }
+
+    async fn connect(&self, seen: Seen) -> Result<ClientConnection, String> {
+        let options = AcpOptions {
+            services: ClientServices::all(),
+            ..AcpOptions::default()
+        };
+        match self {
+            Self::Spawn(agent) => {
+                let (program, args) = agent.split_first().ok_or("no agent command")?;
+                ClientConnection::spawn(&AgentCommand::new(program).args(args), seen, options)
+                    .map_err(|e| e.to_string())
+            }
+            Self::Url { url, http2 } => {
+                let remote = ClientOptions {
+                    http2_prior_knowledge: *http2,
+                    ..ClientOptions::default()
+                };
+                let transport = remote::connect(url, &remote)
+                    .await
+                    .map_err(|e| format!("connect to {url}: {e} ({})", e.kind.name()))?;
+                Ok(ClientConnection::start(transport, seen, options))
+            }
+        }
+    }
+}
+
+async fn run(target: &Target) -> Result<(), String> {
     let dir = std::env::temp_dir().join(format!("libacp-interop-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let dir = dir.canonicalize().map_err(|e| e.to_string())?;
     let seen = Seen::default();
-    let options = AcpOptions {
-        services: ClientServices::all(),
-        ..AcpOptions::default()
-    };
-    let client = ClientConnection::spawn(
-        &AgentCommand::new(program).args(args),
-        seen.clone(),
-        options,
-    )
-    .map_err(|e| e.to_string())?;
+    let client = target.connect(seen.clone()).await?;
     // What `session/load` must replay: each prompt's text, then the agent's
     // chunks that prompt got.
     let mut history: Vec<Chunk> = Vec::new();
@@ -243,11 +300,14 @@ async fn run(agent: &[String]) -> Result<(), String> {
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let agent: Vec<String> = match args.iter().position(|a| a == "--") {
-        Some(i) => args[i + 1..].to_vec(),
-        None => args,
+    let target = match Target::parse(&args) {
+        Ok(target) => target,
+        Err(e) => {
+            println!("FAIL: {e}");
+            std::process::exit(1);
+        }
     };
-    match tokio::time::timeout(Duration::from_secs(60), run(&agent)).await {
+    match tokio::time::timeout(Duration::from_secs(60), run(&target)).await {
         Ok(Ok(())) => println!("OK"),
         Ok(Err(e)) => {
             println!("FAIL: {e}");
