@@ -3,7 +3,8 @@
 # fresh machine or an already set up one (idempotent; safe to run every time):
 #
 #   * tests/interop/ts/node_modules: `npm ci` from the committed lockfile
-#     (@agentclientprotocol/sdk and zod, exact versions). Skipped when
+#     (@agentclientprotocol/sdk, zod, and ws for the remote peers; exact
+#     versions). Skipped when
 #     node_modules was installed from the same package.json + package-lock.json.
 #   * <repo>/.venv-interop: a `python3 -m venv` with the exact pins of
 #     tests/interop/python/requirements.txt (agent-client-protocol and its

@@ -1,15 +1,35 @@
-//! The interop agent on libacp's typed API, serving on stdio: the libacp
-//! side when the official TypeScript, Python and Rust clients drive an agent.
-//! It understands the prompt vocabulary of `tests/interop/README.md`:
+//! The interop agent on libacp's typed API: the libacp side when the
+//! official TypeScript, Python and Rust clients drive an agent. It
+//! understands the prompt vocabulary of `tests/interop/README.md`:
 //! `stream N`, `permission`, `read PATH`, `write PATH TEXT`,
 //! `terminal CMD...`, `wait`; and replays history on `session/load`.
-//! Exits 0 when stdin closes. Logs to stderr only.
+//!
+//! ```text
+//! libacp-interop-agent                     serve one client on stdin/stdout
+//! libacp-interop-agent --listen HOST:PORT  serve remote clients
+//! ```
+//!
+//! On stdio it exits 0 when stdin closes.
+//!
+//! With `--listen` it serves through `libacp_core::remote::Server`: WebSocket
+//! and Streamable HTTP (HTTP/1.1 and h2c) on one port, endpoint `/acp`, a
+//! fresh agent (fresh sessions) per remote connection. The contract, the same
+//! for every remote interop agent (`tests/interop/README.md`, "Remote"):
+//! * the first line on stderr is `listening on HOST:PORT`, with the port
+//!   actually bound (`--listen 127.0.0.1:0` picks a free one);
+//! * it serves until its stdin closes, then shuts the server down and exits 0
+//!   (or until it is killed);
+//! * stdout stays empty.
+//!
+//! Logs to stderr only.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use libacp_core::remote::{Incoming, Server, ServerOptions};
 use libacp_core::v1;
 use libacp_core::{AcpOptions, Agent, AgentConnection, RequestContext, RpcError};
+use tokio::io::AsyncReadExt as _;
 
 #[derive(Default)]
 struct InteropAgent {
@@ -252,8 +272,45 @@ impl Agent for InteropAgent {
     }
 }
 
+/// Serves a fresh [`InteropAgent`] per remote connection on `listen` until
+/// stdin closes.
+async fn serve_remote(listen: &str) -> Result<(), String> {
+    let server = Server::bind(listen, ServerOptions::default(), |incoming: Incoming| {
+        // The server keeps the handle, so the connection, while it lasts.
+        AgentConnection::start(
+            incoming.transport,
+            InteropAgent::default(),
+            AcpOptions::default(),
+        )
+    })
+    .await
+    .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    eprintln!("listening on {}", server.local_addr());
+    let mut stdin = tokio::io::stdin();
+    let mut buffer = [0u8; 4096];
+    while let Ok(1..) = stdin.read(&mut buffer).await {}
+    server.shutdown().await;
+    eprintln!("libacp-interop-agent: stdin closed, server shut down");
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [] => {}
+        [flag, listen] if flag == "--listen" => {
+            if let Err(e) = serve_remote(listen).await {
+                eprintln!("libacp-interop-agent: {e}");
+                std::process::exit(1);
+            }
+            return;
+        }
+        _ => {
+            eprintln!("usage: libacp-interop-agent [--listen HOST:PORT]");
+            std::process::exit(2);
+        }
+    }
     let conn = AgentConnection::serve_stdio(InteropAgent::default(), AcpOptions::default());
     let reason = conn.acp().closed().await;
     conn.acp().terminated().await;

@@ -1,29 +1,66 @@
-//! The interop client on libacp's typed API: spawns the agent command given
-//! after `--` and runs the check sequence of `tests/interop/README.md`
-//! against it, with fs and terminals served by the core's client services.
-//! Prints `OK` and exits 0, or `FAIL: <reason>` and exits 1.
+//! The interop client on libacp's typed API: runs the check sequence of
+//! `tests/interop/README.md` against an agent, with fs and terminals served
+//! by the core's client services.
+//!
+//! ```text
+//! libacp-interop-client -- AGENT_COMMAND [ARGS...]   spawn the agent, stdio
+//! libacp-interop-client --url URL [--http2]           a remote agent
+//! ```
+//!
+//! `--url` connects with `libacp_core::remote::connect`: `ws://`/`wss://` is
+//! WebSocket, `http://`/`https://` Streamable HTTP; `--http2` speaks HTTP/2
+//! without TLS (h2c, prior knowledge) on `http://`.
+//!
+//! `session/load` must replay the session's whole history (each prompt text
+//! as a `user_message_chunk`, then the `agent_message_chunk`s that prompt
+//! got), in order, and all of it must have reached the `session/update`
+//! handler by the time the load call returns: over Streamable HTTP the replay
+//! and the answer may travel on different event streams, and the transport
+//! must not let the answer overtake the replay.
+//!
+//! Prints `OK` and exits 0, or `FAIL: <reason>` and exits 1. Gives up after
+//! 60 s.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use libacp_core::remote::{self, ClientOptions};
 use libacp_core::v1;
 use libacp_core::{
     AcpOptions, AgentCommand, Client, ClientConnection, ClientServices, RequestContext, RpcError,
     Tolerant,
 };
 
-/// Agent text chunks seen, in order.
+/// A text chunk of a `session/update`: a user's or the agent's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Chunk {
+    User(String),
+    Agent(String),
+}
+
+/// Text chunks seen by the `session/update` handler, in order.
 #[derive(Clone, Default)]
-struct Seen(Arc<Mutex<Vec<String>>>);
+struct Seen(Arc<Mutex<Vec<Chunk>>>);
 
 impl Seen {
-    fn take(&self) -> Vec<String> {
+    fn take_chunks(&self) -> Vec<Chunk> {
         std::mem::take(
             &mut *self
                 .0
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner),
         )
+    }
+
+    /// The agent's chunks since the last take.
+    fn take(&self) -> Vec<String> {
+        self.take_chunks()
+            .into_iter()
+            .filter_map(|c| match c {
+                Chunk::Agent(text) => Some(text),
+                Chunk::User(_) => None,
+            })
+            .collect()
     }
 }
 
@@ -51,16 +88,22 @@ impl Client for Seen {
         _connection: ClientConnection,
         update: Tolerant<v1::SessionNotification>,
     ) {
-        if let Some(n) = update.typed()
-            && let v1::SessionUpdate::AgentMessageChunk(c) | v1::SessionUpdate::UserMessageChunk(c) =
-                &n.update
-            && let v1::ContentBlock::Text(t) = &c.content
-        {
-            self.0
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .push(t.text.clone());
-        }
+        let Some(n) = update.typed() else { return };
+        let chunk = match &n.update {
+            v1::SessionUpdate::AgentMessageChunk(v1::ContentChunk {
+                content: v1::ContentBlock::Text(t),
+                ..
+            }) => Chunk::Agent(t.text.clone()),
+            v1::SessionUpdate::UserMessageChunk(v1::ContentChunk {
+                content: v1::ContentBlock::Text(t),
+                ..
+            }) => Chunk::User(t.text.clone()),
+            _ => return,
+        };
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(chunk);
     }
 }
 
@@ -71,22 +114,74 @@ fn prompt(session: &v1::SessionId, text: &str) -> v1::PromptRequest {
     )
 }
 
-async fn run(agent: &[String]) -> Result<(), String> {
-    let (program, args) = agent.split_first().ok_or("usage: -- AGENT_COMMAND...")?;
+/// Where the agent is.
+enum Target {
+    /// A command to spawn, spoken to over its stdin/stdout.
+    Spawn(Vec<String>),
+    /// A remote agent's URL; `http2`: h2c with prior knowledge.
+    Url { url: String, http2: bool },
+}
+
+impl Target {
+    fn parse(args: &[String]) -> Result<Self, String> {
+        const USAGE: &str = "usage: -- AGENT_COMMAND... | --url URL [--http2]";
+        match args {
+            [flag, url] if flag == "--url" => Ok(Self::Url {
+                url: url.clone(),
+                http2: false,
+            }),
+            [flag, url, h2] | [h2, flag, url] if flag == "--url" && h2 == "--http2" => {
+                Ok(Self::Url {
+                    url: url.clone(),
+                    http2: true,
+                })
+            }
+            [dashes, agent @ ..] if dashes == "--" && !agent.is_empty() => {
+                Ok(Self::Spawn(agent.to_vec()))
+            }
+            [first, ..] if !first.starts_with("--") => Ok(Self::Spawn(args.to_vec())),
+            _ => Err(USAGE.into()),
+        }
+    }
+
+    async fn connect(&self, seen: Seen) -> Result<ClientConnection, String> {
+        let options = AcpOptions {
+            services: ClientServices::all(),
+            ..AcpOptions::default()
+        };
+        match self {
+            Self::Spawn(agent) => {
+                let (program, args) = agent.split_first().ok_or("no agent command")?;
+                ClientConnection::spawn(&AgentCommand::new(program).args(args), seen, options)
+                    .map_err(|e| e.to_string())
+            }
+            Self::Url { url, http2 } => {
+                let remote = ClientOptions {
+                    http2_prior_knowledge: *http2,
+                    ..ClientOptions::default()
+                };
+                let transport = remote::connect(url, &remote)
+                    .await
+                    .map_err(|e| format!("connect to {url}: {e} ({})", e.kind.name()))?;
+                Ok(ClientConnection::start(transport, seen, options))
+            }
+        }
+    }
+}
+
+async fn run(target: &Target) -> Result<(), String> {
     let dir = std::env::temp_dir().join(format!("libacp-interop-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let dir = dir.canonicalize().map_err(|e| e.to_string())?;
     let seen = Seen::default();
-    let options = AcpOptions {
-        services: ClientServices::all(),
-        ..AcpOptions::default()
+    let client = target.connect(seen.clone()).await?;
+    // What `session/load` must replay: each prompt's text, then the agent's
+    // chunks that prompt got.
+    let mut history: Vec<Chunk> = Vec::new();
+    let mut turn = |text: &str, chunks: &[String]| {
+        history.push(Chunk::User(text.to_owned()));
+        history.extend(chunks.iter().cloned().map(Chunk::Agent));
     };
-    let client = ClientConnection::spawn(
-        &AgentCommand::new(program).args(args),
-        seen.clone(),
-        options,
-    )
-    .map_err(|e| e.to_string())?;
     let init = client
         .initialize(&v1::InitializeRequest::new(v1::ProtocolVersion::V1))
         .await
@@ -102,6 +197,7 @@ async fn run(agent: &[String]) -> Result<(), String> {
         .await
         .map_err(|e| format!("stream: {e}"))?;
     let chunks = seen.take();
+    turn("stream 50", &chunks);
     let expected: Vec<String> = (0..50).map(|i| format!("chunk {i}")).collect();
     if chunks != expected || done.stop_reason != v1::StopReason::EndTurn {
         return Err(format!("stream: got {chunks:?} / {:?}", done.stop_reason));
@@ -112,27 +208,31 @@ async fn run(agent: &[String]) -> Result<(), String> {
         .await
         .map_err(|e| format!("permission: {e}"))?;
     let chunks = seen.take();
+    turn("permission", &chunks);
     if !chunks.iter().any(|c| c.contains("allow_once")) {
         return Err(format!("permission: got {chunks:?}"));
     }
 
     let a = dir.join("a.txt");
     std::fs::write(&a, "hello from client").map_err(|e| e.to_string())?;
+    let read = format!("read {}", a.display());
     client
-        .prompt(&prompt(&session, &format!("read {}", a.display())))
+        .prompt(&prompt(&session, &read))
         .await
         .map_err(|e| format!("read: {e}"))?;
     let chunks = seen.take();
+    turn(&read, &chunks);
     if chunks != ["hello from client"] {
         return Err(format!("read: got {chunks:?}"));
     }
 
     let b = dir.join("b.txt");
+    let write = format!("write {} hi", b.display());
     client
-        .prompt(&prompt(&session, &format!("write {} hi", b.display())))
+        .prompt(&prompt(&session, &write))
         .await
         .map_err(|e| format!("write: {e}"))?;
-    seen.take();
+    turn(&write, &seen.take());
     let written = std::fs::read_to_string(&b).map_err(|e| format!("write: {e}"))?;
     if written != "hi" {
         return Err(format!("write: file has {written:?}"));
@@ -143,6 +243,7 @@ async fn run(agent: &[String]) -> Result<(), String> {
         .await
         .map_err(|e| format!("terminal: {e}"))?;
     let chunks = seen.take();
+    turn("terminal echo hi", &chunks);
     if !chunks.iter().any(|c| c.contains("hi")) {
         return Err(format!("terminal: got {chunks:?}"));
     }
@@ -165,16 +266,31 @@ async fn run(agent: &[String]) -> Result<(), String> {
     if stop.stop_reason != v1::StopReason::Cancelled {
         return Err(format!("cancel: stopReason {:?}", stop.stop_reason));
     }
-    seen.take();
+    turn("wait", &seen.take());
 
-    if init.agent_capabilities.load_session {
-        client
-            .load_session(&v1::LoadSessionRequest::new(session.clone(), &dir))
-            .await
-            .map_err(|e| format!("session/load: {e}"))?;
-        if seen.take().is_empty() {
-            return Err("session/load: nothing replayed before the answer".into());
-        }
+    if !init.agent_capabilities.load_session {
+        return Err("initialize: loadSession is not advertised".into());
+    }
+    client
+        .load_session(&v1::LoadSessionRequest::new(session.clone(), &dir))
+        .await
+        .map_err(|e| format!("session/load: {e}"))?;
+    // Read at once: what the handler has by the time the call returned.
+    let replayed = seen.take_chunks();
+    if replayed != history {
+        let at = replayed
+            .iter()
+            .zip(&history)
+            .position(|(r, h)| r != h)
+            .unwrap_or(replayed.len().min(history.len()));
+        return Err(format!(
+            "session/load: by the time the call returned the handler had {} replayed chunks, \
+             expected the {} of the history; first difference at {at}: got {:?}, expected {:?}",
+            replayed.len(),
+            history.len(),
+            replayed.get(at),
+            history.get(at)
+        ));
     }
     client.close().await;
     let _ = std::fs::remove_dir_all(&dir);
@@ -184,11 +300,14 @@ async fn run(agent: &[String]) -> Result<(), String> {
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let agent: Vec<String> = match args.iter().position(|a| a == "--") {
-        Some(i) => args[i + 1..].to_vec(),
-        None => args,
+    let target = match Target::parse(&args) {
+        Ok(target) => target,
+        Err(e) => {
+            println!("FAIL: {e}");
+            std::process::exit(1);
+        }
     };
-    match tokio::time::timeout(Duration::from_secs(60), run(&agent)).await {
+    match tokio::time::timeout(Duration::from_secs(60), run(&target)).await {
         Ok(Ok(())) => println!("OK"),
         Ok(Err(e)) => {
             println!("FAIL: {e}");

@@ -29,8 +29,27 @@
 //! client request there deadlocks (the loop must route its answer), so each
 //! prompt turn runs on a task started with `ConnectionTo::spawn`.
 //!
-//! Exits 0 once its stdin closes. Diagnostics go to stderr only; with
-//! `ACP_INTEROP_TRACE=1` every line in and out is echoed there.
+//! ```text
+//! official-rust-agent                     serve one client on stdin/stdout
+//! official-rust-agent --listen HOST:PORT  serve remote clients
+//! ```
+//!
+//! On stdio it exits 0 once its stdin closes; with `ACP_INTEROP_TRACE=1`
+//! every line in and out is echoed to stderr.
+//!
+//! With `--listen` the official remote transport serves it
+//! (`agent-client-protocol-http`'s `AcpHttpServer` under `axum::serve`):
+//! Streamable HTTP and WebSocket on one port, endpoint `/acp`, HTTP/1.1
+//! only, a fresh agent (fresh sessions) per remote connection. The crate's
+//! default CORS policy refuses any request with an `Origin`, which no
+//! non-browser client sends. The contract, the same for every remote interop
+//! agent (`tests/interop/README.md`, "Remote"):
+//! * the first line on stderr is `listening on HOST:PORT`, with the port
+//!   actually bound (`--listen 127.0.0.1:0` picks a free one);
+//! * it serves until its stdin closes, then exits 0 (or until it is killed);
+//! * stdout stays empty.
+//!
+//! Diagnostics go to stderr only.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -49,8 +68,12 @@ use agent_client_protocol::v1::schema::{
     WriteTextFileRequest,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{Agent, Client, Error, LineDirection, RequestCancellation, Stdio};
+use agent_client_protocol::{
+    Agent, Client, ConnectTo, Error, LineDirection, RequestCancellation, Stdio,
+};
+use agent_client_protocol_http::AcpHttpServer;
 use serde_json::json;
+use tokio::io::AsyncReadExt as _;
 use tokio::sync::oneshot;
 
 struct Session {
@@ -318,25 +341,13 @@ impl Turn {
     }
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Error> {
-    let state = State::default();
+/// The agent, with its own state: one for stdio, one per remote connection.
+fn agent(state: State) -> impl ConnectTo<Client> {
     let on_new = state.clone();
     let on_load = state.clone();
     let on_cancel = state.clone();
     let on_prompt = state;
-    let mut transport = Stdio::new();
-    if std::env::var_os("ACP_INTEROP_TRACE").is_some() {
-        transport = transport.with_debug(|line, direction| {
-            let arrow = if direction == LineDirection::Stdin {
-                "<-"
-            } else {
-                "->"
-            };
-            eprintln!("official-rust-agent {arrow} {line}");
-        });
-    }
-    let result = Agent
+    Agent
         .v1()
         .name("official-rust-agent")
         .on_receive_request(
@@ -458,8 +469,58 @@ async fn main() -> Result<(), Error> {
             },
             agent_client_protocol::on_receive_request!(),
         )
-        .connect_to(transport)
-        .await;
+}
+
+/// Serves a fresh agent per remote connection on `listen` until stdin
+/// closes.
+async fn serve_remote(listen: &str) -> Result<(), String> {
+    let router = AcpHttpServer::new(|| agent(State::default())).into_router();
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    let address = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    eprintln!("listening on {address}");
+    let stdin_closed = async {
+        let mut stdin = tokio::io::stdin();
+        let mut buffer = [0u8; 4096];
+        while let Ok(1..) = stdin.read(&mut buffer).await {}
+    };
+    axum::serve(listener, router)
+        .with_graceful_shutdown(stdin_closed)
+        .await
+        .map_err(|e| format!("serving failed: {e}"))
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [] => {}
+        [flag, listen] if flag == "--listen" => {
+            return serve_remote(listen).await.map_err(|e| {
+                eprintln!("official-rust-agent: {e}");
+                Error::internal_error().data(e)
+            });
+        }
+        _ => {
+            eprintln!("usage: official-rust-agent [--listen HOST:PORT]");
+            std::process::exit(2);
+        }
+    }
+    let mut transport = Stdio::new();
+    if std::env::var_os("ACP_INTEROP_TRACE").is_some() {
+        transport = transport.with_debug(|line, direction| {
+            let arrow = if direction == LineDirection::Stdin {
+                "<-"
+            } else {
+                "->"
+            };
+            eprintln!("official-rust-agent {arrow} {line}");
+        });
+    }
+    let result = agent(State::default()).connect_to(transport).await;
     if let Err(e) = &result {
         eprintln!("official-rust-agent: connection ended with {e}");
     }

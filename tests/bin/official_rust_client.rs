@@ -3,9 +3,13 @@
 //! `tests/interop/python/client.py`.
 //!
 //!   official-rust-client -- AGENT_COMMAND [ARGS...]
+//!   official-rust-client --url URL
 //!
-//! Spawns the agent (the SDK puts it in its own process group) and runs the
-//! check sequence against it, in a fresh temporary directory:
+//! Spawns the agent (the SDK puts it in its own process group), or connects
+//! to a remote agent at URL with the official remote transport
+//! (`agent-client-protocol-http`'s `HttpClient::with_endpoint`: `ws://` is
+//! WebSocket, `http://` Streamable HTTP), and runs the check sequence against
+//! it, in a fresh temporary directory:
 //! 1. `initialize` (protocol 1, fs read/write and terminal capabilities);
 //!    the agent must answer protocol 1 and `loadSession: true`;
 //! 2. `session/new` in the directory;
@@ -28,8 +32,10 @@
 //!
 //! Every update must reach the `session/update` handler before the response
 //! it preceded on the wire (a tap on the SDK's transport records the wire
-//! order), and none may come after it. Finally the SDK closes the agent's
-//! stdin; the agent must exit 0 by itself within the SDK's one-second grace.
+//! order; remotely, the order in which the transport hands messages up, its
+//! event streams merged), and none may come after it. Finally the SDK closes
+//! the agent's stdin; the agent must exit 0 by itself within the SDK's
+//! one-second grace (remotely: the transport closes the connection).
 //!
 //! Prints exactly `OK` and exits 0, or `FAIL: <reason>` and exits 1. Gives up
 //! after 30 s. The agent's stderr is passed through to ours; with
@@ -55,7 +61,12 @@ use agent_client_protocol::v1::schema::{
     WriteTextFileRequest, WriteTextFileResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{AcpAgent, Agent, Client, Error, JsonRpcRequest, LineDirection};
+use agent_client_protocol::{
+    AcpAgent, Agent, Channel, Client, ConnectTo, ConnectionDriver, DynConnectTo, Error,
+    JsonRpcRequest, LineDirection, TransportFrame,
+};
+use agent_client_protocol_http::HttpClient;
+use futures::StreamExt as _;
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::{Notify, watch};
@@ -795,28 +806,108 @@ async fn drive(cx: ConnectionTo<Agent>, seen: Shared, work_dir: PathBuf) -> Resu
     Ok(())
 }
 
-async fn run(agent_args: Vec<String>, work_dir: PathBuf) -> Result<(), String> {
+// ---------------------------------------------------------------------------
+// The wire tap of a remote agent.
+
+/// A transport whose incoming messages are observed (see [`observe`]) in the
+/// order it hands them up, before the SDK dispatches them.
+struct Tapped<C> {
+    inner: C,
+    seen: Shared,
+}
+
+impl<C: ConnectTo<Client>> ConnectTo<Client> for Tapped<C> {
+    async fn connect_to(self, client: impl ConnectTo<Agent>) -> Result<(), Error> {
+        // As `HttpClient::connect_to` does: the client runs on the channel;
+        // once it is done, the transport is asked to finish what it accepted.
+        let (channel, driver) = self.into_channel_and_future();
+        let Some(mut driver) = driver else {
+            return client.connect_to(channel).await;
+        };
+        match futures::future::select(
+            std::pin::pin!(client.connect_to(channel)),
+            std::pin::pin!(&mut driver),
+        )
+        .await
+        {
+            futures::future::Either::Left((result, _)) => {
+                result?;
+                let _finishing = driver.request_finish();
+                driver.await
+            }
+            futures::future::Either::Right((result, _)) => result,
+        }
+    }
+
+    fn into_channel_and_future(self) -> (Channel, Option<ConnectionDriver>) {
+        let (inner, driver) = ConnectTo::<Client>::into_channel_and_future(self.inner);
+        let (mut from_agent, to_agent) = inner.into_parts();
+        let (tapped, tapped_rx) = futures::channel::mpsc::unbounded();
+        let seen = self.seen;
+        // Ends when the transport's side ends or the SDK's side is dropped.
+        tokio::spawn(async move {
+            while let Some(frame) = from_agent.next().await {
+                if let TransportFrame::Single(message) = &frame
+                    && let Ok(line) = serde_json::to_string(message)
+                {
+                    if std::env::var_os("ACP_INTEROP_TRACE").is_some() {
+                        eprintln!("official-rust-client <- {line}");
+                    }
+                    observe(&seen, &line);
+                }
+                if tapped.unbounded_send(frame).is_err() {
+                    break;
+                }
+            }
+        });
+        (Channel::new(tapped_rx, to_agent), driver)
+    }
+}
+
+/// Where the agent is.
+enum Target {
+    /// A command to spawn, spoken to over its stdin/stdout.
+    Spawn(Vec<String>),
+    /// A remote agent's endpoint URL.
+    Url(String),
+}
+
+/// The transport to `target`, tapped.
+fn connect(target: &Target, seen: &Shared) -> Result<DynConnectTo<Client>, String> {
+    let tap = Arc::clone(seen);
+    match target {
+        Target::Url(url) => {
+            let inner = HttpClient::with_endpoint(url).map_err(|e| format!("--url {url}: {e}"))?;
+            Ok(DynConnectTo::new(Tapped { inner, seen: tap }))
+        }
+        Target::Spawn(agent_args) => {
+            let trace = std::env::var_os("ACP_INTEROP_TRACE").is_some();
+            let agent = AcpAgent::from_args(agent_args)
+                .map_err(|e| format!("cannot start agent {}: {e}", show!(agent_args)))?
+                .with_debug(move |line, direction| match direction {
+                    LineDirection::Stdout => {
+                        if trace {
+                            eprintln!("official-rust-client <- {line}");
+                        }
+                        observe(&tap, line);
+                    }
+                    LineDirection::Stdin => {
+                        if trace {
+                            eprintln!("official-rust-client -> {line}");
+                        }
+                    }
+                    // The agent's stderr, passed through.
+                    LineDirection::Stderr => eprintln!("{line}"),
+                });
+            Ok(DynConnectTo::new(agent))
+        }
+    }
+}
+
+async fn run(target: Target, work_dir: PathBuf) -> Result<(), String> {
     let seen: Shared = Arc::default();
     let terminals = Terminals::default();
-    let trace = std::env::var_os("ACP_INTEROP_TRACE").is_some();
-    let tap = Arc::clone(&seen);
-    let agent = AcpAgent::from_args(&agent_args)
-        .map_err(|e| format!("cannot start agent {}: {e}", show!(agent_args)))?
-        .with_debug(move |line, direction| match direction {
-            LineDirection::Stdout => {
-                if trace {
-                    eprintln!("official-rust-client <- {line}");
-                }
-                observe(&tap, line);
-            }
-            LineDirection::Stdin => {
-                if trace {
-                    eprintln!("official-rust-client -> {line}");
-                }
-            }
-            // The agent's stderr, passed through.
-            LineDirection::Stderr => eprintln!("{line}"),
-        });
+    let agent = connect(&target, &seen)?;
 
     let (on_update, on_permission, on_read, on_write) = (
         Arc::clone(&seen),
@@ -984,9 +1075,10 @@ async fn run(agent_args: Vec<String>, work_dir: PathBuf) -> Result<(), String> {
     // non-zero exit; an agent still running after its grace is sent SIGTERM
     // and that is not reported, so time it.
     let shutdown = lock(&exit_timer).map(|ended| ended.elapsed());
+    let spawned = matches!(target, Target::Spawn(_));
     match result {
         Ok(Ok(())) => match shutdown {
-            Some(took) if took >= SDK_EXIT_GRACE => Err(format!(
+            Some(took) if spawned && took >= SDK_EXIT_GRACE => Err(format!(
                 "agent still running {SDK_EXIT_GRACE:?} after its stdin was closed (shutdown took {took:?})"
             )),
             _ => Ok(()),
@@ -999,13 +1091,21 @@ async fn run(agent_args: Vec<String>, work_dir: PathBuf) -> Result<(), String> {
 #[tokio::main]
 async fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--") {
-        args.remove(0);
-    }
-    if args.is_empty() {
-        println!("FAIL: usage: official-rust-client -- AGENT_COMMAND [ARGS...]");
-        return ExitCode::FAILURE;
-    }
+    let target = match args.as_slice() {
+        [flag, url] if flag == "--url" => Target::Url(url.clone()),
+        _ => {
+            if args.first().map(String::as_str) == Some("--") {
+                args.remove(0);
+            }
+            if args.is_empty() || args[0].starts_with("--") {
+                println!(
+                    "FAIL: usage: official-rust-client -- AGENT_COMMAND [ARGS...] | --url URL"
+                );
+                return ExitCode::FAILURE;
+            }
+            Target::Spawn(args)
+        }
+    };
     let work_dir = std::env::temp_dir().join(format!(
         "acp-interop-rust-{}-{}",
         std::process::id(),
@@ -1014,7 +1114,7 @@ async fn main() -> ExitCode {
             .map_or(0, |d| d.subsec_nanos())
     ));
     let outcome = match std::fs::create_dir(&work_dir).and_then(|()| work_dir.canonicalize()) {
-        Ok(dir) => match tokio::time::timeout(DEADLINE, run(args, dir)).await {
+        Ok(dir) => match tokio::time::timeout(DEADLINE, run(target, dir)).await {
             Ok(outcome) => outcome,
             Err(_) => Err(format!("no result within {} s", DEADLINE.as_secs())),
         },

@@ -2,12 +2,16 @@
 // (`@agentclientprotocol/sdk`).
 //
 //   node client.mjs -- AGENT_COMMAND [ARGS...]
+//   node client.mjs --url URL
 //
-// Spawns the agent (in its own process group) and runs the scripted check
-// sequence described in ../README.md against it: initialize, session/new,
-// prompts `stream 50`, `permission`, `read`, `write`, `terminal`, `wait` +
-// session/cancel, then session/load of the session. Finally closes the agent's
-// stdin and expects it to exit 0.
+// Spawns the agent (in its own process group), or connects to a remote agent
+// at URL (`ws://`/`wss://`: the SDK's experimental WebSocket client on the
+// `ws` package; `http://`/`https://`: its experimental Streamable HTTP
+// client), and runs the scripted check sequence described in ../README.md
+// against it: initialize, session/new, prompts `stream 50`, `permission`,
+// `read`, `write`, `terminal`, `wait` + session/cancel, then session/load of
+// the session. Finally closes the agent's stdin and expects it to exit 0 (a
+// remote agent: closes the connection, and that is all).
 //
 // Prints exactly `OK` and exits 0, or `FAIL: <reason>` and exits 1. Gives up
 // after 30 s. The agent's stderr is passed through to ours.
@@ -19,6 +23,9 @@ import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 
 import { client, methods, ndJsonStream } from "@agentclientprotocol/sdk";
+import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
+import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
+import { WebSocket } from "ws";
 
 const DEADLINE_MS = 30_000;
 const EXIT_GRACE_MS = 5_000;
@@ -79,7 +86,8 @@ function finish(error) {
 // ---------------------------------------------------------------------------
 // What was seen, twice over:
 // * `wire`: every message as it came off the agent's stdout, in wire order,
-//   recorded by a tap below the SDK. The ordering checks ("all updates before
+//   recorded by a tap below the SDK (remotely: in the order the transport
+//   handed messages up, its event streams merged). The ordering checks ("all updates before
 //   the response") use this, because the SDK runs notification handlers
 //   concurrently with resolving responses (see README: SDK quirks).
 // * `updates` / `requests`: what the SDK delivered to our handlers. Each
@@ -474,21 +482,21 @@ async function drive(ctx) {
   }
 }
 
-async function main() {
-  const argv = process.argv.slice(2);
-  if (argv[0] === "--") {
-    argv.shift();
+/** A remote agent at `url`: the check sequence over the SDK's experimental transports. */
+async function runRemote(url) {
+  let raw;
+  if (/^wss?:\/\//i.test(url)) {
+    raw = createWebSocketStream(url, { WebSocket });
+  } else if (/^https?:\/\//i.test(url)) {
+    raw = createHttpStream(url);
+  } else {
+    throw new Error(`--url ${show(url)}: want ws://, wss://, http:// or https://`);
   }
-  if (argv.length === 0) {
-    process.stdout.write("FAIL: usage: node client.mjs -- AGENT_COMMAND [ARGS...]\n");
-    process.exit(1);
-  }
+  await app.connectWith(tap(raw), drive);
+}
 
-  // Not unref'd: it also keeps node from exiting silently on a stuck promise.
-  setTimeout(() => finish(new Error(`no result within ${DEADLINE_MS / 1000} s`)), DEADLINE_MS);
-
-  workDir = realpathSync(mkdtempSync(join(tmpdir(), "acp-interop-ts-")));
-
+/** A local agent: spawned, driven over its stdin/stdout, then made to exit. */
+async function runLocal(argv) {
   const child = spawn(argv[0], argv.slice(1), {
     stdio: ["pipe", "pipe", "inherit"],
     detached: true, // own process group, so a wrapper and its children die together
@@ -529,6 +537,33 @@ async function main() {
   }
   if (status.code !== 0) {
     throw new Error(`agent exited with code ${status.code}, signal ${status.signal} after its stdin was closed`);
+  }
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  let url;
+  if (argv[0] === "--url" && argv.length === 2) {
+    url = argv[1];
+  } else {
+    if (argv[0] === "--") {
+      argv.shift();
+    }
+    if (argv.length === 0) {
+      process.stdout.write("FAIL: usage: node client.mjs -- AGENT_COMMAND [ARGS...] | --url URL\n");
+      process.exit(1);
+    }
+  }
+
+  // Not unref'd: it also keeps node from exiting silently on a stuck promise.
+  setTimeout(() => finish(new Error(`no result within ${DEADLINE_MS / 1000} s`)), DEADLINE_MS);
+
+  workDir = realpathSync(mkdtempSync(join(tmpdir(), "acp-interop-ts-")));
+
+  if (url !== undefined) {
+    await runRemote(url);
+  } else {
+    await runLocal(argv);
   }
 }
 
