@@ -1,7 +1,7 @@
 //! Remote ACP: WebSocket and Streamable HTTP, client and server
 //! (`spec/rfds/streamable-http-websocket-transport.mdx`).
 //!
-//! A remote connection is one more [`Transport`](crate::Transport) under the
+//! A remote connection is one more [`Transport`] under the
 //! same engine: [`connect`] gives a client a transport to start a
 //! connection on, a [`Server`] hands one transport per remote connection to
 //! an [`AgentFactory`]. Between the network and the engine sits a message
