@@ -6,6 +6,10 @@ See bench/README.md for the harness convention and the workloads.
 
   run.py [--quick] [--reps N] [--impls a,b] [--workloads w1,w2] [--json FILE]
   run.py --smoke            every client against every agent, tiny workloads
+  run.py --remote ws,http   W1 and W2 over remote ACP: each implementation's
+                            client against its own server (--listen), and
+                            the server's RSS per idle WebSocket connection
+                            (--idle N, default 1000)
 """
 
 from __future__ import annotations
@@ -56,6 +60,10 @@ IMPLS: dict[str, dict] = {
     "libacp-rust": {
         "client": [str(TARGET / "bench-libacp-client")],
         "agent": [str(TARGET / "bench-libacp-agent")],
+        # The agent serves remote ACP with `--listen HOST:PORT` (first stderr
+        # line `listening on HOST:PORT`, until stdin closes); the client takes
+        # a URL where the agent command goes.
+        "remote": True,
     },
     "libacp-c": {
         "client": [str(BENCH / "c" / "build" / "bench-c-client")],
@@ -72,10 +80,18 @@ IMPLS: dict[str, dict] = {
     "rust-sdk": {
         "client": [str(TARGET / "bench-sdk-client")],
         "agent": [str(TARGET / "bench-sdk-agent")],
+        # The agent serves remote ACP with `--listen HOST:PORT` (first stderr
+        # line `listening on HOST:PORT`, until stdin closes); the client takes
+        # a URL where the agent command goes.
+        "remote": True,
     },
     "ts-sdk": {
         "client": ["node", str(BENCH / "ts" / "client.mjs")],
         "agent": ["node", str(BENCH / "ts" / "agent.mjs")],
+        # The agent serves remote ACP with `--listen HOST:PORT` (first stderr
+        # line `listening on HOST:PORT`, until stdin closes); the client takes
+        # a URL where the agent command goes.
+        "remote": True,
     },
     "libacp-kotlin": {
         "client": ["java", "-cp", KOTLIN_CP, "bench.LibacpKt", "client"],
@@ -320,6 +336,156 @@ def bench(opts) -> int:
     return 1 if errors else 0
 
 
+def start_server(agent: str, time_file: str | None) -> tuple[subprocess.Popen, int]:
+    """Starts AGENT --listen 127.0.0.1:0 (under GNU time -v when time_file is
+    given); returns it and its port."""
+    cmd = ([GNU_TIME, "-v", "-o", time_file] if time_file else []) + IMPLS[agent]["agent"] + ["--listen", "127.0.0.1:0"]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    line = proc.stderr.readline() if proc.stderr else ""
+    m = re.search(r"listening on [^\s]*:(\d+)", line)
+    if not m:
+        proc.kill()
+        raise RuntimeError(f"{agent} --listen said {line.strip()!r}")
+    # Keep draining its stderr.
+    threading_drain(proc)
+    return proc, int(m.group(1))
+
+
+def threading_drain(proc: subprocess.Popen) -> None:
+    import threading
+
+    def drain() -> None:
+        for _ in proc.stderr or []:
+            pass
+
+    threading.Thread(target=drain, daemon=True).start()
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    try:
+        if proc.stdin:
+            proc.stdin.close()
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def run_remote_cell(impl: str, transport: str, workload: str, args: list[str]) -> dict:
+    """IMPL's client against IMPL's server over TRANSPORT (ws or http)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time", delete=False) as f:
+        time_file = f.name
+    record: dict = {"client": impl, "agent": impl, "workload": workload, "transport": transport}
+    try:
+        server, port = start_server(impl, time_file)
+    except (OSError, RuntimeError) as e:
+        record["error"] = str(e)
+        return record
+    url = f"{transport}://127.0.0.1:{port}/acp"
+    cmd = [GNU_TIME, "-f", "", "--"] + IMPLS[impl]["client"] + [workload, *args, "--", url]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+        out, err, code = proc.stdout, proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired:
+        out, err, code = "", f"timed out after {TIMEOUT_S} s", -1
+    stop_server(server)
+    usage = parse_time_v(Path(time_file).read_text(errors="replace"))
+    os.unlink(time_file)
+    line = next((ln for ln in reversed(out.splitlines()) if ln.startswith("{")), None)
+    if line is None:
+        record["error"] = f"exit {code}, no result line; stderr: {err.strip()[-600:]}"
+        return record
+    record.update(json.loads(line))
+    record.update(usage)
+    if "error" not in record and code != 0:
+        record["error"] = f"client exit {code}: {err.strip()[-600:]}"
+    return record
+
+
+def rss_kb(pid: int) -> int:
+    for ln in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if ln.startswith("VmRSS:"):
+            return int(ln.split()[1])
+    return 0
+
+
+def idle_cell(impl: str, n: int) -> dict:
+    """IMPL's server with N idle WebSocket connections (opened and
+    initialized by libacp's Rust bench client): its RSS before and after."""
+    record: dict = {"server": impl, "connections": n}
+    server, port = start_server(impl, None)
+    try:
+        # The server process itself (node, or the binary).
+        before = rss_kb(server.pid)
+        client = subprocess.Popen(
+            [str(TARGET / "bench-libacp-client"), "idle", str(n), "--", f"ws://127.0.0.1:{port}/acp"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        ready = client.stdout.readline() if client.stdout else ""
+        if not ready.startswith("{"):
+            client.kill()
+            record["error"] = f"idle client: {ready!r} {client.stderr.read()[-400:] if client.stderr else ''}"
+            return record
+        time.sleep(1.0)
+        after = rss_kb(server.pid)
+        if client.stdin:
+            client.stdin.close()
+        client.wait(timeout=60)
+        record.update({"rss_before_kb": before, "rss_after_kb": after, "per_connection_kib": (after - before) / n})
+        return record
+    finally:
+        stop_server(server)
+
+
+def remote(opts) -> int:
+    """W1 and W2 over each remote transport, and RSS per idle connection."""
+    impls = [i for i in (opts.impls.split(",") if opts.impls else IMPLS) if IMPLS.get(i, {}).get("remote")]
+    transports = [t for t in opts.remote.split(",") if t in ("ws", "http")]
+    workloads = [w for w in (opts.workloads.split(",") if opts.workloads else ["w1", "w2"]) if w in ("w1", "w2")]
+    argsets = QUICK_ARGS if opts.quick else FULL_ARGS
+    log(f"bench remote: {impls} over {transports}, {workloads} x {opts.reps} reps; {machine()}")
+    records = []
+    for rep in range(opts.reps):
+        for t in transports:
+            for w in workloads:
+                for impl in impls:
+                    rec = run_remote_cell(impl, t, w, argsets[w])
+                    rec["rep"] = rep
+                    records.append(rec)
+                    status = rec.get("error") or f"{primary(w, rec['result']):.3f} s"
+                    log(f"  rep {rep + 1}/{opts.reps} {t} {w} {impl}: {status}")
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"## Remote results ({now})\n\nMachine: {machine()}. Each implementation's client against its own server on 127.0.0.1; medians of {opts.reps} runs; args {json.dumps({w: argsets[w] for w in workloads})}.")
+    for t in transports:
+        name = {"ws": "WebSocket", "http": "Streamable HTTP (HTTP/1.1)"}[t]
+        print(f"\n## Over {name}")
+        print(table([r for r in records if r["transport"] == t], impls, workloads))
+    idle = []
+    if opts.idle:
+        print(f"\n## Server RSS per idle WebSocket connection ({opts.idle} connections)\n")
+        print("| server | RSS before MiB | RSS after MiB | KiB per connection | vs rust-sdk |")
+        print("|---|---|---|---|---|")
+        for impl in impls:
+            try:
+                rec = idle_cell(impl, opts.idle)
+            except (OSError, RuntimeError, subprocess.TimeoutExpired) as e:
+                rec = {"server": impl, "error": str(e)}
+            idle.append(rec)
+            log(f"  idle {impl}: {rec.get('error') or rec['per_connection_kib']}")
+        ref = next((r.get("per_connection_kib") for r in idle if r["server"] == "rust-sdk"), None)
+        for r in idle:
+            if "error" in r:
+                print(f"| {r['server']} | - | - | failed: {r['error'][:80]} | - |")
+                continue
+            print(f"| {r['server']} | {r['rss_before_kb'] / 1024:.1f} | {r['rss_after_kb'] / 1024:.1f} | {r['per_connection_kib']:.1f} | {ratio(r['per_connection_kib'], ref)} |")
+    errors = [r for r in records + idle if "error" in r]
+    for r in errors:
+        print(f"\nFAILED {r}")
+    if opts.json:
+        Path(opts.json).write_text(json.dumps({"date": now, "machine": machine(), "records": records, "idle": idle}, indent=1))
+    return 1 if errors else 0
+
+
 def smoke(opts) -> int:
     """Every client against every agent on the `smoke` workload."""
     impls = [i for i in (opts.impls.split(",") if opts.impls else IMPLS) if i in IMPLS]
@@ -349,12 +515,16 @@ def main() -> int:
     p.add_argument("--workloads", help="comma-separated workloads (default w1,w2,w3,w4)")
     p.add_argument("--jobs", type=int, default=2, help="parallel runs in --smoke (default 2)")
     p.add_argument("--json", help="also write every record to this file")
+    p.add_argument("--remote", help="remote ACP: comma-separated transports (ws, http)")
+    p.add_argument("--idle", type=int, default=1000, help="with --remote: idle WebSocket connections for the RSS measure (0: skip)")
     for w in WORKLOADS:
         p.add_argument(f"--{w}", help=f"override the {w} args, e.g. --{w} '{' '.join(FULL_ARGS[w])}'")
     opts = p.parse_args()
     if not Path(GNU_TIME).exists():
         log(f"bench: {GNU_TIME} (GNU time) is missing; bench/run.sh installs it")
         return 2
+    if opts.remote:
+        return remote(opts)
     return smoke(opts) if opts.smoke else bench(opts)
 
 

@@ -1,5 +1,11 @@
 // The bench agent on the official TypeScript SDK (@agentclientprotocol/sdk
 // 2.4.0), on stdin/stdout. See bench/README.md for the prompt vocabulary.
+//
+// `--listen HOST:PORT`: served remotely by the SDK's experimental server
+// (AcpServer with its Node adapters and `ws`: WebSocket and Streamable HTTP
+// on one port), a fresh agent per connection, until stdin closes; the first
+// stderr line is `listening on HOST:PORT`.
+import http from "node:http";
 import { Readable, Writable } from "node:stream";
 
 import { agent, methods, ndJsonStream, RequestError } from "@agentclientprotocol/sdk";
@@ -8,7 +14,8 @@ import { chunkText, parseCommand, READ_LEN, readPath, textOf, WRITE_PATH } from 
 
 let sessions = 0;
 
-const app = agent({ name: "bench-ts-agent" })
+const makeApp = () =>
+  agent({ name: "bench-ts-agent" })
   .onRequest(methods.agent.initialize, async () => ({
     protocolVersion: 1,
     agentCapabilities: { promptCapabilities: { embeddedContext: true } },
@@ -39,6 +46,27 @@ const app = agent({ name: "bench-ts-agent" })
     return { stopReason: "end_turn" };
   });
 
-const connection = app.connect(ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
-await connection.closed;
-process.exit(0);
+const listen = process.argv[2] === "--listen" ? process.argv[3] : null;
+if (listen) {
+  const { AcpServer } = await import("@agentclientprotocol/sdk/experimental/server");
+  const { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } = await import(
+    "@agentclientprotocol/sdk/experimental/node"
+  );
+  const { WebSocketServer } = await import("ws");
+  const at = listen.lastIndexOf(":");
+  const acp = new AcpServer({ createAgent: makeApp });
+  const server = http.createServer(createNodeHttpHandler(acp));
+  server.on("upgrade", createNodeWebSocketUpgradeHandler(acp, new WebSocketServer({ noServer: true })));
+  server.listen(Number(listen.slice(at + 1)), listen.slice(0, at), () => {
+    console.error(`listening on ${server.address().address}:${server.address().port}`);
+  });
+  process.stdin.on("data", () => {});
+  process.stdin.on("end", async () => {
+    await acp.close();
+    process.exit(0);
+  });
+} else {
+  const connection = makeApp().connect(ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+  await connection.closed;
+  process.exit(0);
+}

@@ -37,10 +37,23 @@ async function main() {
       }
       return {};
     });
-  const child = spawn(agent[0], agent.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
-  child.stdin.on("error", () => {});
-  const exited = new Promise((resolve) => child.on("exit", resolve));
-  const stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+  // A URL instead of a command: the SDK's experimental remote clients.
+  let child = null;
+  let exited = Promise.resolve();
+  let stream;
+  if (/^wss?:\/\//.test(agent[0])) {
+    const { createWebSocketStream } = await import("@agentclientprotocol/sdk/experimental/ws-client");
+    const { WebSocket } = await import("ws");
+    stream = createWebSocketStream(agent[0], { WebSocket });
+  } else if (/^https?:\/\//.test(agent[0])) {
+    const { createHttpStream } = await import("@agentclientprotocol/sdk/experimental/http-client");
+    stream = createHttpStream(agent[0]);
+  } else {
+    child = spawn(agent[0], agent.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
+    child.stdin.on("error", () => {});
+    exited = new Promise((resolve) => child.on("exit", resolve));
+    stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+  }
   let result;
   await app.connectWith(stream, async (ctx) => {
     await ctx.request(methods.agent.initialize, {
@@ -62,7 +75,7 @@ async function main() {
     };
     result = await drive(workload, args, tracker, peer);
   });
-  child.stdin.end();
+  child?.stdin.end();
   await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
   emit(IMPL, workload, result);
   process.exit(0);

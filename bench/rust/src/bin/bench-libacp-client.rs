@@ -130,8 +130,50 @@ async fn run(tracker: Arc<Tracker>) -> Result<(String, serde_json::Value), (Stri
     result.map(|r| (name.clone(), r)).map_err(err)
 }
 
+/// `idle N -- URL`: opens N remote connections and initializes each, prints
+/// `{"ready": N}`, holds them until stdin closes (`bench/run.py --remote`
+/// reads the server's RSS meanwhile).
+async fn idle(n: usize, url: &str) -> Result<(), String> {
+    let mut open = Vec::with_capacity(n);
+    for _ in 0..n {
+        let transport = libacp_core::remote::connect(url, &Default::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        let conn = ClientConnection::start(
+            transport,
+            BenchClient(Arc::new(Tracker::default())),
+            AcpOptions::default(),
+        );
+        conn.initialize(&msg::initialize())
+            .await
+            .map_err(|e| e.to_string())?;
+        open.push(conn);
+    }
+    println!("{{\"ready\": {n}}}");
+    let mut sink = Vec::new();
+    let _ = tokio::io::AsyncReadExt::read_to_end(&mut tokio::io::stdin(), &mut sink).await;
+    for conn in &open {
+        conn.close().await;
+    }
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [mode, n, dashes, url] = args.as_slice()
+        && mode == "idle"
+        && dashes == "--"
+    {
+        let result = match n.parse() {
+            Ok(n) => idle(n, url).await,
+            Err(_) => Err(format!("idle {n}: not a count")),
+        };
+        return match result {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(IMPL, "idle", &e),
+        };
+    }
     match run(Arc::new(Tracker::default())).await {
         Ok((workload, result)) => {
             emit(IMPL, &workload, result);

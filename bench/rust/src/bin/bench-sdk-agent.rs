@@ -11,7 +11,8 @@ use agent_client_protocol::v1::schema::{
     PromptResponse, ReadTextFileRequest, StopReason, WriteTextFileRequest,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{Agent, Client, Error, Stdio};
+use agent_client_protocol::{Agent, Client, ConnectTo, Error, Stdio};
+use agent_client_protocol_http::AcpHttpServer;
 use libacp_bench::{Command, READ_LEN, WRITE_PATH, msg, parse_command, read_path, text_of};
 
 async fn turn(cx: ConnectionTo<Client>, request: PromptRequest) -> Result<PromptResponse, Error> {
@@ -49,9 +50,8 @@ async fn turn(cx: ConnectionTo<Client>, request: PromptRequest) -> Result<Prompt
     Ok(PromptResponse::new(StopReason::EndTurn))
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Error> {
-    let sessions = Arc::new(AtomicU64::new(0));
+/// The agent, for one connection; `sessions` numbers its sessions.
+fn agent(sessions: Arc<AtomicU64>) -> impl ConnectTo<Client> {
     Agent
         .v1()
         .name("bench-sdk-agent")
@@ -81,6 +81,43 @@ async fn main() -> Result<(), Error> {
             },
             agent_client_protocol::on_receive_request!(),
         )
+}
+
+/// `--listen ADDR`: the official remote transport (`agent-client-protocol-http`
+/// 5.0.0's `AcpHttpServer` under `axum::serve`: WebSocket and Streamable
+/// HTTP on `/acp`), a fresh agent per connection, until stdin closes; the
+/// address is the first stderr line (`listening on 127.0.0.1:PORT`).
+async fn serve_remote(listen: &str) -> Result<(), String> {
+    let sessions = Arc::new(AtomicU64::new(0));
+    let router = AcpHttpServer::new(move || agent(Arc::clone(&sessions))).into_router();
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    eprintln!("listening on {address}");
+    let stdin_closed = async {
+        let mut sink = Vec::new();
+        let _ = tokio::io::AsyncReadExt::read_to_end(&mut tokio::io::stdin(), &mut sink).await;
+    };
+    axum::serve(listener, router)
+        .with_graceful_shutdown(stdin_closed)
+        .await
+        .map_err(|e| format!("serving failed: {e}"))
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, listen] = args.as_slice()
+        && flag == "--listen"
+    {
+        if let Err(e) = serve_remote(listen).await {
+            eprintln!("bench-sdk-agent: {e}");
+            std::process::exit(1);
+        }
+        return Ok(());
+    }
+    agent(Arc::new(AtomicU64::new(0)))
         .connect_to(Stdio::new())
         .await
 }

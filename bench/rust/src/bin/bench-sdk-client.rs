@@ -9,7 +9,8 @@ use agent_client_protocol::v1::schema::{
     WriteTextFileResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{AcpAgent, Agent, Client, Error};
+use agent_client_protocol::{AcpAgent, Agent, Client, ConnectTo, Error};
+use agent_client_protocol_http::HttpClient;
 use libacp_bench::{BenchPeer, Tracker, drive, emit, fail, invocation, msg};
 
 const IMPL: &str = "rust-sdk";
@@ -47,9 +48,29 @@ impl BenchPeer for Peer {
 async fn run() -> Result<(String, serde_json::Value), (String, String)> {
     let inv = invocation().map_err(|e| ("?".to_owned(), e))?;
     let name = inv.workload.name().to_owned();
+    // A URL instead of a command: the official remote client
+    // (`agent-client-protocol-http` 5.0.0's `HttpClient`; ws:// or http://).
+    let url = inv.agent.first().filter(|a| {
+        ["ws://", "wss://", "http://", "https://"]
+            .iter()
+            .any(|s| a.starts_with(s))
+    });
+    if let Some(url) = url {
+        let transport =
+            HttpClient::with_endpoint(url.as_str()).map_err(|e| (name.clone(), e.to_string()))?;
+        return run_with(transport, inv).await;
+    }
+    let agent = AcpAgent::from_args(&inv.agent).map_err(|e| (name.clone(), e.to_string()))?;
+    run_with(agent, inv).await
+}
+
+async fn run_with(
+    agent: impl ConnectTo<Client>,
+    inv: libacp_bench::Invocation,
+) -> Result<(String, serde_json::Value), (String, String)> {
+    let name = inv.workload.name().to_owned();
     let err = |e: String| (name.clone(), e);
     let tracker = Arc::new(Tracker::default());
-    let agent = AcpAgent::from_args(&inv.agent).map_err(|e| err(e.to_string()))?;
     let (on_update, on_read, on_write) = (
         Arc::clone(&tracker),
         Arc::clone(&tracker),
