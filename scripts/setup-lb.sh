@@ -5,7 +5,8 @@
 # already works. Debian bookworm ships haproxy 2.6.
 #
 # Needs apt-get and root (CI runs as root); reaches only Debian's package
-# archive. Runs `apt-get update` once, only if the package is not known yet.
+# archive. Runs `apt-get update` at most once: when the package is not known
+# yet, or when installing it failed (stale lists).
 # Prints what it does; any failure stops it with a non-zero exit and a
 # message on stderr.
 set -euo pipefail
@@ -28,14 +29,27 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+updated=no
+update() {
+    say "apt-get update ($1)"
+    apt-get update -qq || die "apt-get update failed"
+    updated=yes
+}
 # The package lists may be empty on a fresh machine: update them only then.
 if ! apt-cache show haproxy >/dev/null 2>&1; then
-    say "apt-get update (haproxy is not in the package lists yet)"
-    apt-get update -qq || die "apt-get update failed"
+    update "haproxy is not in the package lists yet"
 fi
-say "apt-get install -y --no-install-recommends haproxy"
-apt-get install -y -qq --no-install-recommends haproxy ||
-    die "apt-get install haproxy failed"
+install() {
+    say "apt-get install -y --no-install-recommends haproxy"
+    apt-get install -y -qq --no-install-recommends haproxy
+}
+if ! install; then
+    # Lists older than the archive name files it no longer has: once more
+    # with fresh lists.
+    [ "$updated" = no ] || die "apt-get install haproxy failed"
+    update "the install failed; the package lists may be stale"
+    install || die "apt-get install haproxy failed"
+fi
 
 command -v haproxy >/dev/null || die "haproxy was installed but is not on PATH"
 haproxy -v >/dev/null 2>&1 || die "haproxy was installed but 'haproxy -v' fails"
