@@ -80,8 +80,11 @@
 //!     server s2 127.0.0.1:9002 cookie s2
 //! ```
 //!
-//! Loopback only; every wait is bounded by a hang detector far above the
-//! expected time (the whole file takes a few seconds).
+//! Loopback only; every wait is bounded by a hang detector (120 s a step)
+//! far above the expected time: a turn takes about 0.7 s, the affinity
+//! test about 6 s, the file about 13 s, since each of the control's failing
+//! runs ends only after 5 s (`acp-gateway connect` lingers after a remote
+//! failure; see CORE-BUGS.md).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
