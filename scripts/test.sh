@@ -2,7 +2,8 @@
 # Runs every test of the project, in every language it has so far, and ends
 # with one "N passed, N failed" line. Installs what it needs itself: cargo
 # fetches the pinned crates (Cargo.lock), scripts/setup-interop.sh the pinned
-# official TypeScript and Python SDKs (npm, PyPI), the C, Python and Node
+# official TypeScript and Python SDKs (npm, PyPI), scripts/setup-lb.sh HAProxy
+# (Debian) for the load-balancer test, the C, Python and Node
 # stages their Debian packages, venvs and npm packages, the Kotlin stage its
 # Maven Central libraries (pinned in the poms) and the UniFFI bindgen (PyPI),
 # the Swift stage its toolchain (Debian trixie's swiftlang in a chroot, cached),
@@ -19,6 +20,12 @@ status=0
 echo "== Installing the pinned official SDKs the interop tests run against"
 if ! ./scripts/setup-interop.sh; then
   echo "setup-interop.sh failed: the interop tests will fail" >&2
+  status=1
+fi
+
+echo "== Installing HAProxy (Debian) for the load-balancer test (gateway/tests/load_balancer.rs)"
+if ! ./scripts/setup-lb.sh; then
+  echo "setup-lb.sh failed: the load-balancer test will fail" >&2
   status=1
 fi
 

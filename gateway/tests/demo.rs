@@ -10,6 +10,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Hang detector for each step (far above the expected second or two).
@@ -86,10 +87,13 @@ fn agents_of(pid: u32) -> usize {
 /// Runs demo-client through `acp-gateway connect URL ARGS`; returns its
 /// output.
 fn run_client(url: &str, connect_args: &[&str]) -> (bool, String) {
+    // One directory per run: the tests run in parallel, and each run
+    // removes its directory when it ends.
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
         "libacp-gateway-demo-{}-{}",
         std::process::id(),
-        Instant::now().elapsed().as_nanos()
+        NEXT.fetch_add(1, Ordering::Relaxed)
     ));
     std::fs::create_dir_all(&dir).expect("a session directory");
     let mut child = Command::new(bin("demo-client"))
