@@ -119,7 +119,15 @@ async fn serve(args: &[String]) -> Result<(), String> {
         let agent = agent.clone();
         tokio::spawn(async move {
             match libacp_core::transport::process::spawn(&agent) {
-                Ok(process) => incoming.transport.splice(process).await,
+                Ok(process) => {
+                    if let Err(e) = incoming.transport.splice(process).await {
+                        eprintln!(
+                            "acp-gateway: connection {}: {}",
+                            incoming.connection_id,
+                            failure(&e)
+                        );
+                    }
+                }
                 Err(e) => eprintln!(
                     "acp-gateway: connection {}: cannot start the agent: {e}",
                     incoming.connection_id
@@ -191,6 +199,21 @@ async fn connect(args: &[String]) -> Result<(), String> {
     let remote = remote::connect(&url, &options)
         .await
         .map_err(|e| format!("{e} [{}]", e.kind.name()))?;
-    Transport::stdio().splice(remote).await;
-    Ok(())
+    // A failure (the server refused a request, went away, stopped
+    // answering) ends the bridge at once and is said, with a non-zero exit.
+    Transport::stdio()
+        .splice(remote)
+        .await
+        .map_err(|e| failure(&e))
+}
+
+/// An I/O failure for people; a remote transport's with its kind.
+fn failure(e: &std::io::Error) -> String {
+    match e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<remote::RemoteError>())
+    {
+        Some(remote) => format!("{remote} [{}]", remote.kind.name()),
+        None => e.to_string(),
+    }
 }

@@ -179,3 +179,39 @@ fn a_wrong_token_starts_no_agent() {
     assert!(ok, "the right token works:\n{output}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn connect_says_why_and_exits_when_the_server_dies() {
+    let mut gateway = serve(&[]);
+    let url = format!("ws://127.0.0.1:{}/acp", gateway.port);
+    let mut bridge = Command::new(env!("CARGO_BIN_EXE_acp-gateway"))
+        .args(["connect", &url])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start acp-gateway connect");
+    // The bridge is connected once its agent process exists.
+    let pid = gateway.child.id();
+    wait_until("the remote connection is made", || agents_of(pid) == 1);
+    let _ = gateway.child.kill();
+    let _ = gateway.child.wait();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = bridge.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            start.elapsed() < LIMIT,
+            "connect did not exit after the server died"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    let _ = std::io::Read::read_to_string(&mut bridge.stderr.take().expect("stderr"), &mut stderr);
+    assert!(!status.success(), "a dead server is a failure: {stderr}");
+    assert!(
+        stderr.contains("[io]"),
+        "the reason is said, with its kind: {stderr}"
+    );
+}

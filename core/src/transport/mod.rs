@@ -261,10 +261,14 @@ impl Transport {
     /// one reads, the other writes (a gateway between a remote connection
     /// and a stdio agent or client). When one side's input ends, the other
     /// side's output is shut down (its peer sees end of stream) and the
-    /// other direction gets [`SPLICE_DRAIN`] to finish; then both are
-    /// closed and any agent process is shut down (the ladder of
-    /// [`process::AgentProcess::shutdown`]) and reaped. Returns then.
-    pub async fn splice(self, other: Transport) {
+    /// other direction gets [`SPLICE_DRAIN`] to finish; when a read or a
+    /// write fails instead, both end at once. Then both are closed and any
+    /// agent process is shut down (the ladder of
+    /// [`process::AgentProcess::shutdown`]) and reaped. Returns the first
+    /// failure, if any (a remote transport's carries its
+    /// [`RemoteError`](crate::remote::RemoteError): see
+    /// [`crate::CloseReason::from_read_error`]).
+    pub async fn splice(self, other: Transport) -> Result<(), std::io::Error> {
         use tokio::io::AsyncWriteExt;
         let Transport {
             reader: mut a_in,
@@ -279,23 +283,33 @@ impl Transport {
         // Each direction owns its halves: a pipe closes when its half is
         // dropped (shutting a pipe's write half down does not close it).
         let a_to_b = async move {
-            let _ = tokio::io::copy(&mut a_in, &mut b_out).await;
+            let copied = tokio::io::copy(&mut a_in, &mut b_out).await.map(drop);
             let _ = b_out.shutdown().await;
             drop((a_in, b_out));
+            copied
         };
         let b_to_a = async move {
-            let _ = tokio::io::copy(&mut b_in, &mut a_out).await;
+            let copied = tokio::io::copy(&mut b_in, &mut a_out).await.map(drop);
             let _ = a_out.shutdown().await;
             drop((b_in, a_out));
+            copied
         };
         let (mut a_to_b, mut b_to_a) = (std::pin::pin!(a_to_b), std::pin::pin!(b_to_a));
-        tokio::select! {
-            () = &mut a_to_b => { let _ = tokio::time::timeout(SPLICE_DRAIN, b_to_a).await; }
-            () = &mut b_to_a => { let _ = tokio::time::timeout(SPLICE_DRAIN, a_to_b).await; }
-        }
+        use futures_util::FutureExt;
+        let (first, rest) = tokio::select! {
+            r = &mut a_to_b => (r, b_to_a.as_mut().left_future()),
+            r = &mut b_to_a => (r, a_to_b.as_mut().right_future()),
+        };
+        let result = match first {
+            Ok(()) => tokio::time::timeout(SPLICE_DRAIN, rest)
+                .await
+                .unwrap_or(Ok(())),
+            Err(e) => Err(e),
+        };
         for process in [a_process, b_process].into_iter().flatten() {
             process.shutdown().await;
         }
+        result
     }
 }
 
