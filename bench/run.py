@@ -445,7 +445,12 @@ def remote(opts) -> int:
     argsets = QUICK_ARGS if opts.quick else FULL_ARGS
     log(f"bench remote: {impls} over {transports}, {workloads} x {opts.reps} reps; {machine()}")
     records = []
+    stdio = []  # libacp's own stdio W1, the reference of the remote W1 target
     for rep in range(opts.reps):
+        if "w1" in workloads and "libacp-rust" in impls:
+            rec = run_cell("libacp-rust", "libacp-rust", "w1", argsets["w1"])
+            stdio.append(rec)
+            log(f"  rep {rep + 1}/{opts.reps} stdio w1 libacp-rust: {rec.get('error') or rec['result']['seconds']}")
         for t in transports:
             for w in workloads:
                 for impl in impls:
@@ -456,10 +461,14 @@ def remote(opts) -> int:
                     log(f"  rep {rep + 1}/{opts.reps} {t} {w} {impl}: {status}")
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(f"## Remote results ({now})\n\nMachine: {machine()}. Each implementation's client against its own server on 127.0.0.1; medians of {opts.reps} runs; args {json.dumps({w: argsets[w] for w in workloads})}.")
+    stdio_w1 = med([r["result"]["seconds"] for r in stdio if "error" not in r])
     for t in transports:
         name = {"ws": "WebSocket", "http": "Streamable HTTP (HTTP/1.1)"}[t]
         print(f"\n## Over {name}")
         print(table([r for r in records if r["transport"] == t], impls, workloads))
+        remote_w1 = med([r["result"]["seconds"] for r in records if r["transport"] == t and r["client"] == "libacp-rust" and r["workload"] == "w1" and "error" not in r])
+        if stdio_w1 and remote_w1:
+            print(f"\nlibacp-rust W1 over {name}: {fmt(remote_w1)} s; over stdio in the same run: {fmt(stdio_w1)} s ({ratio(remote_w1, stdio_w1)}).")
     idle = []
     if opts.idle:
         print(f"\n## Server RSS per idle WebSocket connection ({opts.idle} connections)\n")
