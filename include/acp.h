@@ -66,6 +66,10 @@ typedef enum {
   ACP_ERR_PANIC = 16,
   // The peer's answer was not what the call expects.
   ACP_ERR_INVALID_RESULT = 17,
+  // A remote transport failed (connecting, or a connection it carried):
+  // `acp_error_kind` says how, `acp_error_http_status` gives the HTTP
+  // status when there was one.
+  ACP_ERR_REMOTE = 18,
 } acp_status;
 
 // Which way a traced frame went.
@@ -121,6 +125,14 @@ typedef enum {
   ACP_EVENT_CLOSED = 6,
 } acp_event_kind;
 
+// Which remote transport a URL names.
+typedef enum {
+  // WebSocket: `ws://` (`wss://` with TLS).
+  ACP_REMOTE_WEBSOCKET = 0,
+  // Streamable HTTP: `http://` (`https://` with TLS).
+  ACP_REMOTE_STREAMABLE_HTTP = 1,
+} acp_remote_kind;
+
 // Cancels one outgoing call from any thread. Owned by the host; free with
 // `acp_call_free` (freeing does not cancel).
 typedef struct acp_call acp_call;
@@ -129,20 +141,29 @@ typedef struct acp_call acp_call;
 // `acp_connection_free` closes and frees it.
 typedef struct acp_connection acp_connection;
 
-// An error: a status, a message, and for JSON-RPC errors the code and
-// data. Owned by the caller; free with `acp_error_free`.
+// An error: a status, a message, for JSON-RPC errors the code and data,
+// and for remote failures and option refusals a stable kind name (and
+// the HTTP status when one was received). Owned by the caller; free with
+// `acp_error_free`.
 typedef struct acp_error acp_error;
 
 // One event, owned by the host; free with `acp_event_free`.
 typedef struct acp_event acp_event;
 
-// Connection settings.
+// Connection settings: what the host set from the core's option table
+// (`libacp_core::options`), applied by each constructor for its role and
+// use, and the settings of the C ABI alone (event mode, trace callback,
+// stderr events, event queue).
 typedef struct acp_options acp_options;
 
 // A request from the peer. Owned by the host after
 // `acp_event_take_request`; free with `acp_request_free` (an unanswered
 // request is then answered `-32603`).
 typedef struct acp_request acp_request;
+
+// A remote ACP server. Owned by the host; `acp_server_shutdown` stops it
+// gracefully, `acp_server_free` closes it now and frees it.
+typedef struct acp_server acp_server;
 
 // UTF-8 text owned by the caller; read with `acp_string_ptr` /
 // `acp_string_len`, free with `acp_string_free`. Not NUL-terminated.
@@ -183,6 +204,23 @@ typedef void (*acp_trace_callback)(void *user_data,
                                    acp_direction direction,
                                    const char *frame,
                                    size_t len);
+
+// Receives each remote connection of a server: `conn` is a new
+// agent-role connection, owned by the callee (free it with
+// `acp_connection_free`, now or later, from any thread).
+//
+// Runs on the server's own thread, one call at a time, in the order the
+// connections arrived; never inside one of your `acp_*` calls. It may
+// call any `acp_*` function, blocking ones included (a connection waiting
+// to be handed over waits meanwhile), except `acp_server_shutdown` of
+// this server (`ACP_ERR_WRONG_THREAD`); `acp_server_free` of this server
+// is allowed, and no call follows it.
+//
+// `*event_user_data` holds the `user_data` of the options' event callback
+// (callback mode) and may be overwritten here: the connection's events
+// then carry that pointer instead, so each connection can have its own.
+// No event of `conn` is delivered before this call returns.
+typedef void (*acp_server_callback)(void *user_data, acp_connection *conn, void **event_user_data);
 
 #ifdef __cplusplus
 extern "C" {
@@ -252,6 +290,35 @@ acp_status acp_connection_from_fds(const acp_options *options,
 acp_status acp_connection_serve_stdio(const acp_options *options,
                                       acp_connection **out,
                                       acp_error **error);
+
+// Client side: connects to a remote agent at `url` (`ws://`, `wss://`:
+// WebSocket; `http://`, `https://`: Streamable HTTP, or WebSocket first
+// with the option `prefer_websocket`) and makes a client connection over
+// it, in the options' event mode. Blocks until connected, bounded by the
+// options `connect_timeout_ms` and `handshake_timeout_ms` (10 s each by
+// default); not on libacp's threads (`ACP_ERR_WRONG_THREAD`). `options`
+// may be NULL for the defaults; the options that apply are those of every
+// connection, of client connections and of a client connecting by URL
+// (`headers`, `ca_file`, `keepalive_interval_ms`, ...); any other option
+// set by name is refused (`ACP_ERR_INVALID_ARGUMENT`, kind
+// `not_applicable`). On success `*out` is owned (free with
+// `acp_connection_free`).
+//
+// A failed connect is `ACP_ERR_REMOTE`: `acp_error_kind` says how
+// (`invalid_url`, `dns`, `refused`, `timeout`, `tls`, `unauthorized`,
+// `forbidden`, `not_found`, `version_refused`, `http`, `io`) and
+// `acp_error_http_status` gives the HTTP status when there was one. Over
+// WebSocket the handshake is made here; over Streamable HTTP the first
+// request is `initialize`, so a refused token or a wrong path shows as
+// that call's failure (`ACP_ERR_REMOTE` with the same kind) and in the
+// `ACP_EVENT_CLOSED` event that follows (`acp_event_error`).
+//
+// # Safety
+// Pointers per include/README.md.
+acp_status acp_connection_connect(const acp_options *options,
+                                  acp_str url,
+                                  acp_connection **out,
+                                  acp_error **error);
 
 // Sends a request, checked against the protocol first: a call that must
 // not be sent fails at once with `ACP_ERR_REFUSED` (or
@@ -380,6 +447,25 @@ acp_status acp_error_message(const acp_error *error, const char **out, size_t *o
 // As `acp_error_message`.
 acp_status acp_error_data(const acp_error *error, const char **out, size_t *out_len);
 
+// A stable lower-case name for the error's kind, borrowed from `error`;
+// NULL and 0 when it has none. For `ACP_ERR_REMOTE`, how the remote
+// transport failed (the same names in every binding): `invalid_url`,
+// `dns`, `refused`, `timeout`, `tls`, `unauthorized`, `forbidden`,
+// `not_found`, `version_refused`, `http`, `io`. For an option refused
+// (`ACP_ERR_INVALID_ARGUMENT` from an `acp_options_*` setter or a
+// constructor): `unknown`, `type`, `range`, `not_applicable`.
+//
+// # Safety
+// As `acp_error_message`.
+acp_status acp_error_kind(const acp_error *error, const char **out, size_t *out_len);
+
+// The HTTP status a remote server answered with (`ACP_ERR_REMOTE`: 401,
+// 403, 404, ...); 0 when there was none, or for NULL.
+//
+// # Safety
+// `error` is NULL or a live `acp_error`.
+uint16_t acp_error_http_status(const acp_error *error);
+
 // Frees an error. NULL is ignored.
 //
 // # Safety
@@ -440,7 +526,10 @@ acp_status acp_event_result_status(const acp_event *event);
 // As `acp_event_method`.
 acp_status acp_event_result(const acp_event *event, const char **out, size_t *out_len);
 
-// The call's error (borrowed from `event`; NULL when it succeeded).
+// The call's error (`ACP_EVENT_RESULT`; NULL when it succeeded), or for
+// `ACP_EVENT_CLOSED` the remote transport's failure that closed the
+// connection (`ACP_ERR_REMOTE`, with `acp_error_kind`; NULL when the
+// connection closed for another reason). Borrowed from `event`.
 //
 // # Safety
 // `event` is NULL or a live `acp_event`.
@@ -475,21 +564,111 @@ acp_status acp_options_new(acp_options **out);
 // `options` is NULL or from `acp_options_new`, freed once.
 void acp_options_free(acp_options *options);
 
-// Sets the framing (an `acp_framing`).
+// Sets the boolean option `name` (an option of the core's table, in
+// snake_case: `fs`, `terminals`, `session_model`, `require_auth`,
+// `clear_env`, `prefer_websocket`, `http2_prior_knowledge`, `websocket`,
+// `streamable_http`; the full list with defaults and docs is in
+// include/README.md). Refused here with `ACP_ERR_INVALID_ARGUMENT` and an
+// error naming the option (`acp_error_kind`: `unknown`, `type` for an
+// option that is not a boolean, `not_applicable` for a callback); an
+// option that does not apply to the connection being made is refused by
+// its constructor (kind `not_applicable`). A later value replaces an
+// earlier one.
+//
+// # Safety
+// `options` is a live `acp_options`; `name` per include/README.md.
+acp_status acp_options_set_bool(acp_options *options, acp_str name, bool value, acp_error **error);
+
+// Sets the whole-number option `name`: sizes in bytes (`max_frame_size`,
+// `max_message_size`), counts (`outgoing_queue`, `incoming_queue`,
+// `incoming_requests`, `queue`, `max_connections`) and durations in
+// milliseconds (every option named `*_ms`). Refusals as
+// `acp_options_set_bool`, and `range` for a value out of the option's
+// range (the error says the range).
+//
+// # Safety
+// As `acp_options_set_bool`.
+acp_status acp_options_set_int(acp_options *options,
+                               acp_str name,
+                               int64_t value,
+                               acp_error **error);
+
+// Sets the number option `name` with a fraction: durations in
+// milliseconds (`request_timeout_ms` = 1.5 is 1500 microseconds); a
+// whole-number option takes a whole value only. Refusals as
+// `acp_options_set_int` (NaN and infinities are `range`).
+//
+// # Safety
+// As `acp_options_set_bool`.
+acp_status acp_options_set_double(acp_options *options,
+                                  acp_str name,
+                                  double value,
+                                  acp_error **error);
+
+// Sets the string option `name`: a choice (`framing`: `"ndjson"` or
+// `"content-length"`), a path (`cwd`, `ca_file`, `tls_cert`, `tls_key`)
+// or text (`path`). `value` is copied. Refusals as `acp_options_set_bool`,
+// and `range` for an empty string or a choice not offered.
+//
+// # Safety
+// As `acp_options_set_bool`; `value` per include/README.md.
+acp_status acp_options_set_string(acp_options *options,
+                                  acp_str name,
+                                  acp_str value,
+                                  acp_error **error);
+
+// Appends `value` to the list option `name` (`allowed_origins`,
+// `bearer_tokens`). `value` is copied. Refusals as `acp_options_set_bool`
+// (`type` for an option that is not a list), and `range` for an empty
+// string.
+//
+// # Safety
+// As `acp_options_set_string`.
+acp_status acp_options_add_string(acp_options *options,
+                                  acp_str name,
+                                  acp_str value,
+                                  acp_error **error);
+
+// Appends the pair `key`, `value` to the pairs option `name` (`headers`:
+// HTTP headers of a remote client, `env`: a spawned agent's environment).
+// Both are copied. Refusals as `acp_options_set_bool` (`type` for an
+// option that holds no pairs), and `range` for an empty key, a key with
+// `=`, or a line break or NUL in either.
+//
+// # Safety
+// As `acp_options_set_string`; `key` per include/README.md.
+acp_status acp_options_add_pair(acp_options *options,
+                                acp_str name,
+                                acp_str key,
+                                acp_str value,
+                                acp_error **error);
+
+// Returns the option `name` to its default (a list or pairs option is
+// emptied). `ACP_ERR_INVALID_ARGUMENT` (kind `unknown`) for a name the
+// table does not have.
+//
+// # Safety
+// As `acp_options_set_bool`.
+acp_status acp_options_unset(acp_options *options, acp_str name, acp_error **error);
+
+// Sets the framing (an `acp_framing`): the table's `framing`. Applies to
+// byte streams (a spawned agent, stdio, descriptors); ignored elsewhere.
 //
 // # Safety
 // `options` is a live `acp_options`.
 acp_status acp_options_set_framing(acp_options *options, int32_t framing);
 
-// Sets the largest frame accepted from the peer (bytes, at least 1).
+// Sets the largest frame accepted from the peer (bytes, at least 1; above
+// 2^53, 2^53): the table's `max_frame_size`.
 //
 // # Safety
 // `options` is a live `acp_options`.
 acp_status acp_options_set_max_frame_size(acp_options *options, size_t bytes);
 
-// Sets the default timeout of outgoing requests in milliseconds (0: none).
-// A timed-out call is cancelled at the peer and its result is
-// `ACP_ERR_TIMEOUT`.
+// Sets the default timeout of outgoing requests in milliseconds (0: none;
+// so is a value too large to be a duration, such as `UINT64_MAX`): the
+// table's `request_timeout_ms`. A timed-out call is cancelled at the peer
+// and its result is `ACP_ERR_TIMEOUT`.
 //
 // # Safety
 // `options` is a live `acp_options`.
@@ -497,7 +676,10 @@ acp_status acp_options_set_request_timeout_ms(acp_options *options, uint64_t ms)
 
 // Sets the spawned agent's shutdown ladder: wait `after_stdin_close_ms`
 // after closing its stdin, then SIGTERM its process group, wait
-// `after_sigterm_ms`, then SIGKILL it.
+// `after_sigterm_ms`, then SIGKILL it (the table's
+// `grace_after_stdin_close_ms` and `grace_after_sigterm_ms`, whose largest
+// value, 10^15 - 1 ms, stands for anything above; ignored by other
+// constructors).
 //
 // # Safety
 // `options` is a live `acp_options`.
@@ -532,14 +714,16 @@ acp_status acp_options_set_trace_callback(acp_options *options,
 acp_status acp_options_set_stderr_events(acp_options *options, bool enabled);
 
 // Agent side: sessions need `authenticate` first (`session/new|load|resume`
-// answer `-32000` with `data.authMethods` until then).
+// answer `-32000` with `data.authMethods` until then). The table's
+// `require_auth`; ignored by client connections.
 //
 // # Safety
 // `options` is a live `acp_options`.
 acp_status acp_options_set_require_auth(acp_options *options, bool required);
 
 // Client side: fold every `session/update` into a session model, read with
-// `acp_connection_session_snapshot`.
+// `acp_connection_session_snapshot`. The table's `session_model`; ignored
+// by agent connections.
 //
 // # Safety
 // `options` is a live `acp_options`.
@@ -547,14 +731,16 @@ acp_status acp_options_set_session_model(acp_options *options, bool enabled);
 
 // Client side: answer `fs/read_text_file` and `fs/write_text_file` in the
 // core, confined to each session's cwd (advertised automatically; the host
-// never sees those requests).
+// never sees those requests). The table's `fs`; ignored by agent
+// connections.
 //
 // # Safety
 // `options` is a live `acp_options`.
 acp_status acp_options_set_fs(acp_options *options, bool enabled);
 
 // Client side: answer `terminal/*` in the core with real processes
-// (advertised automatically).
+// (advertised automatically). The table's `terminals`; ignored by agent
+// connections.
 //
 // # Safety
 // `options` is a live `acp_options`.
@@ -563,7 +749,7 @@ acp_status acp_options_set_terminals(acp_options *options, bool enabled);
 // Sets how many events may wait for the host before libacp stops reading
 // from the peer, and from a spawned agent's stderr (back-pressure: a host
 // that falls behind slows them down; no event is dropped). At least 1;
-// default 1024.
+// default 1024. (The C ABI's own inbox, not in the core's table.)
 //
 // # Safety
 // `options` is a live `acp_options`.
@@ -619,6 +805,93 @@ acp_status acp_request_respond_error(const acp_request *request,
 // # Safety
 // `request` is NULL or from `acp_event_take_request`, freed once.
 void acp_request_free(acp_request *request);
+
+// Listens on `listen_addr` (`"127.0.0.1:0"`: any free port on loopback;
+// see `acp_server_port`) and serves remote ACP there: WebSocket and
+// Streamable HTTP on one endpoint (the option `path`, default `/acp`).
+// Each remote connection becomes an agent-role connection in the
+// options' event mode, handed to `callback` (see `acp_server_callback`
+// for its thread, what it may call, and ownership). `options` may be NULL
+// for the defaults; the options that apply are those of every
+// connection, of agent connections and of a server (`bearer_tokens`,
+// `allowed_origins`, `max_connections`, `idle_timeout_ms`,
+// `shutdown_grace_ms`, `tls_cert` and `tls_key`, ...); any other option
+// set by name is refused (`ACP_ERR_INVALID_ARGUMENT`, kind
+// `not_applicable`). Blocks while binding; not on libacp's threads.
+// An address that cannot be bound (in use, not ours) is `ACP_ERR_IO`; an
+// address that does not parse, and TLS files that cannot be read or do
+// not go together, are `ACP_ERR_INVALID_ARGUMENT`. On success
+// `*out` is owned (free with `acp_server_free`); `user_data` must stay
+// valid until `acp_server_free` returns.
+//
+// # Safety
+// Pointers per include/README.md; `user_data` may be used from the
+// server's thread.
+acp_status acp_server_new(const acp_options *options,
+                          acp_str listen_addr,
+                          acp_server_callback callback,
+                          void *user_data,
+                          acp_server **out,
+                          acp_error **error);
+
+// The port the server listens on (the one the system chose for port 0);
+// 0 for NULL.
+//
+// # Safety
+// `server` is NULL or a live `acp_server`.
+uint16_t acp_server_port(const acp_server *server);
+
+// The address the server listens on, `host:port` (`127.0.0.1:40321`,
+// `[::1]:40321`), borrowed from `server`.
+//
+// # Safety
+// `server` is a live `acp_server`; `out`/`out_len` valid for writes.
+acp_status acp_server_local_address(const acp_server *server, const char **out, size_t *out_len);
+
+// The endpoint's URL for `kind` (an `acp_remote_kind`): `ws://` or
+// `http://` (`wss://`, `https://` with TLS), the listening address as
+// host, then the path: what a client passes to `acp_connection_connect`
+// (a server listening on `0.0.0.0` gives that address: clients elsewhere
+// use the machine's name instead). Borrowed from `server`.
+// `ACP_ERR_INVALID_ARGUMENT` for an unknown kind.
+//
+// # Safety
+// As `acp_server_local_address`.
+acp_status acp_server_url(const acp_server *server,
+                          int32_t kind,
+                          const char **out,
+                          size_t *out_len);
+
+// How many remote connections are open now (handed over or not yet); 0
+// for NULL.
+//
+// # Safety
+// `server` is NULL or a live `acp_server`.
+size_t acp_server_connections(const acp_server *server);
+
+// Stops the server gracefully and waits: no new connection is accepted,
+// each open one gets up to the option `shutdown_grace_ms` (default 10 s)
+// to answer the requests it was sent, then it is closed (its
+// `acp_connection` gets `ACP_EVENT_CLOSED`; it is still yours to free).
+// Returns once every remote connection has ended, or 5 s after the
+// grace. Idempotent. Not on libacp's threads nor in the server's callback
+// (`ACP_ERR_WRONG_THREAD`). The server still needs `acp_server_free`.
+//
+// # Safety
+// Pointers per include/README.md.
+acp_status acp_server_shutdown(const acp_server *server, acp_error **error);
+
+// Closes the server now and frees it: the listener and every remote
+// connection are closed at once (the `acp_connection`s handed over get
+// `ACP_EVENT_CLOSED` and stay yours to free; those not handed over yet
+// are dropped). Waits for a callback in progress on another thread; once
+// it returns the callback is never called again and `user_data` is yours.
+// Allowed inside the callback (it then returns at once, and the callback
+// is not called again). NULL is ignored.
+//
+// # Safety
+// `server` is NULL or a live `acp_server`, freed once, not used after.
+void acp_server_free(acp_server *server);
 
 // A static, NUL-terminated English description of a status number
 // (an `acp_status`); "unknown status" for other numbers.

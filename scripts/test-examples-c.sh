@@ -12,7 +12,9 @@
 #     Ctrl-C during a `wait` turn (stop reason `cancelled`);
 #  4. the C agent (examples/c, callback mode) under the official TypeScript,
 #     Python and Rust clients' full check sequence (each must print OK),
-#     linked against libacp.so, libacp.a, and via pkg-config.
+#     linked against libacp.so, libacp.a, and via pkg-config;
+#  5. the remote example (examples/c/acp_c_remote.c): a C server and a C
+#     client over ws:// and http:// on loopback, with and without a token.
 #
 # Idempotent; needs cmake, a C and a C++ compiler, cargo, node and the
 # pinned SDKs (it runs scripts/setup-interop.sh, which skips what is
@@ -206,6 +208,32 @@ if $pc_built; then
   run_client "official Rust client vs C agent (pkg-config static build)" \
     "$logs/rust-client-c-agent-pkgconfig-static.log" \
     ./target/debug/official-rust-client -- "$pc_agent-static"
+fi
+
+# ---------------------------------------------------------------------------
+echo "== The remote example (C server and C client on loopback)"
+if $c_built; then
+  remote=$root/examples/c/build/acp-c-remote
+  log=$logs/c-remote.log
+  if timeout 60 "$remote" >"$log" 2>&1 &&
+    [ "$(grep -c '^Hello from a remote C agent\.$' "$log")" -eq 2 ] &&
+    [ "$(grep -c '^stop reason: end_turn$' "$log")" -eq 2 ] &&
+    grep -q '^ws://127\.0\.0\.1:[0-9]*/acp$' "$log" &&
+    grep -q '^http://127\.0\.0\.1:[0-9]*/acp$' "$log"; then
+    ok "acp-c-remote: a whole turn over ws:// and http:// (acp_server, acp_connection_connect)"
+  else
+    not_ok "acp-c-remote" "$log" "no two whole turns"
+  fi
+  log=$logs/c-remote-token.log
+  if timeout 60 "$remote" --token s3cret >"$log" 2>&1 &&
+    grep -q '^wrong token: .*, unauthorized (HTTP 401)$' "$log" &&
+    [ "$(grep -c '^stop reason: end_turn$' "$log")" -eq 2 ]; then
+    ok "acp-c-remote --token: a wrong token is unauthorized (401), the right one runs both turns"
+  else
+    not_ok "acp-c-remote --token" "$log" "no typed 401, or no two whole turns"
+  fi
+else
+  not_ok "remote example" "" "not run: the C example did not build"
 fi
 
 # ---------------------------------------------------------------------------

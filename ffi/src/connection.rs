@@ -8,21 +8,20 @@
 
 use std::ffi::c_void;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{JoinHandle, ThreadId};
 
 use libacp_core::host::{HostConnection, HostOptions, Inbox};
-use libacp_core::{
-    AcpOptions, AcpPeer, AgentCommand, CallOptions, ClientServices, ConnectionOptions, Direction,
-    Framing, Role, ShutdownGrace, Transport,
-};
+use libacp_core::options::{Settings, Use};
+use libacp_core::{AcpPeer, AgentCommand, CallOptions, Direction, Role, Transport};
 
 use crate::call::acp_call;
 use crate::error::acp_error;
 use crate::events::{acp_event, acp_event_kind};
 use crate::export;
 use crate::gate::CallbackGate;
-use crate::options::{UserData, acp_direction, acp_framing, acp_options};
+use crate::options::{UserData, acp_direction, acp_options};
 use crate::runtime;
 use crate::status::acp_status;
 use crate::string::acp_str;
@@ -57,13 +56,13 @@ pub enum acp_role {
 /// `session/prompt` on a fast client found its global connection NULL
 /// about once in 400 runs under load).
 #[derive(Default)]
-struct Doorbell {
+pub(crate) struct Doorbell {
     rung: Mutex<bool>,
     cv: Condvar,
 }
 
 impl Doorbell {
-    fn ring(&self) {
+    pub(crate) fn ring(&self) {
         *self.rung.lock().unwrap_or_else(PoisonError::into_inner) = true;
         self.cv.notify_one();
     }
@@ -116,7 +115,11 @@ pub struct acp_connection {
     dispatch_id: Option<ThreadId>,
     /// Rung once the constructor wrote `*out` (callback mode: the
     /// dispatch thread's first event waits for it).
-    start: Arc<Doorbell>,
+    pub(crate) start: Arc<Doorbell>,
+    /// The event callback's `user_data`, read by the dispatch thread once
+    /// `start` is rung (a server's connection callback may change it
+    /// before).
+    pub(crate) event_user_data: Arc<AtomicPtr<c_void>>,
     /// Closed by `acp_connection_free`: no trace callback after it returns.
     trace_gate: Arc<CallbackGate>,
     runtime: &'static tokio::runtime::Runtime,
@@ -140,7 +143,7 @@ fn role_of(role: i32) -> Option<Role> {
 }
 
 /// libacp's I/O threads, started on first use.
-fn io_runtime() -> Result<&'static tokio::runtime::Runtime, acp_error> {
+pub(crate) fn io_runtime() -> Result<&'static tokio::runtime::Runtime, acp_error> {
     runtime::handle().ok_or_else(|| {
         acp_error::new(
             acp_status::ACP_ERR_IO,
@@ -186,9 +189,14 @@ fn wiring(options: &acp_options) -> Result<Wiring, acp_error> {
     }
 }
 
-/// The core's options from the C options; the trace callback goes through
-/// `trace_gate`, which `acp_connection_free` closes.
-fn host_options(options: &acp_options, trace_gate: &Arc<CallbackGate>) -> HostOptions {
+/// The core's options: the settings the constructor made from the table,
+/// plus the trace callback, which goes through `trace_gate`
+/// (`acp_connection_free` closes it).
+fn host_options(
+    options: &acp_options,
+    settings: &Settings,
+    trace_gate: &Arc<CallbackGate>,
+) -> HostOptions {
     let trace = options.trace_callback.map(|(cb, ud)| {
         let gate = Arc::clone(trace_gate);
         let hook: libacp_core::TraceHook = Arc::new(move |dir: Direction, frame: &[u8]| {
@@ -206,34 +214,10 @@ fn host_options(options: &acp_options, trace_gate: &Arc<CallbackGate>) -> HostOp
         });
         hook
     });
-    let connection = ConnectionOptions {
-        framing: match options.framing {
-            acp_framing::ACP_FRAMING_NDJSON => Framing::Ndjson,
-            acp_framing::ACP_FRAMING_CONTENT_LENGTH => Framing::ContentLength,
-        },
-        max_frame_size: options.max_frame_size,
-        request_timeout: options.request_timeout,
-        trace,
-        ..ConnectionOptions::default()
-    };
-    let services = ClientServices {
-        sessions: options
-            .session_model
-            .then(|| Arc::new(libacp_core::services::session_model::SessionStore::new())),
-        fs: options
-            .fs
-            .then(|| Arc::new(libacp_core::services::fs::SandboxedFs::new())),
-        terminals: options
-            .terminals
-            .then(|| Arc::new(libacp_core::services::terminal::TerminalManager::new())),
-    };
+    let mut acp = settings.acp.clone();
+    acp.connection.trace = trace;
     HostOptions {
-        acp: AcpOptions {
-            connection,
-            require_auth: options.require_auth,
-            services,
-            ..AcpOptions::default()
-        },
+        acp,
         // Reading stays on libacp's threads: a C host polls one descriptor
         // (the wake-up fd), not the transport's.
         drive_reads: false,
@@ -246,17 +230,20 @@ fn start_dispatch(
     options: &acp_options,
     wiring: &Wiring,
     start: &Arc<Doorbell>,
+    user_data: &Arc<AtomicPtr<c_void>>,
 ) -> Result<(Option<JoinHandle<()>>, Option<ThreadId>), acp_error> {
-    let (Some((cb, ud)), Some(doorbell)) = (options.event_callback, wiring.doorbell.clone()) else {
+    let (Some((cb, _)), Some(doorbell)) = (options.event_callback, wiring.doorbell.clone()) else {
         return Ok((None, None));
     };
     let inbox = Arc::clone(&wiring.inbox);
     let start = Arc::clone(start);
+    let user_data = Arc::clone(user_data);
     let spawned = std::thread::Builder::new()
         .name("libacp-dispatch".into())
         .spawn(move || {
-            let ud: UserData = ud;
             start.wait();
+            // Final once `start` is rung (see `acp_connection`).
+            let ud = UserData(user_data.load(Ordering::Acquire));
             loop {
                 let Some(delivery) = inbox.pop() else {
                     doorbell.wait();
@@ -287,22 +274,24 @@ fn start_dispatch(
 }
 
 /// Where a connection's bytes come from.
-enum Source {
+pub(crate) enum Source {
     Spawn(AgentCommand),
     Transport(Role, Transport),
 }
 
-/// Makes the connection: the inbox and its wake-up, the core's connection,
-/// then in callback mode the dispatch thread (if it cannot start, the
-/// connection is closed again and nothing is left running).
-fn build(
+/// Makes the connection with the settings its constructor made: the inbox
+/// and its wake-up, the core's connection, then in callback mode the
+/// dispatch thread (if it cannot start, the connection is closed again and
+/// nothing is left running).
+pub(crate) fn build(
     options: &acp_options,
+    settings: &Settings,
     source: Source,
     rt: &'static tokio::runtime::Runtime,
 ) -> Result<Box<acp_connection>, acp_error> {
     let wiring = wiring(options)?;
     let trace_gate = Arc::new(CallbackGate::new());
-    let host = host_options(options, &trace_gate);
+    let host = host_options(options, settings, &trace_gate);
     let conn = match source {
         Source::Spawn(mut command) => {
             if options.stderr_events {
@@ -322,7 +311,12 @@ fn build(
     // Events queued meanwhile wait in the inbox for the dispatch thread,
     // which waits for `construct` to open `start`.
     let start = Arc::new(Doorbell::default());
-    let (dispatch, dispatch_id) = start_dispatch(options, &wiring, &start)?;
+    let user_data = Arc::new(AtomicPtr::new(
+        options
+            .event_callback
+            .map_or(std::ptr::null_mut(), |(_, ud)| ud.0),
+    ));
+    let (dispatch, dispatch_id) = start_dispatch(options, &wiring, &start, &user_data)?;
     Ok(Box::new(acp_connection {
         peer: conn.acp_peer(),
         conn: Some(conn),
@@ -332,6 +326,7 @@ fn build(
         dispatch: Mutex::new(dispatch),
         dispatch_id,
         start,
+        event_user_data: user_data,
         trace_gate,
         runtime: rt,
     }))
@@ -391,6 +386,7 @@ pub unsafe extern "C" fn acp_connection_spawn_agent(
     unsafe {
         construct(out, error, || {
             let options = options_or_default(options);
+            let settings = options.settings(Role::Client, Use::Spawn)?;
             let program = program.to_str()?;
             if program.is_empty() {
                 return Err(acp_error::invalid_argument("program is empty"));
@@ -399,6 +395,9 @@ pub unsafe extern "C" fn acp_connection_spawn_agent(
             for a in export::slice_arg(args, nargs, "args")? {
                 command = command.args([a.to_str()?]);
             }
+            // The options' `cwd`, `env`, `clear_env` and grace first; the
+            // arguments' `env` and `cwd` on top.
+            command = settings.spawn.apply(command);
             for v in export::slice_arg(env, nenv, "env")? {
                 command = command.env(v.name.to_str()?, v.value.to_str()?);
             }
@@ -406,11 +405,7 @@ pub unsafe extern "C" fn acp_connection_spawn_agent(
             if !cwd.is_empty() {
                 command = command.cwd(cwd);
             }
-            let command = command.grace(ShutdownGrace {
-                after_stdin_close: options.after_stdin_close,
-                after_sigterm: options.after_sigterm,
-            });
-            build(&options, Source::Spawn(command), io_runtime()?)
+            build(&options, &settings, Source::Spawn(command), io_runtime()?)
         })
     }
 }
@@ -447,6 +442,7 @@ pub unsafe extern "C" fn acp_connection_from_fds(
         construct(out, error, || {
             let role = role_of(role).ok_or_else(|| acp_error::invalid_argument("unknown role"))?;
             let options = options_or_default(options);
+            let settings = options.settings(role, Use::Local)?;
             let rt = io_runtime()?;
             // Every check is made before anything is taken over.
             let transport = Transport::from_raw_fds(read_fd, write_fd).map_err(|e| {
@@ -457,7 +453,7 @@ pub unsafe extern "C" fn acp_connection_from_fds(
                 };
                 acp_error::new(status, e.to_string())
             })?;
-            build(&options, Source::Transport(role, transport), rt)
+            build(&options, &settings, Source::Transport(role, transport), rt)
         })
     }
 }
@@ -478,8 +474,10 @@ pub unsafe extern "C" fn acp_connection_serve_stdio(
     unsafe {
         construct(out, error, || {
             let options = options_or_default(options);
+            let settings = options.settings(Role::Agent, Use::Local)?;
             build(
                 &options,
+                &settings,
                 Source::Transport(Role::Agent, Transport::stdio()),
                 io_runtime()?,
             )
@@ -487,11 +485,75 @@ pub unsafe extern "C" fn acp_connection_serve_stdio(
     }
 }
 
+/// Client side: connects to a remote agent at `url` (`ws://`, `wss://`:
+/// WebSocket; `http://`, `https://`: Streamable HTTP, or WebSocket first
+/// with the option `prefer_websocket`) and makes a client connection over
+/// it, in the options' event mode. Blocks until connected, bounded by the
+/// options `connect_timeout_ms` and `handshake_timeout_ms` (10 s each by
+/// default); not on libacp's threads (`ACP_ERR_WRONG_THREAD`). `options`
+/// may be NULL for the defaults; the options that apply are those of every
+/// connection, of client connections and of a client connecting by URL
+/// (`headers`, `ca_file`, `keepalive_interval_ms`, ...); any other option
+/// set by name is refused (`ACP_ERR_INVALID_ARGUMENT`, kind
+/// `not_applicable`). On success `*out` is owned (free with
+/// `acp_connection_free`).
+///
+/// A failed connect is `ACP_ERR_REMOTE`: `acp_error_kind` says how
+/// (`invalid_url`, `dns`, `refused`, `timeout`, `tls`, `unauthorized`,
+/// `forbidden`, `not_found`, `version_refused`, `http`, `io`) and
+/// `acp_error_http_status` gives the HTTP status when there was one. Over
+/// WebSocket the handshake is made here; over Streamable HTTP the first
+/// request is `initialize`, so a refused token or a wrong path shows as
+/// that call's failure (`ACP_ERR_REMOTE` with the same kind) and in the
+/// `ACP_EVENT_CLOSED` event that follows (`acp_event_error`).
+///
+/// # Safety
+/// Pointers per include/README.md.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_connection_connect(
+    options: *const acp_options,
+    url: acp_str,
+    out: *mut *mut acp_connection,
+    error: *mut *mut acp_error,
+) -> acp_status {
+    // SAFETY: `options` is NULL or live, `url` valid, `out` and `error`
+    // NULL or valid, per this function's `# Safety`.
+    unsafe {
+        construct(out, error, || {
+            let options = options_or_default(options);
+            let settings = options.settings(Role::Client, Use::Connect)?;
+            let url = url.to_str()?;
+            if runtime::on_runtime_thread() {
+                return Err(wrong_thread());
+            }
+            let rt = io_runtime()?;
+            let transport = rt
+                .block_on(libacp_core::remote::connect(url, &settings.remote))
+                .map_err(|e| acp_error::from_remote(&e))?;
+            build(
+                &options,
+                &settings,
+                Source::Transport(Role::Client, transport),
+                rt,
+            )
+        })
+    }
+}
+
+/// The error of a blocking function called where blocking would deadlock.
+pub(crate) fn wrong_thread() -> acp_error {
+    acp_error::new(
+        acp_status::ACP_ERR_WRONG_THREAD,
+        "a blocking function was called on one of libacp's threads \
+         (a trace or log callback, or a frame being written)",
+    )
+}
+
 /// A copy of the options behind `options`, or the defaults for NULL.
 ///
 /// # Safety
 /// `options` is NULL or a live `acp_options`.
-unsafe fn options_or_default(options: *const acp_options) -> acp_options {
+pub(crate) unsafe fn options_or_default(options: *const acp_options) -> acp_options {
     // SAFETY: per this function's contract.
     unsafe { options.as_ref() }.cloned().unwrap_or_default()
 }
@@ -500,11 +562,7 @@ impl acp_connection {
     /// Runs a future to completion on the calling (host) thread.
     fn block_on<F: std::future::Future>(&self, f: F) -> Result<F::Output, acp_error> {
         if runtime::on_runtime_thread() {
-            return Err(acp_error::new(
-                acp_status::ACP_ERR_WRONG_THREAD,
-                "a blocking function was called on one of libacp's threads \
-                 (a trace or log callback, or a frame being written)",
-            ));
+            return Err(wrong_thread());
         }
         Ok(self.runtime.block_on(f))
     }

@@ -61,7 +61,16 @@ fn the_dispatch_thread_waits_for_the_constructor() {
         Ok(rt) => rt,
         Err(e) => panic!("{e:?}"),
     };
-    let conn = match build(&options, Source::Transport(Role::Agent, transport), rt) {
+    let settings = match options.settings(Role::Agent, Use::Local) {
+        Ok(s) => s,
+        Err(e) => panic!("{e:?}"),
+    };
+    let conn = match build(
+        &options,
+        &settings,
+        Source::Transport(Role::Agent, transport),
+        rt,
+    ) {
         Ok(conn) => conn,
         Err(e) => panic!("{e:?}"),
     };

@@ -113,6 +113,7 @@ impl acp_event {
             },
             Delivery::Closed(reason) => Self {
                 text: close_text(&reason),
+                error: acp_error::from_close(&reason),
                 ..Self::new(acp_event_kind::ACP_EVENT_CLOSED)
             },
             _ => return None,
@@ -241,7 +242,10 @@ pub unsafe extern "C" fn acp_event_result(
     unsafe { export::get_text(event, out, out_len, |e| e.result.as_deref()) }
 }
 
-/// The call's error (borrowed from `event`; NULL when it succeeded).
+/// The call's error (`ACP_EVENT_RESULT`; NULL when it succeeded), or for
+/// `ACP_EVENT_CLOSED` the remote transport's failure that closed the
+/// connection (`ACP_ERR_REMOTE`, with `acp_error_kind`; NULL when the
+/// connection closed for another reason). Borrowed from `event`.
 ///
 /// # Safety
 /// `event` is NULL or a live `acp_event`.

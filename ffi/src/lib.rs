@@ -6,7 +6,10 @@
 //! Modules:
 //! * [`status`] and [`error`]: `acp_status` and the `acp_error` object;
 //! * [`options`]: `acp_options`, the connection settings;
-//! * [`connection`]: `acp_connection`, creating, calling, closing;
+//! * [`connection`]: `acp_connection`, creating (spawned agent, descriptors,
+//!   stdio, remote agent by URL), calling, closing;
+//! * [`server`]: `acp_server`, a remote ACP server handing each remote
+//!   connection to the host as an `acp_connection`;
 //! * [`events`]: `acp_event`, one delivery of the core's inbox;
 //! * [`request`]: `acp_request`, answering the peer;
 //! * [`call`]: `acp_call`, cancelling an outgoing call;
@@ -30,6 +33,7 @@ pub mod error;
 pub mod events;
 pub mod options;
 pub mod request;
+pub mod server;
 pub mod status;
 pub mod string;
 pub mod version;

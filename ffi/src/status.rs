@@ -105,6 +105,10 @@ statuses! {
     ACP_ERR_PANIC = 16 => c"internal error (a panic was caught)",
     /// The peer's answer was not what the call expects.
     ACP_ERR_INVALID_RESULT = 17 => c"the peer's answer was malformed",
+    /// A remote transport failed (connecting, or a connection it carried):
+    /// `acp_error_kind` says how, `acp_error_http_status` gives the HTTP
+    /// status when there was one.
+    ACP_ERR_REMOTE = 18 => c"the remote connection failed",
 }
 
 impl acp_status {

@@ -8,8 +8,8 @@
 #include "test_util.h"
 
 void test_status_str_every_code(void) {
-  const char *seen[ACP_ERR_INVALID_RESULT + 1];
-  for (int s = ACP_OK; s <= ACP_ERR_INVALID_RESULT; s++) {
+  const char *seen[ACP_ERR_REMOTE + 1];
+  for (int s = ACP_OK; s <= ACP_ERR_REMOTE; s++) {
     const char *text = acp_status_str(s);
     CHECK(text != NULL);
     CHECK_MSG(strlen(text) > 0, "status %d", s);
@@ -22,7 +22,7 @@ void test_status_str_every_code(void) {
   CHECK(strcmp(acp_status_str(ACP_OK), "ok") == 0);
   /* Same pointer every time: a static string. */
   CHECK(acp_status_str(ACP_ERR_CLOSED) == acp_status_str(ACP_ERR_CLOSED));
-  int unknown[] = {ACP_ERR_INVALID_RESULT + 1, -1, 1000, INT32_MAX, INT32_MIN};
+  int unknown[] = {ACP_ERR_REMOTE + 1, -1, 1000, INT32_MAX, INT32_MIN};
   for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
     CHECK(strcmp(acp_status_str(unknown[i]), "unknown status") == 0);
 }
@@ -310,4 +310,210 @@ void test_spawn_missing_program_fails_at_once(void) {
   CHECK_STATUS(acp_error_status(err), ACP_ERR_INVALID_UTF8);
   acp_error_free(err);
   CHECK(c == (acp_connection *)0x1);
+}
+
+/* The error in *errp (then freed, *errp NULL): its kind (acp_error_kind)
+ * is `want`, and its message names the option. */
+static void check_refusal(acp_status st, acp_error **errp, const char *want,
+                          const char *option) {
+  /* Read after the call (argument evaluation order is unspecified). */
+  acp_error *err = *errp;
+  *errp = NULL;
+  CHECK_STATUS(st, ACP_ERR_INVALID_ARGUMENT);
+  CHECK(err != NULL);
+  CHECK_STATUS(acp_error_status(err), ACP_ERR_INVALID_ARGUMENT);
+  const char *p = NULL;
+  size_t n = 0;
+  CHECK_OK(acp_error_kind(err, &p, &n));
+  CHECK_MSG(p && n == strlen(want) && memcmp(p, want, n) == 0,
+            "kind %.*s, want %s", (int)n, p ? p : "(none)", want);
+  CHECK_OK(acp_error_message(err, &p, &n));
+  CHECK_CONTAINS(p, n, option);
+  acp_error_free(err);
+}
+
+/* Options by name: the core's table checks each value when it is set
+ * (unknown name, wrong type, out of range, a callback), and each refusal
+ * says which option and why. */
+void test_options_by_name_refused_by_kind(void) {
+  acp_options *o = NULL;
+  CHECK_OK(acp_options_new(&o));
+  acp_error *err = NULL;
+  check_refusal(acp_options_set_bool(o, S("no_such_option"), true, &err), &err,
+                "unknown", "no_such_option");
+  err = NULL;
+  check_refusal(acp_options_set_bool(o, S("max_frame_size"), true, &err), &err,
+                "type", "max_frame_size");
+  err = NULL;
+  check_refusal(acp_options_set_string(o, S("fs"), S("yes"), &err), &err,
+                "type", "fs");
+  err = NULL;
+  check_refusal(acp_options_add_string(o, S("fs"), S("yes"), &err), &err,
+                "type", "fs");
+  err = NULL;
+  check_refusal(acp_options_add_pair(o, S("bearer_tokens"), S("a"), S("b"),
+                                     &err), &err, "type", "bearer_tokens");
+  err = NULL;
+  check_refusal(acp_options_set_int(o, S("max_frame_size"), 0, &err), &err,
+                "range", "max_frame_size");
+  err = NULL;
+  check_refusal(acp_options_set_int(o, S("outgoing_queue"), -1, &err), &err,
+                "range", "outgoing_queue");
+  err = NULL;
+  check_refusal(acp_options_set_double(o, S("outgoing_queue"), 1.5, &err), &err,
+                "range", "outgoing_queue");
+  err = NULL;
+  check_refusal(acp_options_set_double(o, S("request_timeout_ms"), 0.0 / 0.0,
+                                       &err), &err, "range", "request_timeout_ms");
+  err = NULL;
+  check_refusal(acp_options_set_string(o, S("framing"), S("xml"), &err), &err,
+                "range", "framing");
+  err = NULL;
+  check_refusal(acp_options_add_string(o, S("allowed_origins"), S(""), &err), &err, "range", "allowed_origins");
+  err = NULL;
+  check_refusal(acp_options_add_pair(o, S("env"), S("A=B"), S("c"), &err), &err,
+                "range", "A=B");
+  err = NULL;
+  /* Callbacks have their own setters. */
+  check_refusal(acp_options_set_bool(o, S("trace"), true, &err), &err,
+                "not_applicable", "trace");
+  err = NULL;
+  check_refusal(acp_options_unset(o, S("nope"), &err), &err, "unknown", "nope");
+  /* Not UTF-8, NULL: the usual statuses. */
+  CHECK_STATUS(acp_options_set_bool(o, (acp_str){"\xff", 1}, true, NULL),
+               ACP_ERR_INVALID_UTF8);
+  CHECK_STATUS(acp_options_set_bool(NULL, S("fs"), true, NULL),
+               ACP_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(acp_options_set_int(NULL, S("queue"), 1, NULL),
+               ACP_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(acp_options_set_double(NULL, S("queue"), 1, NULL),
+               ACP_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(acp_options_set_string(NULL, S("path"), S("/x"), NULL),
+               ACP_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(acp_options_add_string(NULL, S("bearer_tokens"), S("x"), NULL),
+               ACP_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(acp_options_add_pair(NULL, S("env"), S("A"), S("b"), NULL),
+               ACP_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(acp_options_unset(NULL, S("env"), NULL), ACP_ERR_NULL_ARGUMENT);
+  /* What is accepted: every kind of value. */
+  CHECK_OK(acp_options_set_bool(o, S("session_model"), true, NULL));
+  CHECK_OK(acp_options_set_int(o, S("max_frame_size"), 4096, NULL));
+  CHECK_OK(acp_options_set_double(o, S("request_timeout_ms"), 1.5, NULL));
+  CHECK_OK(acp_options_set_double(o, S("incoming_queue"), 8.0, NULL));
+  CHECK_OK(acp_options_set_string(o, S("framing"), S("content-length"), NULL));
+  CHECK_OK(acp_options_add_string(o, S("allowed_origins"), S("*"), NULL));
+  CHECK_OK(acp_options_add_pair(o, S("headers"), S("X-A"), S("b"), NULL));
+  CHECK_OK(acp_options_add_pair(o, S("headers"), S("X-C"), S("d"), NULL));
+  CHECK_OK(acp_options_unset(o, S("headers"), NULL));
+  /* An error kind is absent where there is none. */
+  CHECK_STATUS(acp_options_set_framing(o, 7), ACP_ERR_INVALID_ARGUMENT);
+  acp_options_free(o);
+}
+
+/* "Not applicable here" is the constructor's refusal: a client option on
+ * an agent, a spawn option on descriptors. Nothing is taken over. The
+ * typed setters keep their meaning: ignored where they do not apply. */
+void test_options_by_name_not_applicable_at_the_constructor(void) {
+  const char *names[] = {"fs", "cwd"};
+  for (int i = 0; i < 2; i++) {
+    acp_options *o = NULL;
+    CHECK_OK(acp_options_new(&o));
+    if (i == 0)
+      CHECK_OK(acp_options_set_bool(o, S("fs"), true, NULL));
+    else
+      CHECK_OK(acp_options_set_string(o, S("cwd"), S("/tmp"), NULL));
+    int fds[2];
+    CHECK(pipe2(fds, O_CLOEXEC) == 0);
+    acp_connection *c = (acp_connection *)0x1;
+    acp_error *err = NULL;
+    check_refusal(acp_connection_from_fds(o, ACP_ROLE_AGENT, fds[0], fds[1],
+                                          &c, &err), &err, "not_applicable", names[i]);
+    CHECK(c == (acp_connection *)0x1);
+    /* Still ours: open. */
+    CHECK(fcntl(fds[0], F_GETFD) >= 0 && fcntl(fds[1], F_GETFD) >= 0);
+    close(fds[0]);
+    close(fds[1]);
+    acp_options_free(o);
+  }
+  /* The typed setters on the same connections: accepted, as before. */
+  acp_options *o = NULL;
+  CHECK_OK(acp_options_new(&o));
+  CHECK_OK(acp_options_set_fs(o, true));
+  CHECK_OK(acp_options_set_terminals(o, true));
+  CHECK_OK(acp_options_set_session_model(o, true));
+  CHECK_OK(acp_options_set_shutdown_grace_ms(o, 10, 10));
+  acp_connection *client, *agent;
+  tu_pair(o, o, false, &client, &agent);
+  CHECK_OK(acp_connection_close(client));
+  tu_drain_until_closed(client, 5000);
+  tu_drain_until_closed(agent, 5000);
+  acp_connection_free(client);
+  acp_connection_free(agent);
+  acp_options_free(o);
+}
+
+/* Options set by name take effect: a request timeout in fractional
+ * milliseconds ends a call the peer never answers with ACP_ERR_TIMEOUT,
+ * and require_auth by name makes the agent refuse session/new. */
+void test_options_by_name_take_effect(void) {
+  /* The timeout, on the one call made: initialize, which the agent holds. */
+  acp_options *co = NULL;
+  CHECK_OK(acp_options_new(&co));
+  CHECK_OK(acp_options_set_double(co, S("request_timeout_ms"), 200.5, NULL));
+  acp_connection *client, *agent;
+  tu_pair(co, NULL, true, &client, &agent);
+  int64_t start = tu_now_ms();
+  CHECK_OK(acp_connection_request(client, S("initialize"),
+                                  S("{\"protocolVersion\":1}"), NULL, NULL,
+                                  NULL));
+  acp_event *ev = tu_next_non_log(agent, 10000);
+  acp_request *held = NULL;
+  CHECK_OK(acp_event_take_request(ev, &held));
+  acp_event_free(ev);
+  ev = tu_wait_result(client, 10000, NULL);
+  CHECK_STATUS(acp_event_result_status(ev), ACP_ERR_TIMEOUT);
+  CHECK(tu_now_ms() - start >= 200);
+  acp_event_free(ev);
+  acp_request_free(held); /* answered -32603: too late, dropped */
+  CHECK_OK(acp_connection_close(client));
+  tu_drain_until_closed(client, 5000);
+  tu_drain_until_closed(agent, 5000);
+  acp_connection_free(client);
+  acp_connection_free(agent);
+  acp_options_free(co);
+
+  /* require_auth: the core answers session/new -32000 without the host. */
+  acp_options *ao = NULL;
+  CHECK_OK(acp_options_new(&ao));
+  CHECK_OK(acp_options_set_bool(ao, S("require_auth"), true, NULL));
+  tu_pair(NULL, ao, true, &client, &agent);
+  CHECK_OK(acp_connection_request(client, S("initialize"),
+                                  S("{\"protocolVersion\":1}"), NULL, NULL,
+                                  NULL));
+  ev = tu_next_non_log(agent, 10000);
+  acp_request *req = NULL;
+  CHECK_OK(acp_event_take_request(ev, &req));
+  acp_event_free(ev);
+  CHECK_OK(acp_request_respond(
+      req,
+      S("{\"protocolVersion\":1,\"agentCapabilities\":{},\"authMethods\":"
+        "[{\"id\":\"k\",\"name\":\"Key\"}]}"),
+      NULL));
+  acp_request_free(req);
+  ev = tu_wait_result(client, 10000, NULL);
+  CHECK_OK(acp_event_result_status(ev));
+  acp_event_free(ev);
+  CHECK_OK(acp_connection_request(client, S("session/new"),
+                                  S("{\"cwd\":\"/tmp\",\"mcpServers\":[]}"),
+                                  NULL, NULL, NULL));
+  ev = tu_wait_result(client, 10000, NULL);
+  CHECK_STATUS(acp_event_result_status(ev), ACP_ERR_RPC);
+  CHECK(acp_error_code(acp_event_error(ev)) == -32000);
+  acp_event_free(ev);
+  CHECK_OK(acp_connection_close(client));
+  tu_drain_until_closed(client, 5000);
+  tu_drain_until_closed(agent, 5000);
+  acp_connection_free(client);
+  acp_connection_free(agent);
+  acp_options_free(ao);
 }
