@@ -168,7 +168,9 @@ struct Outcome {
 
 /// Runs `client ARGS...` to its end (killed after [`CLIENT_WITHIN`]).
 fn run_client(client: &[String], args: &[&str]) -> Outcome {
+    // libacp's client checks the whole replay (see libacp_interop_client.rs).
     let mut child = Command::new(&client[0])
+        .env("LIBACP_INTEROP_STRICT_LOAD", "1")
         .args(&client[1..])
         .args(args)
         .stdin(Stdio::null())
