@@ -108,15 +108,20 @@ class Server:
 
 def _connect(incoming: "_libacp.NativeIncoming", host: Any) -> Any:
     """Starts the agent connection for ``host``: a handler with
-    ``on_request``/``on_notification`` gets the dynamic API; anything else
-    (an :class:`libacp.Agent`) the typed one."""
+    ``on_request``/``on_notification`` gets the dynamic API (and its
+    ``on_connect(connection)``, if it has one, the :class:`Connection`);
+    anything else (an :class:`libacp.Agent`) the typed one."""
     from ._typed import Agent, AgentConnection
 
     dynamic = not isinstance(host, Agent) and (
         hasattr(host, "on_request") or hasattr(host, "on_notification")
     )
     if dynamic:
-        return Connection._accept(incoming, host)
+        conn = Connection._accept(incoming, host)
+        hook = getattr(host, "on_connect", None)
+        if hook is not None:
+            hook(conn)
+        return conn
     return AgentConnection._make(host, lambda h: Connection._accept(incoming, h))
 
 
@@ -132,7 +137,9 @@ async def serve(
     ``factory()`` is called on the running event loop for each remote
     connection and returns its agent: a :class:`libacp.Agent` (the typed
     API; a class works as its own factory: ``serve(addr, MyAgent)``) or a
-    handler with ``on_request``/``on_notification`` (the dynamic API). If
+    handler with ``on_request``/``on_notification`` (the dynamic API; its
+    optional ``on_connect(connection)`` gets the :class:`Connection` before
+    any message is handled, as an agent's gets its ``AgentConnection``). If
     it raises, that connection is refused (and the error logged).
 
     Options (:class:`ServerOptions`, the core's table): the server's
