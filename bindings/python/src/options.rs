@@ -143,7 +143,9 @@ fn to_value(kind: Kind, value: &Bound<'_, PyAny>) -> Option<Value> {
             .ok()?
             .map(|item| item.ok().and_then(|i| i.extract::<String>().ok()))
             .collect();
-        return texts.map(Value::Texts).or_else(|| pairs(value).map(Value::Pairs));
+        return texts
+            .map(Value::Texts)
+            .or_else(|| pairs(value).map(Value::Pairs));
     }
     None
 }
@@ -227,9 +229,7 @@ pub(crate) fn option_table(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
             row.set_item("kind", kind_name(spec.kind))?;
             let applies: Vec<&str> = uses
                 .iter()
-                .filter(|(u, _)| {
-                    spec.applies(*u, Role::Client) || spec.applies(*u, Role::Agent)
-                })
+                .filter(|(u, _)| spec.applies(*u, Role::Client) || spec.applies(*u, Role::Agent))
                 .map(|(_, n)| *n)
                 .collect();
             row.set_item("uses", applies)?;

@@ -64,9 +64,8 @@ pub(crate) fn connect<'py>(
     awaitable(py, async move {
         let made = remote::connect(&url, &settings.remote).await;
         attach_alive(|py| {
-            let transport = made.map_err(|e| {
-                remote_error(py, &format!("could not connect: {e}"), &e, None)
-            })?;
+            let transport =
+                made.map_err(|e| remote_error(py, &format!("could not connect: {e}"), &e, None))?;
             let conn = HostConnection::start(
                 rt.handle(),
                 Role::Client,
@@ -216,7 +215,9 @@ impl NativeIncoming {
     /// Starts the agent connection for `dispatcher` on this transport (once).
     fn start(&self, py: Python<'_>, dispatcher: Py<PyAny>) -> PyResult<NativeConnection> {
         let Some(transport) = lock(&self.transport).take() else {
-            return Err(PyRuntimeError::new_err("this connection was started already"));
+            return Err(PyRuntimeError::new_err(
+                "this connection was started already",
+            ));
         };
         start(
             py,
