@@ -23,7 +23,7 @@ use crate::errors::{call_error, invalid_params};
 use crate::handler::lock;
 use crate::inbox::PyInbox;
 use crate::interpreter::attach_alive;
-use crate::options::{opt_seconds, role_name};
+use crate::options::{call_timeout, role_name};
 
 /// An ACP connection in one role (the dynamic API of the core).
 #[pyclass(module = "libacp._libacp")]
@@ -109,7 +109,7 @@ impl NativeConnection {
         let prepared = params_of(params).and_then(|params| {
             let timeout = timeout
                 .filter(|t| !t.is_none())
-                .map(|t| opt_seconds("timeout", t, false))
+                .map(call_timeout)
                 .transpose()?;
             Ok((params, timeout))
         });

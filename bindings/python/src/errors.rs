@@ -2,7 +2,9 @@
 //!
 //! The exception classes are defined in Python (`libacp._errors`); this
 //! module only names the kind and passes the message and details to
-//! `libacp._errors._from_native`. Everything here needs the GIL and runs on
+//! `libacp._errors._from_native` (a remote failure, `ConnectionError::Remote`
+//! or a close for `CloseReason::Remote`, is `libacp.RemoteError` with the
+//! core's kind and HTTP status). Everything here needs the GIL and runs on
 //! the thread holding it. `report` is for errors nobody awaits (a host
 //! callback that raised on an engine thread): it prints them, with their
 //! traceback, to `sys.stderr`. `method_not_found` gives Python the
@@ -11,7 +13,8 @@
 use pyo3::prelude::*;
 use serde_json::Value;
 
-use libacp_core::{CallError, ConnectionError, RpcError};
+use libacp_core::remote::RemoteError;
+use libacp_core::{CallError, CloseReason, ConnectionError, RpcError};
 
 use crate::convert::to_py;
 
@@ -45,8 +48,30 @@ pub(crate) fn invalid_result(py: Python<'_>, detail: &str) -> PyErr {
     )
 }
 
+/// `libacp.RemoteError` (a `ConnectionClosed`): a remote agent that could
+/// not be reached (`reason` None), or a connection closed by its remote
+/// transport failing (`reason`: the close reason's text). `kind` is the
+/// core's stable name (`refused`, `unauthorized`, ...).
+pub(crate) fn remote_error(
+    py: Python<'_>,
+    message: &str,
+    e: &RemoteError,
+    reason: Option<String>,
+) -> PyErr {
+    py_error(
+        py,
+        "remote",
+        message,
+        serde_json::json!({ "kind": e.kind.name(), "status": e.status, "reason": reason }),
+    )
+}
+
 pub(crate) fn connection_error(py: Python<'_>, e: &ConnectionError) -> PyErr {
     match e {
+        ConnectionError::Remote(remote) => remote_error(py, &e.to_string(), remote, None),
+        ConnectionError::Closed(reason @ CloseReason::Remote(remote)) => {
+            remote_error(py, &e.to_string(), remote, Some(reason.to_string()))
+        }
         ConnectionError::Closed(reason) => py_error(
             py,
             "closed",

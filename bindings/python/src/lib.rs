@@ -13,9 +13,10 @@
 //! * every answer the binding gives on its own (`-32601` for a host without
 //!   `on_request`, `-32800`, `-32603`) is one of the core's `RpcError`
 //!   constructors, through `RequestResponder`;
-//! * the constructors' `**options` are parsed here into the core's
-//!   `AcpOptions` (unknown names and wrong types: `TypeError`; bad values:
-//!   `ValueError`), so every binding shares the core's defaults;
+//! * the constructors' `**options` are set through the core's option table
+//!   (`Settings::set`: the same names, units, ranges and messages in every
+//!   binding; unknown names and wrong types: `TypeError`; values out of
+//!   range and options that do not apply: `ValueError`);
 //! * outgoing calls return asyncio futures the dispatcher completes from
 //!   the inbox; cancelling the awaiting task abandons the call and sends
 //!   `$/cancel_request`;
@@ -33,10 +34,14 @@
 //! * `handler`: `RequestResponder`, the answer side of a request;
 //! * `inbox`: the core's inbox and host reader, as the loop's dispatcher
 //!   takes them;
-//! * `options`: the constructors' keyword arguments, parsed into `AcpOptions`;
+//! * `options`: the constructors' keyword arguments, through the core's
+//!   option table;
 //! * `hooks`: the `trace` and `events` callbacks, called from engine threads;
 //! * `connection`: `NativeConnection`, the handle Python holds;
-//! * `start`: the constructors (`spawn_agent`, `serve_stdio`, `from_fds`).
+//! * `start`: the local constructors (`spawn_agent`, `serve_stdio`,
+//!   `from_fds`);
+//! * `remote`: remote ACP, `connect` (a client by URL) and `serve` (the
+//!   core's server, each remote connection's agent made on the host's loop).
 //!
 //! This file only builds the module.
 
@@ -49,6 +54,7 @@ mod hooks;
 mod inbox;
 mod interpreter;
 mod options;
+mod remote;
 mod start;
 
 use pyo3::prelude::*;
@@ -66,6 +72,11 @@ fn _libacp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(start::spawn_agent, m)?)?;
     m.add_function(wrap_pyfunction!(start::serve_stdio, m)?)?;
     m.add_function(wrap_pyfunction!(start::from_fds, m)?)?;
+    m.add_class::<remote::NativeServer>()?;
+    m.add_class::<remote::NativeIncoming>()?;
+    m.add_function(wrap_pyfunction!(remote::connect, m)?)?;
+    m.add_function(wrap_pyfunction!(remote::serve, m)?)?;
+    m.add_function(wrap_pyfunction!(options::option_table, m)?)?;
     m.add_function(wrap_pyfunction!(errors::method_not_found, m)?)?;
     for (name, code) in [
         ("PARSE_ERROR", codes::PARSE_ERROR),

@@ -1,95 +1,195 @@
-//! The constructors' keyword arguments, parsed into the core's options.
+//! The constructors' keyword arguments, set through the core's option table
+//! (`libacp_core::options`): the names, units (milliseconds, bytes), ranges,
+//! scopes and refusal messages are the core's, the same in every binding.
+//!
+//! This module only turns each Python value into an `options::Value`
+//! (None, bool, int, float, str or path, a list of str, a dict or list of
+//! `(name, value)` str pairs) and maps the core's refusals to exceptions:
+//! an unknown name or a value of the wrong type raises `TypeError`, a value
+//! out of range or an option that does not apply to this connection
+//! `ValueError`, each with the core's message. The callbacks (`trace`,
+//! `events`, a spawned agent's `stderr`) are the binding's own, but their
+//! names and where they apply are the table's too.
 //!
 //! Called with the GIL on the host's thread, before anything is started:
-//! a bad argument raises (`TypeError` for unknown names and wrong types,
-//! `ValueError` for bad values) and nothing is taken over. The values
-//! returned (`AcpOptions`, `ShutdownGrace`, durations) are owned by the
-//! caller and handed to the core; the defaults are the core's.
+//! when it raises, nothing was taken over.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyMapping, PyString, PyTuple};
 
-use libacp_core::services::fs::SandboxedFs;
-use libacp_core::services::session_model::SessionStore;
-use libacp_core::services::terminal::TerminalManager;
-use libacp_core::{AcpOptions, ClientServices, ConnectionOptions, Framing, Role, ShutdownGrace};
+use libacp_core::Role;
+use libacp_core::options::{self, Kind, OptionError, OptionErrorKind, Scope, Settings, Use, Value};
 
 use crate::convert::type_name;
 use crate::hooks::{events_hook, trace_hook};
 
-/// The keyword options every constructor takes (`**options`; `terminals`
-/// is the older name of `terminal`).
-const OPTION_NAMES: &str = "framing, max_frame_size, request_timeout, flush_timeout, \
-     outgoing_queue, incoming_queue, trace, events, require_auth, session_model, fs, terminal, \
-     terminals";
-
-/// Largest queue size accepted (far below what tokio's semaphores allow).
-const MAX_QUEUE: u64 = 1 << 24;
-
-pub(crate) fn opt_bool(name: &str, value: &Bound<'_, PyAny>) -> PyResult<bool> {
-    value.cast::<PyBool>().map(|b| b.is_true()).map_err(|_| {
-        PyTypeError::new_err(format!("{name} must be a bool, not {}", type_name(value)))
-    })
+/// What a constructor's `**options` set: the core's settings (hooks
+/// included) and the spawned agent's `stderr` callback, if any.
+pub(crate) struct Parsed {
+    pub(crate) settings: Settings,
+    pub(crate) stderr: Option<Py<PyAny>>,
 }
 
-/// A positive integer no larger than `max`.
-fn opt_count(name: &str, value: &Bound<'_, PyAny>, max: u64) -> PyResult<usize> {
-    if value.cast::<PyBool>().is_ok() || value.cast::<PyInt>().is_err() {
+/// The core's settings for a connection in `role` made for `usage`, from a
+/// constructor's `**options` (None keeps an option's default).
+pub(crate) fn settings(
+    role: Role,
+    usage: Use,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Parsed> {
+    let mut parsed = Parsed {
+        settings: Settings::new(role, usage),
+        stderr: None,
+    };
+    let Some(options) = options else {
+        return Ok(parsed);
+    };
+    for (key, value) in options.iter() {
+        let name: String = key.extract()?;
+        set(&mut parsed, &name, &value)?;
+    }
+    Ok(parsed)
+}
+
+fn set(parsed: &mut Parsed, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    let settings = &mut parsed.settings;
+    let spec = options::spec(name);
+    if spec.is_none_or(|s| s.kind == Kind::Callback) || value.is_none() {
+        // The core says whether the name exists and applies here (Null
+        // changes nothing); callbacks are then set below.
+        settings.set(name, Value::Null).map_err(option_error)?;
+    }
+    let Some(spec) = spec else {
+        return Ok(());
+    };
+    if value.is_none() {
+        return Ok(());
+    }
+    if spec.kind == Kind::Callback {
+        let callback = callable(spec.name, value)?;
+        let connection = &mut settings.acp.connection;
+        match spec.name {
+            "trace" => connection.trace = Some(trace_hook(callback)),
+            "events" => connection.events = Some(events_hook(callback)?),
+            _ => parsed.stderr = Some(callback),
+        }
+        return Ok(());
+    }
+    let Some(converted) = to_value(spec.kind, value) else {
+        // Whether it applies here first, as for any other value.
+        settings.set(name, Value::Null).map_err(option_error)?;
         return Err(PyTypeError::new_err(format!(
-            "{name} must be an int, not {}",
+            "`{name}` cannot be a {} (option values are bool, int, float, str or a path, \
+             a list of str, or a dict or list of (name, value) str pairs)",
             type_name(value)
         )));
-    }
-    value
-        .extract::<u64>()
-        .ok()
-        .filter(|n| (1..=max).contains(n))
-        .and_then(|n| usize::try_from(n).ok())
-        .ok_or_else(|| {
-            PyValueError::new_err(format!("{name} must be between 1 and {max}, not {value}"))
-        })
+    };
+    settings.set(name, converted).map_err(option_error)
 }
 
-/// A duration in seconds (int or float): finite, not negative, and not
-/// zero unless `zero_ok`.
-pub(crate) fn opt_seconds(
-    name: &str,
-    value: &Bound<'_, PyAny>,
-    zero_ok: bool,
-) -> PyResult<Duration> {
-    if value.cast::<PyBool>().is_ok()
-        || !(value.cast::<PyInt>().is_ok() || value.cast::<PyFloat>().is_ok())
-    {
-        return Err(PyTypeError::new_err(format!(
-            "{name} must be a number of seconds (int or float), not {}",
-            type_name(value)
-        )));
+/// The exception for a refusal of the core's: its message, its kind's
+/// Python type.
+fn option_error(e: OptionError) -> PyErr {
+    match e.kind {
+        OptionErrorKind::Unknown | OptionErrorKind::Type => PyTypeError::new_err(e.message),
+        OptionErrorKind::Range | OptionErrorKind::NotApplicable => PyValueError::new_err(e.message),
     }
-    let secs: f64 = value.extract()?;
-    let bad = !secs.is_finite() || secs < 0.0 || (secs == 0.0 && !zero_ok);
-    if bad {
-        let wanted = if zero_ok { "0 or more" } else { "more than 0" };
-        return Err(PyValueError::new_err(format!(
-            "{name} must be a finite number of seconds, {wanted}, not {value}"
-        )));
-    }
-    Duration::try_from_secs_f64(secs)
-        .map_err(|_| PyValueError::new_err(format!("{name}: {value} seconds is too long")))
 }
 
-pub(crate) fn opt_callable(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+fn callable(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     if value.is_callable() {
         Ok(value.clone().unbind())
     } else {
         Err(PyTypeError::new_err(format!(
-            "{name} must be callable, not {}",
+            "`{name}` must be callable, not {}",
             type_name(value)
         )))
     }
+}
+
+/// A Python value as the core's `Value`, or None for one no option takes
+/// (the core judges the rest). A list is read as pairs when the option
+/// takes pairs, as strings otherwise.
+fn to_value(kind: Kind, value: &Bound<'_, PyAny>) -> Option<Value> {
+    if let Ok(b) = value.cast::<PyBool>() {
+        return Some(Value::Bool(b.is_true()));
+    }
+    if value.cast::<PyInt>().is_ok() {
+        return Some(match value.extract::<i64>() {
+            Ok(n) => Value::Int(n),
+            // Beyond 64 bits: out of every range, which the core says.
+            Err(_) => Value::Float(value.extract::<f64>().unwrap_or(f64::INFINITY)),
+        });
+    }
+    if let Ok(f) = value.cast::<PyFloat>() {
+        return Some(Value::Float(f.value()));
+    }
+    if let Some(text) = text(value) {
+        return Some(Value::Text(text));
+    }
+    if let Ok(mapping) = value.cast::<PyMapping>() {
+        let items = mapping.items().ok()?;
+        return pairs(items.as_any()).map(Value::Pairs);
+    }
+    if value.cast::<PyList>().is_ok() || value.cast::<PyTuple>().is_ok() {
+        if kind == Kind::Pairs {
+            return pairs(value).map(Value::Pairs);
+        }
+        let texts: Option<Vec<String>> = value
+            .try_iter()
+            .ok()?
+            .map(|item| item.ok().and_then(|i| i.extract::<String>().ok()))
+            .collect();
+        return texts
+            .map(Value::Texts)
+            .or_else(|| pairs(value).map(Value::Pairs));
+    }
+    None
+}
+
+/// A str, or a path (`os.PathLike` giving a str).
+fn text(value: &Bound<'_, PyAny>) -> Option<String> {
+    if let Ok(s) = value.cast::<PyString>() {
+        return s.extract::<String>().ok();
+    }
+    if value.hasattr("__fspath__").unwrap_or(false) {
+        return value.call_method0("__fspath__").ok()?.extract().ok();
+    }
+    None
+}
+
+/// `(name, value)` str pairs from an iterable of 2-item sequences.
+fn pairs(items: &Bound<'_, PyAny>) -> Option<Vec<(String, String)>> {
+    items
+        .try_iter()
+        .ok()?
+        .map(|item| item.ok().and_then(|i| i.extract::<(String, String)>().ok()))
+        .collect()
+}
+
+/// A duration in seconds (int or float) for a single call's `timeout`:
+/// finite and more than 0. (The options' durations are the table's
+/// milliseconds.)
+pub(crate) fn call_timeout(value: &Bound<'_, PyAny>) -> PyResult<Duration> {
+    if value.cast::<PyBool>().is_ok()
+        || !(value.cast::<PyInt>().is_ok() || value.cast::<PyFloat>().is_ok())
+    {
+        return Err(PyTypeError::new_err(format!(
+            "timeout must be a number of seconds (int or float), not {}",
+            type_name(value)
+        )));
+    }
+    let secs: f64 = value.extract()?;
+    if !secs.is_finite() || secs <= 0.0 {
+        return Err(PyValueError::new_err(format!(
+            "timeout must be a finite number of seconds, more than 0, not {value}"
+        )));
+    }
+    Duration::try_from_secs_f64(secs)
+        .map_err(|_| PyValueError::new_err(format!("timeout: {value} seconds is too long")))
 }
 
 pub(crate) fn role_name(role: Role) -> &'static str {
@@ -97,99 +197,6 @@ pub(crate) fn role_name(role: Role) -> &'static str {
         Role::Client => "client",
         Role::Agent => "agent",
     }
-}
-
-/// An option that only one role uses, set on the other: refused rather
-/// than silently ignored.
-fn check_role(name: &str, wanted: Role, role: Role) -> PyResult<()> {
-    if wanted == role {
-        Ok(())
-    } else {
-        Err(PyValueError::new_err(format!(
-            "{name} applies to the {} side; this connection is the {}",
-            role_name(wanted),
-            role_name(role)
-        )))
-    }
-}
-
-/// The core's options from a constructor's `**options` (None values keep
-/// the default). Unknown names raise `TypeError`, values of the wrong type
-/// `TypeError`, values out of range `ValueError`.
-pub(crate) fn acp_options(role: Role, options: Option<&Bound<'_, PyDict>>) -> PyResult<AcpOptions> {
-    let mut connection = ConnectionOptions::default();
-    let mut acp = AcpOptions::default();
-    let mut services = ClientServices::default();
-    let Some(options) = options else {
-        acp.connection = connection;
-        return Ok(acp);
-    };
-    for (key, value) in options.iter() {
-        let name: String = key.extract()?;
-        if value.is_none() {
-            if !OPTION_NAMES.split(", ").any(|n| n == name) {
-                return Err(unknown_option(&name));
-            }
-            continue;
-        }
-        let name = name.as_str();
-        match name {
-            "framing" => {
-                let framing = value.extract::<String>().map_err(|_| {
-                    PyTypeError::new_err(format!(
-                        "framing must be a str, not {}",
-                        type_name(&value)
-                    ))
-                })?;
-                connection.framing = match framing.as_str() {
-                    "ndjson" => Framing::Ndjson,
-                    "content-length" => Framing::ContentLength,
-                    other => {
-                        return Err(PyValueError::new_err(format!(
-                            "framing must be \"ndjson\" or \"content-length\", not {other:?}"
-                        )));
-                    }
-                };
-            }
-            "max_frame_size" => connection.max_frame_size = opt_count(name, &value, u64::MAX)?,
-            "outgoing_queue" => connection.outgoing_queue = opt_count(name, &value, MAX_QUEUE)?,
-            "incoming_queue" => connection.incoming_queue = opt_count(name, &value, MAX_QUEUE)?,
-            "request_timeout" => {
-                connection.request_timeout = Some(opt_seconds(name, &value, false)?);
-            }
-            "flush_timeout" => connection.flush_timeout = opt_seconds(name, &value, true)?,
-            "trace" => connection.trace = Some(trace_hook(opt_callable(name, &value)?)),
-            "events" => connection.events = Some(events_hook(opt_callable(name, &value)?)?),
-            "require_auth" => {
-                acp.require_auth = opt_bool(name, &value)?;
-                if acp.require_auth {
-                    check_role(name, Role::Agent, role)?;
-                }
-            }
-            // Named after the capability each advertises; `terminals` is the
-            // older name of `terminal`, still accepted.
-            "session_model" | "fs" | "terminal" | "terminals" => {
-                if opt_bool(name, &value)? {
-                    check_role(name, Role::Client, role)?;
-                    match name {
-                        "session_model" => services.sessions = Some(Arc::new(SessionStore::new())),
-                        "fs" => services.fs = Some(Arc::new(SandboxedFs::new())),
-                        _ => services.terminals = Some(Arc::new(TerminalManager::new())),
-                    }
-                }
-            }
-            other => return Err(unknown_option(other)),
-        }
-    }
-    acp.connection = connection;
-    acp.services = services;
-    Ok(acp)
-}
-
-fn unknown_option(name: &str) -> PyErr {
-    PyTypeError::new_err(format!(
-        "unexpected option {name:?} (the options are: {OPTION_NAMES})"
-    ))
 }
 
 pub(crate) fn role_of(role: &str) -> PyResult<Role> {
@@ -202,27 +209,53 @@ pub(crate) fn role_of(role: &str) -> PyResult<Role> {
     }
 }
 
-/// `shutdown_grace`: seconds for both rungs of the ladder, or a pair
-/// `(after_stdin_close, after_sigterm)`.
-pub(crate) fn shutdown_grace(value: &Bound<'_, PyAny>) -> PyResult<ShutdownGrace> {
-    const NAME: &str = "shutdown_grace";
-    if value.cast::<PyTuple>().is_ok() || value.cast::<PyList>().is_ok() {
-        let items: Vec<Bound<'_, PyAny>> = value.try_iter()?.collect::<PyResult<_>>()?;
-        let [stdin, term] = items.as_slice() else {
-            return Err(PyValueError::new_err(format!(
-                "{NAME} must be seconds or a pair (after_stdin_close, after_sigterm), \
-                 not {} items",
-                items.len()
-            )));
-        };
-        return Ok(ShutdownGrace {
-            after_stdin_close: opt_seconds("shutdown_grace[0]", stdin, true)?,
-            after_sigterm: opt_seconds("shutdown_grace[1]", term, true)?,
-        });
+/// The core's option table, for the binding's docs and its drift test:
+/// one dict per option (`name`, `kind`, `uses`: the constructors it
+/// applies to, as `"spawn"`, `"local"`, `"connect"`, `"serve"`; `default`,
+/// `doc`).
+#[pyfunction]
+pub(crate) fn option_table(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    let uses = [
+        (Use::Spawn, "spawn"),
+        (Use::Local, "local"),
+        (Use::Connect, "connect"),
+        (Use::Serve, "serve"),
+    ];
+    options::OPTIONS
+        .iter()
+        .map(|spec| {
+            let row = PyDict::new(py);
+            row.set_item("name", spec.name)?;
+            row.set_item("kind", kind_name(spec.kind))?;
+            let applies: Vec<&str> = uses
+                .iter()
+                .filter(|(u, _)| spec.applies(*u, Role::Client) || spec.applies(*u, Role::Agent))
+                .map(|(_, n)| *n)
+                .collect();
+            row.set_item("uses", applies)?;
+            let roles: Vec<&str> = match () {
+                () if spec.scopes.contains(&Scope::Agent) => vec!["agent"],
+                () if spec.scopes.contains(&Scope::Client) => vec!["client"],
+                () => vec!["client", "agent"],
+            };
+            row.set_item("roles", roles)?;
+            row.set_item("default", spec.default)?;
+            row.set_item("doc", spec.doc)?;
+            Ok(row)
+        })
+        .collect()
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Bool => "bool",
+        Kind::Count { .. } => "count",
+        Kind::Millis { .. } => "millis",
+        Kind::Choice(_) => "choice",
+        Kind::Text => "text",
+        Kind::Path => "path",
+        Kind::Texts => "texts",
+        Kind::Pairs => "pairs",
+        Kind::Callback => "callback",
     }
-    let both = opt_seconds(NAME, value, true)?;
-    Ok(ShutdownGrace {
-        after_stdin_close: both,
-        after_sigterm: both,
-    })
 }

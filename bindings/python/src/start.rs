@@ -1,9 +1,11 @@
-//! The constructors: `spawn_agent`, `serve_stdio` and `from_fds`.
+//! The local constructors: `spawn_agent`, `serve_stdio` and `from_fds`
+//! (the remote ones are in `remote.rs`).
 //!
 //! Called with the GIL on the host's thread. Each parses its arguments
-//! first (nothing is started, spawned or taken over when that raises),
-//! then starts the core's `HostConnection` on libacp's runtime with the GIL
-//! released, and returns a `NativeConnection` owning it. The dispatcher
+//! first, the options through the core's table (`options.rs`); nothing is
+//! started, spawned or taken over when that raises. Then it starts the
+//! core's `HostConnection` on libacp's runtime with the GIL released, and
+//! returns a `NativeConnection` owning it. The dispatcher
 //! gets the connection's inbox as `dispatcher.inbox` (a `NativeInbox`,
 //! holding the host reader when `drive_reads` is true and the transport is
 //! a descriptor: the dispatcher then watches it with `add_reader`).
@@ -15,6 +17,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use libacp_core::host::{HostConnection, HostOptions};
+use libacp_core::options::Use;
 use libacp_core::{AcpOptions, AgentCommand, Role, Transport};
 
 use crate::awaitable::runtime;
@@ -22,16 +25,16 @@ use crate::connection::{NativeConnection, wrap};
 use crate::errors::{connection_error, report};
 use crate::inbox::{NativeInbox, new_inbox};
 use crate::interpreter::attach_alive;
-use crate::options::{acp_options, opt_bool, opt_callable, role_of};
+use crate::options::{Parsed, role_of, settings};
 
 /// Where a connection's bytes come from.
-enum Source {
+pub(crate) enum Source {
     Spawn(AgentCommand),
     Transport(Role, Transport),
 }
 
 /// Starts the core's connection for `dispatcher` and wraps it.
-fn start(
+pub(crate) fn start(
     py: Python<'_>,
     dispatcher: Py<PyAny>,
     source: Source,
@@ -58,19 +61,16 @@ fn start(
     Ok(wrap(conn, dispatcher))
 }
 
-/// Client side: spawns `argv` and connects to its stdio.
+/// Client side: spawns `argv` and connects to its stdio. `**options` are
+/// the table's for a spawned agent (`cwd`, `env`, `clear_env`,
+/// `grace_after_stdin_close_ms`, `grace_after_sigterm_ms`, `stderr`, and
+/// every connection option).
 #[pyfunction]
-#[pyo3(signature = (argv, dispatcher, *, cwd=None, env=None, clear_env=None, stderr=None, shutdown_grace=None, drive_reads=true, **options))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (argv, dispatcher, *, drive_reads=true, **options))]
 pub(crate) fn spawn_agent(
     py: Python<'_>,
     argv: Vec<String>,
     dispatcher: Py<PyAny>,
-    cwd: Option<std::path::PathBuf>,
-    env: Option<Vec<(String, String)>>,
-    clear_env: Option<&Bound<'_, PyAny>>,
-    stderr: Option<&Bound<'_, PyAny>>,
-    shutdown_grace: Option<&Bound<'_, PyAny>>,
     drive_reads: bool,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<NativeConnection> {
@@ -80,27 +80,9 @@ pub(crate) fn spawn_agent(
     if program.is_empty() {
         return Err(PyValueError::new_err("argv[0] (the program) is empty"));
     }
-    let options = acp_options(Role::Client, options)?;
-    let mut command = AgentCommand::new(program).args(args);
-    if let Some(cwd) = cwd {
-        command = command.cwd(cwd);
-    }
-    for (k, v) in env.unwrap_or_default() {
-        if k.is_empty() || k.contains(['=', '\0']) || v.contains('\0') {
-            return Err(PyValueError::new_err(format!(
-                "env: {k:?} is not a valid environment variable name (or its value holds NUL)"
-            )));
-        }
-        command = command.env(k, v);
-    }
-    if let Some(clear) = clear_env.filter(|v| !v.is_none()) {
-        command.clear_env = opt_bool("clear_env", clear)?;
-    }
-    if let Some(grace) = shutdown_grace.filter(|v| !v.is_none()) {
-        command = command.grace(crate::options::shutdown_grace(grace)?);
-    }
-    if let Some(hook) = stderr.filter(|v| !v.is_none()) {
-        let hook = opt_callable("stderr", hook)?;
+    let Parsed { settings, stderr } = settings(Role::Client, Use::Spawn, options)?;
+    let mut command = settings.spawn.apply(AgentCommand::new(program).args(args));
+    if let Some(hook) = stderr {
         command = command.stderr(move |line| {
             attach_alive(|py| {
                 if let Err(e) = hook.call1(py, (line,)) {
@@ -109,7 +91,13 @@ pub(crate) fn spawn_agent(
             });
         });
     }
-    start(py, dispatcher, Source::Spawn(command), options, drive_reads)
+    start(
+        py,
+        dispatcher,
+        Source::Spawn(command),
+        settings.acp,
+        drive_reads,
+    )
 }
 
 /// Agent side: serves on this process's stdin and stdout.
@@ -121,7 +109,7 @@ pub(crate) fn serve_stdio(
     drive_reads: bool,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<NativeConnection> {
-    let options = acp_options(Role::Agent, options)?;
+    let options = settings(Role::Agent, Use::Local, options)?.settings.acp;
     let transport = Transport::stdio();
     start(
         py,
@@ -150,7 +138,7 @@ pub(crate) fn from_fds(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<NativeConnection> {
     let role = role_of(role)?;
-    let options = acp_options(role, options)?;
+    let options = settings(role, Use::Local, options)?.settings.acp;
     // SAFETY: the caller gives up open descriptors; every check is made
     // before anything is taken over (then `ValueError`).
     let transport = match unsafe { Transport::from_raw_fds(read_fd, write_fd) } {

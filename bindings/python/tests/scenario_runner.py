@@ -4,7 +4,12 @@ tests/scenarios/README.md) run through the Python binding's dynamic API.
 Per scenario: a ``libacp.Connection`` made with ``Connection.from_socket`` on
 one end of a Unix socketpair, in the scenario's role, whose handler is the
 host (the vocabulary's rules and programs); this module is the scripted raw
-peer on the other end, in asyncio. The same rules as the Rust runner
+peer on the other end, in asyncio. Over a remote link (WebSocket, Streamable
+HTTP/1.1, h2c) the other end of the socketpair is the stdio of
+``libacp-remote-splice`` (tests/bin/remote_splice.rs), which joins it to a
+remote connection: the libacp side is then served by ``libacp.serve``
+(agent; made when the peer connects, or over HTTP when its ``initialize``
+arrives) or made by ``Connection.connect`` (client). The same rules as the Rust runner
 (tests/rust/scenarios.rs) and the C++ one (tests/c/scenario_runner.cpp):
 unknown keys are errors, every waiting step is bounded by 5 s and the whole
 scenario by 60 s, mismatches are reported with the step, the JSON pointer
@@ -457,6 +462,10 @@ class Host:
     def __init__(self, run: Run) -> None:
         self.run = run
 
+    def on_connect(self, connection: Any) -> None:
+        """A served remote connection's: the server made it."""
+        self.run.connected(connection)
+
     async def on_request(self, method: str, params: Any, request: Any) -> Any:
         run = self.run
         known = run.captures
@@ -481,8 +490,13 @@ class Host:
 
 
 class Run:
-    def __init__(self, sc: Scenario) -> None:
+    def __init__(self, sc: Scenario, link: Optional[str] = None, splice: str = "") -> None:
         self.sc = sc
+        self.link = link
+        self.splice = splice
+        self.made = asyncio.Event()
+        self.server: Any = None
+        self.proc: Optional[asyncio.subprocess.Process] = None
         self.captures: dict = {}
         self.gates: Dict[str, asyncio.Event] = {}
         self.events: asyncio.Queue = asyncio.Queue()
@@ -494,6 +508,10 @@ class Run:
         self.write_open = True
 
     # -- shared state
+
+    def connected(self, connection: Any) -> None:
+        self.conn = connection
+        self.made.set()
 
     def emit(self, event: dict) -> None:
         self.events.put_nowait(event)
@@ -719,6 +737,11 @@ class Run:
     async def action(self, step: dict) -> None:
         kind = step["action"]
         name = step.get("as")
+        if self.conn is None:  # a served remote connection is made on demand
+            try:
+                await asyncio.wait_for(self.made.wait(), STEP_LIMIT)
+            except asyncio.TimeoutError:
+                raise StepFailure("the connection was never made") from None
         conn = self.conn
         if kind in ("call", "notify"):
             params = fill(step["params"], self.captures) if "params" in step else None
@@ -762,9 +785,17 @@ class Run:
         if self.sc.require_auth:
             options["require_auth"] = True
         try:
-            self.conn = libacp.Connection.from_socket(
-                lib_end, Host(self), role=self.sc.role, **options
-            )
+            if self.link is None:
+                self.connected(
+                    libacp.Connection.from_socket(lib_end, Host(self), role=self.sc.role, **options)
+                )
+            else:
+                try:
+                    await asyncio.wait_for(self.connect_remote(lib_end, options), STEP_LIMIT)
+                except asyncio.TimeoutError:
+                    return f"no remote connection within {STEP_LIMIT:g} s"
+                finally:
+                    lib_end.close()  # the splice process has its copy
         except (TypeError, ValueError) as e:  # an option the binding lacks
             lib_end.close()
             peer_end.close()
@@ -776,6 +807,42 @@ class Run:
             return f"the scenario took over {SCENARIO_LIMIT:g} s"
         finally:
             await self.teardown()
+
+    async def connect_remote(self, lib_end: socket.socket, options: Dict[str, Any]) -> None:
+        """The libacp side over a remote link: the raw peer's socket is the
+        stdin and stdout of `libacp-remote-splice`, which joins it to a
+        remote connection. An agent is served by `libacp.serve` (made when
+        the peer's connection arrives); a client connects to the splice's
+        server."""
+        http2 = ["--http2"] if self.link == "h2c" else []
+        kind = "websocket" if self.link == "websocket" else "http"
+        if self.sc.role == "agent":
+            self.server = await libacp.serve("127.0.0.1:0", lambda: Host(self), **options)
+            argv = [self.splice, "--connect", self.server.url(kind), *http2]
+            self.proc = await asyncio.create_subprocess_exec(*argv, stdin=lib_end, stdout=lib_end)
+            return
+        self.proc = await asyncio.create_subprocess_exec(
+            self.splice,
+            "--listen",
+            "127.0.0.1:0",
+            stdin=lib_end,
+            stdout=lib_end,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        assert self.proc.stderr is not None
+        line = (await self.proc.stderr.readline()).decode()
+        if not line.startswith("listening on "):
+            raise StepFailure(f"libacp-remote-splice did not listen: {line!r}")
+        address = line.split()[-1]
+        scheme = "ws" if kind == "websocket" else "http"
+        self.connected(
+            await libacp.Connection.connect(
+                f"{scheme}://{address}/acp",
+                Host(self),
+                http2_prior_knowledge=bool(http2),
+                **options,
+            )
+        )
 
     async def _script(self) -> Optional[str]:
         for i, s in enumerate(self.sc.script):
@@ -804,7 +871,18 @@ class Run:
         await asyncio.gather(*self.tasks, return_exceptions=True)
         if self.sock is not None:
             self.sock.close()
+        if self.server is not None:
+            self.server.close()
+        if self.proc is not None:
+            try:
+                await asyncio.wait_for(self.proc.wait(), STEP_LIMIT)
+            except asyncio.TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
 
 
-async def run_scenario(sc: Scenario) -> Optional[str]:
-    return await Run(sc).run()
+async def run_scenario(sc: Scenario, link: Optional[str] = None, splice: str = "") -> Optional[str]:
+    """Runs `sc`; returns why it failed, or None. `link`: None (a Unix
+    socketpair) or a remote link, `"websocket"`, `"http"` or `"h2c"`, through
+    the `splice` binary (`libacp-remote-splice`)."""
+    return await Run(sc, link, splice).run()

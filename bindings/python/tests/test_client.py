@@ -186,7 +186,9 @@ async def test_an_agent_that_exits_while_a_process_it_started_holds_its_stdout_c
     # still fails (after a short drain), naming the exit, and the
     # connection closes.
     conn = libacp.Connection.spawn_agent(
-        ["sh", "-c", "sleep 1000 & read line; exit 5"], shutdown_grace=(0.2, 0.2)
+        ["sh", "-c", "sleep 1000 & read line; exit 5"],
+        grace_after_stdin_close_ms=200,
+        grace_after_sigterm_ms=200,
     )
     with pytest.raises(libacp.ConnectionClosed) as err:
         await asyncio.wait_for(

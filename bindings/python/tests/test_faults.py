@@ -16,7 +16,7 @@ import pytest
 
 TIMEOUT = 30
 FAULTS = Path(__file__).resolve().parents[3] / "tests" / "faults"
-GRACE = (0.2, 0.2)
+GRACE_MS = 200
 
 
 def agent(name):
@@ -48,7 +48,13 @@ class Dialog:
 
 
 async def client(argv, handler=None, **options):
-    conn = libacp.Connection.spawn_agent(argv, handler, shutdown_grace=GRACE, **options)
+    conn = libacp.Connection.spawn_agent(
+        argv,
+        handler,
+        grace_after_stdin_close_ms=GRACE_MS,
+        grace_after_sigterm_ms=GRACE_MS,
+        **options,
+    )
     await asyncio.wait_for(
         conn.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}}), TIMEOUT
     )
@@ -137,7 +143,7 @@ async def killed_while_the_host_holds_a_permission_request(tmp_path):
 
 async def killed_while_its_terminal_runs():
     before = children()
-    conn = await client([agent("killed_mid_terminal.sh")], terminal=True)
+    conn = await client([agent("killed_mid_terminal.sh")], terminals=True)
     with pytest.raises(libacp.ConnectionClosed):
         await asyncio.wait_for(conn.request("session/prompt", prompt()), TIMEOUT)
     status = await asyncio.wait_for(conn.wait_exit(), TIMEOUT)

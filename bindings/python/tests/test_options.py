@@ -257,7 +257,7 @@ async def test_terminals_service_runs_commands(tmp_path):
         await conn.request("terminal/release", ids)
 
     recorder = Recorder()
-    agent, client = connect(Agent(script), recorder, client_options={"terminal": True})
+    agent, client = connect(Agent(script), recorder, client_options={"terminals": True})
     async with agent, client:
         await initialize(client, cwd=tmp_path)
         await asyncio.wait_for(client.request("session/prompt", prompt()), TIMEOUT)
@@ -329,14 +329,17 @@ async def test_exit_status_and_wait_exit():
         assert conn.exit_status == status
 
 
-async def test_shutdown_grace_ladder_sigterm_then_sigkill():
+async def test_grace_ladder_sigterm_then_sigkill():
     stubborn = (
         "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
         "print('ready', file=sys.stderr, flush=True); time.sleep(60)"
     )
     lines = []
     conn = libacp.Connection.spawn_agent(
-        [sys.executable, "-c", stubborn], stderr=lines.append, shutdown_grace=(0.1, 0.2)
+        [sys.executable, "-c", stubborn],
+        stderr=lines.append,
+        grace_after_stdin_close_ms=100,
+        grace_after_sigterm_ms=200,
     )
     await eventually(lambda: lines == ["ready"], "the agent to start")
     assert conn.exit_status is None
@@ -348,7 +351,9 @@ async def test_shutdown_grace_ladder_sigterm_then_sigkill():
     assert elapsed < 1.5  # the default ladder waits 2 s + 2 s
 
     polite = libacp.Connection.spawn_agent(
-        [sys.executable, "-c", "import time; time.sleep(60)"], shutdown_grace=0.1
+        [sys.executable, "-c", "import time; time.sleep(60)"],
+        grace_after_stdin_close_ms=100,
+        grace_after_sigterm_ms=100,
     )
     await polite.close()
     assert (await polite.wait_exit()).signal == signal.SIGTERM
@@ -501,7 +506,7 @@ async def test_small_queues_and_flush_timeout_keep_order():
                 },
             )
 
-    small = {"outgoing_queue": 1, "incoming_queue": 1, "flush_timeout": 0.5}
+    small = {"outgoing_queue": 1, "incoming_queue": 1, "flush_timeout_ms": 500}
     recorder = Recorder()
     agent, client = connect(Agent(script), recorder, agent_options=small, client_options=small)
     async with agent, client:
@@ -515,7 +520,7 @@ async def test_request_timeout_option():
     async def slow(conn, params):
         await asyncio.sleep(5)
 
-    agent, client = connect(Agent(slow), Recorder(), client_options={"request_timeout": 0.2})
+    agent, client = connect(Agent(slow), Recorder(), client_options={"request_timeout_ms": 200})
     async with agent, client:
         await initialize(client)
         with pytest.raises(libacp.RequestTimeout):

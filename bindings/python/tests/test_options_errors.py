@@ -9,43 +9,62 @@ import sys
 
 import libacp
 import pytest
+from libacp import _libacp
 
 BAD_OPTIONS = [
-    ({"framing": "xml"}, ValueError, 'framing must be "ndjson" or "content-length", not "xml"'),
-    ({"framing": 1}, TypeError, "framing must be a str, not int"),
-    ({"max_frame_size": 0}, ValueError, "max_frame_size must be between 1 and"),
-    ({"max_frame_size": -5}, ValueError, "max_frame_size must be between 1 and .*, not -5"),
-    ({"max_frame_size": 2**70}, ValueError, "max_frame_size must be between 1 and"),
-    ({"max_frame_size": 1.5}, TypeError, "max_frame_size must be an int, not float"),
-    ({"max_frame_size": True}, TypeError, "max_frame_size must be an int, not bool"),
-    ({"outgoing_queue": 0}, ValueError, "outgoing_queue must be between 1 and 16777216, not 0"),
-    ({"incoming_queue": 2**25}, ValueError, "incoming_queue must be between 1 and 16777216"),
     (
-        {"request_timeout": -1},
+        {"framing": "xml"},
         ValueError,
-        "request_timeout must be a finite number of seconds, more than 0, not -1",
+        '`framing` must be one of "ndjson", "content-length", not "xml"',
     ),
-    ({"request_timeout": 0}, ValueError, "request_timeout .* more than 0, not 0"),
-    ({"request_timeout": math.nan}, ValueError, "request_timeout .* not nan"),
+    ({"framing": 1}, TypeError, "`framing` must be a string, not a number"),
     (
-        {"request_timeout": "1"},
-        TypeError,
-        r"request_timeout must be a number of seconds \(int or "
-        r"float\), not str",
+        {"max_frame_size": 0},
+        ValueError,
+        "`max_frame_size` must be from 1 to 9007199254740992, not 0",
     ),
-    ({"request_timeout": 1e300}, ValueError, "request_timeout: 1e\\+300 seconds is too long"),
-    ({"flush_timeout": -0.5}, ValueError, "flush_timeout .* 0 or more, not -0.5"),
-    ({"flush_timeout": math.inf}, ValueError, "flush_timeout .* not inf"),
+    ({"max_frame_size": -5}, ValueError, "`max_frame_size` must be from 1 to .*, not -5"),
+    ({"max_frame_size": 2**70}, ValueError, "`max_frame_size` must be a whole number from 1 to"),
+    ({"max_frame_size": 1.5}, ValueError, "`max_frame_size` must be a whole number .*, not 1.5"),
+    ({"max_frame_size": True}, TypeError, "`max_frame_size` must be a whole number, not a boolean"),
+    ({"outgoing_queue": 0}, ValueError, "`outgoing_queue` must be from 1 to 16777216, not 0"),
+    ({"incoming_queue": 2**25}, ValueError, "`incoming_queue` must be from 1 to 16777216"),
+    ({"incoming_requests": 0}, ValueError, "`incoming_requests` must be from 1 to 16777216"),
+    (
+        {"request_timeout_ms": -1},
+        ValueError,
+        "`request_timeout_ms` must be a finite number of milliseconds, more than 0, not -1",
+    ),
+    ({"request_timeout_ms": 0}, ValueError, "`request_timeout_ms` .* more than 0, not 0"),
+    ({"request_timeout_ms": math.nan}, ValueError, "`request_timeout_ms` .* not NaN"),
+    (
+        {"request_timeout_ms": "1"},
+        TypeError,
+        "`request_timeout_ms` must be a number of milliseconds, not a string",
+    ),
+    ({"request_timeout_ms": 1e300}, ValueError, "`request_timeout_ms` must be a finite number"),
+    ({"flush_timeout_ms": -0.5}, ValueError, "`flush_timeout_ms` .* 0 or more, not -0.5"),
+    ({"flush_timeout_ms": math.inf}, ValueError, "`flush_timeout_ms` .* not inf"),
     ({"trace": "loud"}, ValueError, "trace must be a callable, True or \"logging\", not 'loud'"),
     ({"trace": 3}, TypeError, 'trace must be a callable, True or "logging", not int'),
     ({"events": "log"}, TypeError, "events must be callable, not str"),
-    ({"fs": 1}, TypeError, "fs must be a bool, not int"),
-    ({"session_model": "yes"}, TypeError, "session_model must be a bool, not str"),
-    ({"terminals": 1}, TypeError, "terminals must be a bool, not int"),
-    ({"terminal": 1}, TypeError, "terminal must be a bool, not int"),
-    ({"require_auth": "no"}, TypeError, "require_auth must be a bool, not str"),
-    ({"colour": True}, TypeError, 'unexpected option "colour" \\(the options are: framing, '),
-    ({"colour": None}, TypeError, 'unexpected option "colour"'),
+    ({"fs": 1}, TypeError, "`fs` must be a boolean, not a number"),
+    ({"session_model": "yes"}, TypeError, "`session_model` must be a boolean, not a string"),
+    ({"terminals": 1}, TypeError, "`terminals` must be a boolean, not a number"),
+    # Where an option applies is checked before its value (a client here).
+    ({"require_auth": "no"}, ValueError, "`require_auth` does not apply here"),
+    ({"fs": {1, 2}}, TypeError, "`fs` cannot be a set"),
+    ({"colour": True}, TypeError, "unknown option `colour` \\(the options are: framing, "),
+    ({"colour": None}, TypeError, "unknown option `colour`"),
+    # The names before the option table (seconds, two names for one option).
+    ({"request_timeout": 1}, TypeError, "unknown option `request_timeout`"),
+    ({"flush_timeout": 1}, TypeError, "unknown option `flush_timeout`"),
+    ({"terminal": True}, TypeError, "unknown option `terminal`"),
+    # Options of other constructors: refused, not ignored.
+    ({"cwd": "/tmp"}, ValueError, "`cwd` does not apply here: it applies to a client spawning"),
+    ({"stderr": print}, ValueError, "`stderr` does not apply here: it is a callback"),
+    ({"headers": {"A": "b"}}, ValueError, "`headers` does not apply here"),
+    ({"bearer_tokens": ["t"]}, ValueError, "`bearer_tokens` does not apply here"),
 ]
 
 
@@ -86,49 +105,83 @@ async def test_bad_option_on_every_constructor(options, exc, message):
         ("client", "require_auth", "agent"),
         ("agent", "fs", "client"),
         ("agent", "terminals", "client"),
-        ("agent", "terminal", "client"),
         ("agent", "session_model", "client"),
     ],
 )
 async def test_option_of_the_other_role_is_refused(role, option, side):
-    a, b = socket.socketpair()
-    with pytest.raises(
-        ValueError, match=f"{option} applies to the {side} side; this connection is the {role}"
-    ):
-        libacp.Connection.from_socket(a, role=role, **{option: True})
-    a.close()
-    b.close()
-    # False is the default and fine on either side.
-    a, b = socket.socketpair()
-    async with libacp.Connection.from_socket(a, role=role, **{option: False}):
-        pass
-    b.close()
+    # The core's NotApplicable refusal, whatever the value (False too: the
+    # option means nothing on this side).
+    for value in (True, False):
+        a, b = socket.socketpair()
+        with pytest.raises(
+            ValueError, match=f"`{option}` does not apply here: it applies to {side} connections"
+        ):
+            libacp.Connection.from_socket(a, role=role, **{option: value})
+        a.close()
+        b.close()
 
 
-async def test_none_keeps_every_default():
+def table(use, *roles):
+    """The names of the core's option table for a constructor."""
+    return {
+        row["name"]
+        for row in _libacp.option_table()
+        if use in row["uses"] and any(r in row["roles"] for r in roles)
+    }
+
+
+def keys(typed_dict):
+    return set(typed_dict.__required_keys__) | set(typed_dict.__optional_keys__)
+
+
+def test_the_typed_options_are_the_core_tables():
+    # Each constructor's TypedDict lists exactly the options the core's table
+    # applies to it (a renamed, added or removed option fails here).
+    assert keys(libacp.ConnectionOptions) == table("local", "client", "agent")
+    assert keys(libacp.SpawnOptions) == table("spawn", "client")
+    assert keys(libacp.RemoteOptions) == table("connect", "client")
+    assert keys(libacp.ServerOptions) == table("serve", "agent")
+    assert keys(libacp.CommonOptions) == table("local", "client") & table("serve", "agent")
+    names = {row["name"] for row in _libacp.option_table()}
+    assert {"request_timeout_ms", "flush_timeout_ms", "terminals"} <= names
+    assert not {"request_timeout", "flush_timeout", "terminal", "shutdown_grace"} & names
+
+
+@pytest.mark.parametrize("role", ["client", "agent"])
+async def test_none_keeps_every_default(role):
     a, b = socket.socketpair()
-    none = {name: None for name in libacp.ConnectionOptions.__annotations__}
-    async with libacp.Connection.from_socket(a, role="client", **none) as conn:
-        assert conn.role == "client"
+    none = {
+        row["name"]: None
+        for row in _libacp.option_table()
+        if "local" in row["uses"] and role in row["roles"]
+    }
+    assert "framing" in none and "request_timeout_ms" in none
+    async with libacp.Connection.from_socket(a, role=role, **none) as conn:
+        assert conn.role == role
     b.close()
 
 
 @pytest.mark.parametrize(
     "kwargs,exc,message",
     [
-        ({"clear_env": 1}, TypeError, "clear_env must be a bool, not int"),
-        ({"shutdown_grace": "1"}, TypeError, "shutdown_grace must be a number of seconds"),
-        ({"shutdown_grace": -1}, ValueError, "shutdown_grace must be a finite number of seconds"),
+        ({"clear_env": 1}, TypeError, "`clear_env` must be a boolean, not a number"),
         (
-            {"shutdown_grace": (1,)},
-            ValueError,
-            r"shutdown_grace must be seconds or a pair "
-            r"\(after_stdin_close, after_sigterm\), not 1 items",
+            {"grace_after_stdin_close_ms": "1"},
+            TypeError,
+            "`grace_after_stdin_close_ms` must be a number of milliseconds, not a string",
         ),
-        ({"shutdown_grace": (1, -2)}, ValueError, r"shutdown_grace\[1\] must be a finite number"),
-        ({"stderr": 5}, TypeError, "stderr must be callable, not int"),
-        ({"env": {"A=B": "x"}}, ValueError, 'env: "A=B" is not a valid environment variable name'),
-        ({"env": {"": "x"}}, ValueError, "is not a valid environment variable name"),
+        (
+            {"grace_after_sigterm_ms": -1},
+            ValueError,
+            "`grace_after_sigterm_ms` must be a finite number of milliseconds, 0 or more",
+        ),
+        ({"shutdown_grace": 1}, TypeError, "unknown option `shutdown_grace`"),
+        ({"stderr": 5}, TypeError, "`stderr` must be callable, not int"),
+        ({"env": {"A=B": "x"}}, ValueError, '`env` holds "A=B", which is not a valid name'),
+        ({"env": {"": "x"}}, ValueError, "which is not a valid name"),
+        ({"env": [("A", 1)]}, TypeError, "`env` cannot be a list"),
+        ({"cwd": 5}, TypeError, "`cwd` must be a string, not a number"),
+        ({"headers": {"A": "b"}}, ValueError, "`headers` does not apply here"),
     ],
 )
 async def test_bad_spawn_arguments(kwargs, exc, message, tmp_path):

@@ -9,6 +9,7 @@ import asyncio
 import pathlib
 
 import pytest
+from conftest import peer
 from scenario_runner import (
     SCENARIO_LIMIT,
     FormatError,
@@ -48,6 +49,37 @@ async def test_scenario(name, reads, monkeypatch):
         )
     if failure is not None:
         pytest.fail(f"scenario {name}: {failure}", pytrace=False)
+
+
+# Scenarios that cannot mean the same over a remote link, and why (as in the
+# Rust runner, tests/rust/scenarios.rs); every other one must pass over
+# every link.
+NOT_REMOTE = {
+    "peer_closes_mid_turn": "a remote transport has no half-close: the agent ending its "
+    "output ends the connection, so no answer can follow",
+}
+
+
+@pytest.mark.parametrize("link", ["websocket", "http", "h2c"])
+@pytest.mark.parametrize("name", FILES)
+async def test_scenario_over_a_remote_link(name, link):
+    # The libacp side served by libacp.serve (agent) or made by
+    # Connection.connect (client); the raw peer's bytes cross libacp's
+    # remote transport through libacp-remote-splice.
+    if name in NOT_REMOTE:
+        pytest.skip(NOT_REMOTE[name])
+    sc = parse_scenario((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
+    failure = await asyncio.wait_for(
+        run_scenario(sc, link, peer("libacp-remote-splice")), SCENARIO_LIMIT + 15
+    )
+    if sc.known_failure is not None:
+        if failure is not None:
+            pytest.xfail(f"known failure: {sc.known_failure}\n  {failure}")
+        pytest.fail(
+            f"marked known_failure ({sc.known_failure}) but passed (XPASS): remove the marker"
+        )
+    if failure is not None:
+        pytest.fail(f"scenario {name} over {link}: {failure}", pytrace=False)
 
 
 # ---------------------------------------------------------------------------

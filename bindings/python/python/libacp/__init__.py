@@ -8,8 +8,13 @@ missing ``on_request``, ``-32800``, ``-32603``) is built by the core too;
 this package only moves values and work between the core's threads and
 your asyncio event loop.
 
+Remote ACP: ``await Connection.connect(url, handler)`` (or the typed
+``ClientConnection.connect``) reaches an agent over WebSocket or Streamable
+HTTP; ``await libacp.serve(listen, factory)`` serves agents, one per remote
+connection.
+
 Threads: handlers and the ``events`` hook run on the event loop that was
-running when the connection was made. The GIL is released while Rust works.
+running when the connection (or server) was made. The GIL is released while Rust works.
 The ``trace`` and ``stderr`` hooks are the exception: they are called on
 the engine's threads (keep them quick; ``logging`` is fine).
 """
@@ -26,12 +31,16 @@ from ._connection import (
     PARSE_ERROR,
     REQUEST_CANCELLED,
     RESOURCE_NOT_FOUND,
+    CommonOptions,
     Connection,
     ConnectionOptions,
     Env,
     Event,
     ExitStatus,
+    RemoteOptions,
     Request,
+    ServerOptions,
+    SpawnOptions,
     StrPath,
     Trace,
     log,
@@ -46,10 +55,12 @@ from ._errors import (
     InvalidResult,
     MethodNotFound,
     RefusedError,
+    RemoteError,
     RequestError,
     RequestTimeout,
     SpawnError,
 )
+from ._server import Listen, Server, serve
 from ._typed import (
     Agent,
     AgentConnection,
@@ -70,6 +81,7 @@ __all__ = [
     "CapabilityError",
     "Client",
     "ClientConnection",
+    "CommonOptions",
     "Connection",
     "ConnectionClosed",
     "ConnectionOptions",
@@ -81,26 +93,33 @@ __all__ = [
     "INVALID_REQUEST",
     "InvalidParams",
     "InvalidResult",
+    "Listen",
     "METHOD_NOT_FOUND",
     "MethodNotFound",
     "PARSE_ERROR",
     "REQUEST_CANCELLED",
     "RESOURCE_NOT_FOUND",
     "RefusedError",
+    "RemoteError",
+    "RemoteOptions",
     "Request",
     "RequestError",
     "RequestTimeout",
+    "Server",
+    "ServerOptions",
     "SpawnError",
+    "SpawnOptions",
     "StrPath",
     "Trace",
     "current_request",
     "log",
     "run_agent",
     "schema",
+    "serve",
     "wire_log",
 ]
 
 # The public classes say they are libacp's (help(), reprs, tracebacks).
-for _public in (Connection, Request, Event, ExitStatus):
+for _public in (Connection, Request, Event, ExitStatus, Server):
     _public.__module__ = __name__
 del _public

@@ -103,37 +103,164 @@ class ExitStatus(NamedTuple):
 Trace = Union[Callable[[str, str], Any], bool, Literal["logging"], None]
 
 
-class ConnectionOptions(TypedDict, total=False):
-    """The keyword options every constructor takes (``None`` keeps the
-    default). Wrong types raise ``TypeError``, bad values ``ValueError``."""
+#: Name and value pairs: a dict, or a sequence of ``(name, value)``.
+Env = Union[Mapping[str, str], Sequence[Tuple[str, str]]]
+#: A path: a str or an ``os.PathLike``.
+StrPath = Union[str, "os.PathLike[str]"]
 
-    #: ``"ndjson"`` (default) or ``"content-length"``.
-    framing: Optional[Literal["ndjson", "content-length"]]
-    #: Largest frame accepted from the peer, in bytes (default 64 MiB).
+# The keyword options, by constructor. Names, units (``*_ms``
+# milliseconds, sizes in bytes), ranges and refusals are those of the core's
+# one option table (core/src/options.rs, ``_libacp.option_table()``), the
+# same in every libacp binding; a test checks that these TypedDicts list
+# exactly the table's options for each constructor.
+
+
+class CommonOptions(TypedDict, total=False):
+    """The keyword options of every connection, either role, however made
+    (``None`` keeps the default). Unknown names and values of the wrong
+    type raise ``TypeError``, values out of range and options that do not
+    apply to the connection ``ValueError``, with the core's message."""
+
+    #: Largest message accepted from the peer, in bytes (default 64 MiB).
     max_frame_size: Optional[int]
-    #: Default timeout of every outgoing request, in seconds (default none).
-    request_timeout: Optional[float]
-    #: On close, how long queued frames may take to be written (default 2 s).
-    flush_timeout: Optional[float]
-    #: Outgoing frames queued before senders wait (default 1024).
+    #: Default timeout of every outgoing request, in milliseconds (default
+    #: none); the peer is sent ``$/cancel_request`` when it passes.
+    request_timeout_ms: Optional[float]
+    #: After the peer's end of stream, how long requests in flight get to
+    #: answer and queued messages to be written, in milliseconds (default
+    #: 2000).
+    flush_timeout_ms: Optional[float]
+    #: Outgoing messages queued before a notify waits (default 1024).
     outgoing_queue: Optional[int]
-    #: Incoming frames queued before the reader waits (default 1024).
+    #: Incoming messages queued for the host before the reader waits
+    #: (default 1024).
     incoming_queue: Optional[int]
+    #: Requests from the peer in flight before the reader waits (default 1024).
+    incoming_requests: Optional[int]
     #: Wire trace (see :data:`Trace`); called on an engine thread.
     trace: Trace
     #: ``callable(event)`` for each :class:`Event`, on the event loop.
     events: Optional[Callable[[Event], Any]]
+
+
+class _AgentSideOptions(TypedDict, total=False):
     #: Agent side: ``session/new|load|resume`` need ``authenticate`` first.
     require_auth: Optional[bool]
+
+
+class _ClientSideOptions(TypedDict, total=False):
     #: Client side: fold ``session/update``s into ``session_snapshot()``.
     session_model: Optional[bool]
     #: Client side: answer ``fs/*`` in the core, inside each session's cwd.
     fs: Optional[bool]
     #: Client side: answer ``terminal/*`` in the core with real processes
     #: (advertises the ``terminal`` capability).
-    terminal: Optional[bool]
-    #: The older name of ``terminal``, still accepted.
     terminals: Optional[bool]
+
+
+class _StreamOptions(TypedDict, total=False):
+    #: ``"ndjson"`` (default) or ``"content-length"``.
+    framing: Optional[Literal["ndjson", "content-length"]]
+
+
+class ConnectionOptions(
+    CommonOptions, _StreamOptions, _AgentSideOptions, _ClientSideOptions, total=False
+):
+    """The keyword options of a connection over a byte stream (stdio,
+    descriptors, sockets): :class:`CommonOptions`, ``framing``,
+    ``require_auth`` (agent) and ``session_model``, ``fs``, ``terminals``
+    (client)."""
+
+
+class SpawnOptions(CommonOptions, _StreamOptions, _ClientSideOptions, total=False):
+    """The keyword options of a client spawning its agent: those of a
+    client's :class:`ConnectionOptions` and the process's."""
+
+    #: The agent's working directory (default this process's).
+    cwd: Optional[StrPath]
+    #: Environment variables (a dict or ``(name, value)`` pairs), added to
+    #: this process's unless ``clear_env``.
+    env: Optional[Env]
+    #: Start the agent with only ``env``.
+    clear_env: Optional[bool]
+    #: On close, how long the agent gets to exit after its stdin is closed,
+    #: before SIGTERM, in milliseconds (default 2000).
+    grace_after_stdin_close_ms: Optional[float]
+    #: On close, how long the agent gets to exit after SIGTERM, before
+    #: SIGKILL, in milliseconds (default 2000).
+    grace_after_sigterm_ms: Optional[float]
+    #: ``callable(line)`` for each line of the agent's stderr (on an engine
+    #: thread; default: this process's stderr).
+    stderr: Optional[Callable[[str], Any]]
+
+
+class RemoteOptions(CommonOptions, _ClientSideOptions, total=False):
+    """The keyword options of a client connecting to a remote agent by URL:
+    :class:`CommonOptions`, the client side's (``session_model``, ``fs``,
+    ``terminals``) and the remote transport's."""
+
+    #: Extra HTTP headers sent on the handshake and every request (a dict
+    #: or ``(name, value)`` pairs), for example ``Authorization``.
+    headers: Optional[Env]
+    #: A PEM file of CA certificates trusted beside the platform's roots.
+    ca_file: Optional[StrPath]
+    #: Name resolution and TCP connect, in milliseconds (default 10000).
+    connect_timeout_ms: Optional[float]
+    #: TLS and the HTTP or WebSocket handshake, in milliseconds (default 10000).
+    handshake_timeout_ms: Optional[float]
+    #: For ``http(s)://`` URLs: try a WebSocket upgrade first, fall back to
+    #: Streamable HTTP.
+    prefer_websocket: Optional[bool]
+    #: Speak HTTP/2 without TLS (h2c) on ``http://``.
+    http2_prior_knowledge: Optional[bool]
+    #: WebSocket pings, in milliseconds (default 20000); a server that
+    #: answers none for twice this long is taken as gone.
+    keepalive_interval_ms: Optional[float]
+    #: Largest WebSocket message or event accepted, in bytes (default 64 MiB).
+    max_message_size: Optional[int]
+    #: Messages queued per direction between the network and the engine
+    #: (default 1024).
+    queue: Optional[int]
+
+
+class ServerOptions(CommonOptions, _AgentSideOptions, total=False):
+    """The keyword options of :func:`libacp.serve`: the server's, and
+    :class:`CommonOptions` and ``require_auth`` for each agent connection
+    it makes."""
+
+    #: The endpoint's path (default ``"/acp"``).
+    path: Optional[str]
+    #: A PEM certificate chain; with ``tls_key`` the server speaks TLS only.
+    tls_cert: Optional[StrPath]
+    #: The PEM private key of ``tls_cert``.
+    tls_key: Optional[StrPath]
+    #: ``Origin`` values allowed (``"*"`` for any); requests without an
+    #: ``Origin`` are always allowed (default: browsers refused).
+    allowed_origins: Optional[Sequence[str]]
+    #: Tokens accepted in ``Authorization: Bearer``; when set, other
+    #: requests get 401 before any agent code runs.
+    bearer_tokens: Optional[Sequence[str]]
+    #: Remote connections served at once; one more gets 503 (default 4096).
+    max_connections: Optional[int]
+    #: A connection from which nothing arrived for this long is closed, in
+    #: milliseconds (default 60000).
+    idle_timeout_ms: Optional[float]
+    #: On shutdown, how long connections with requests in flight get to
+    #: answer them, in milliseconds (default 10000).
+    shutdown_grace_ms: Optional[float]
+    #: Serve WebSocket upgrades (default True).
+    websocket: Optional[bool]
+    #: Serve Streamable HTTP (default True).
+    streamable_http: Optional[bool]
+    #: WebSocket pings and SSE keep-alive comments, in milliseconds
+    #: (default 20000).
+    keepalive_interval_ms: Optional[float]
+    #: Largest WebSocket message, POST body or event accepted, in bytes
+    #: (default 64 MiB; a server answers 413).
+    max_message_size: Optional[int]
+    #: Messages queued per direction (and per event stream) between the
+    #: network and the engine (default 1024).
+    queue: Optional[int]
 
 
 # True while a notification handler runs (in its task's context): requests
@@ -546,32 +673,38 @@ class _Dispatcher:
             req._on_cancel()
         req._start(self.handler, lambda: self._requests.pop(key, None))
 
-    def events(self, hook: Callable[[Event], Any]) -> Callable[[str, str, Dict[str, Any]], None]:
-        """The native ``events`` callback: hands each event to ``hook`` on
-        the loop, in order."""
-        loop = self.loop
 
-        def deliver(kind: str, message: str, details: Dict[str, Any]) -> None:
-            try:
-                loop.call_soon_threadsafe(self._run_event_hook, hook, Event(kind, message, details))
-            except RuntimeError:  # the loop is closed
-                pass
+def _events_on_loop(
+    hook: Callable[[Event], Any], loop: asyncio.AbstractEventLoop
+) -> Callable[[str, str, Dict[str, Any]], None]:
+    """The native ``events`` callback: hands each event to ``hook`` on
+    ``loop``, in order."""
 
-        return deliver
-
-    def _run_event_hook(self, hook: Callable[[Event], Any], event: Event) -> None:
+    def deliver(kind: str, message: str, details: Dict[str, Any]) -> None:
         try:
-            result = hook(event)
-            if inspect.isawaitable(result):
-                self.loop.create_task(self._await_event_hook(result, event))
-        except Exception:  # noqa: BLE001 - nobody to report to but the log
-            log.exception("libacp: events hook raised on %s", event.kind)
+            loop.call_soon_threadsafe(_run_event_hook, hook, Event(kind, message, details), loop)
+        except RuntimeError:  # the loop is closed
+            pass
 
-    async def _await_event_hook(self, result: Any, event: Event) -> None:
-        try:
-            await result
-        except Exception:  # noqa: BLE001
-            log.exception("libacp: events hook raised on %s", event.kind)
+    return deliver
+
+
+def _run_event_hook(
+    hook: Callable[[Event], Any], event: Event, loop: asyncio.AbstractEventLoop
+) -> None:
+    try:
+        result = hook(event)
+        if inspect.isawaitable(result):
+            loop.create_task(_await_event_hook(result, event))
+    except Exception:  # noqa: BLE001 - nobody to report to but the log
+        log.exception("libacp: events hook raised on %s", event.kind)
+
+
+async def _await_event_hook(result: Any, event: Event) -> None:
+    try:
+        await result
+    except Exception:  # noqa: BLE001
+        log.exception("libacp: events hook raised on %s", event.kind)
 
 
 def _complete(future: "asyncio.Future[Any]", ok: bool, value: Any) -> None:
@@ -586,9 +719,10 @@ def _log_frame(direction: str, frame: str) -> None:
     wire_log.debug("%s %s", direction, frame)
 
 
-def _native_options(options: Mapping[str, Any], dispatcher: _Dispatcher) -> Dict[str, Any]:
+def _native_options(options: Mapping[str, Any], loop: asyncio.AbstractEventLoop) -> Dict[str, Any]:
     """``options`` for the native constructors: ``trace`` and ``events``
-    adapted; everything else is checked by the core's side."""
+    adapted (``events`` is called on ``loop``); everything else is checked
+    by the core's option table."""
     out = dict(options)
     trace = out.get("trace")
     if trace is True or trace == "logging":
@@ -603,7 +737,7 @@ def _native_options(options: Mapping[str, Any], dispatcher: _Dispatcher) -> Dict
     if events is not None:
         if not callable(events):
             raise TypeError(f"events must be callable, not {type(events).__name__}")
-        out["events"] = dispatcher.events(events)
+        out["events"] = _events_on_loop(events, loop)
     return out
 
 
@@ -617,10 +751,6 @@ def _running_loop() -> asyncio.AbstractEventLoop:
         ) from None
 
 
-Env = Union[Mapping[str, str], Sequence[Tuple[str, str]]]
-StrPath = Union[str, "os.PathLike[str]"]
-
-
 class Connection:
     """An ACP connection in one role (``"client"`` or ``"agent"``).
 
@@ -631,12 +761,17 @@ class Connection:
     raise :class:`RequestError` to answer with an error) and
     ``async def on_notification(method, params)``.
 
-    Every constructor takes the keyword options of
-    :class:`ConnectionOptions`: ``framing``, ``max_frame_size``,
-    ``request_timeout``, ``flush_timeout``, ``outgoing_queue``,
-    ``incoming_queue``, ``trace``, ``events``, ``require_auth`` (agent),
-    ``session_model``, ``fs``, ``terminal`` (client; ``terminals`` is its
-    older name).
+    Remotely: ``await Connection.connect(url, handler)`` (client) and
+    :func:`libacp.serve` (agents, one connection per remote client).
+
+    The keyword options are the core's option table's (the same names and
+    units in every libacp binding): :class:`ConnectionOptions` for byte
+    streams (``framing``, ``max_frame_size``, ``request_timeout_ms``,
+    ``flush_timeout_ms``, ``outgoing_queue``, ``incoming_queue``,
+    ``incoming_requests``, ``trace``, ``events``, ``require_auth`` (agent),
+    ``session_model``, ``fs``, ``terminals`` (client)),
+    :class:`SpawnOptions` to spawn an agent, :class:`RemoteOptions` to
+    connect by URL.
     """
 
     def __init__(self, native: "_libacp.NativeConnection", dispatcher: _Dispatcher) -> None:
@@ -652,39 +787,46 @@ class Connection:
         cls,
         argv: Sequence[StrPath],
         handler: Any = None,
-        *,
-        cwd: Optional[StrPath] = None,
-        env: Optional[Env] = None,
-        clear_env: bool = False,
-        stderr: Optional[Callable[[str], Any]] = None,
-        shutdown_grace: Union[float, Tuple[float, float], None] = None,
-        **options: "Unpack[ConnectionOptions]",
+        **options: "Unpack[SpawnOptions]",
     ) -> "Connection":
         """Client side: starts ``argv`` (in its own process group) and talks
         ACP over its stdio. ``env`` adds to the inherited environment, or
         makes the whole environment with ``clear_env=True``; ``stderr`` gets
         each line the agent writes to its stderr (on an engine thread).
-        ``shutdown_grace`` is the close ladder's wait in seconds after
-        closing the agent's stdin and again after SIGTERM (before SIGKILL),
-        or a pair ``(after_stdin_close, after_sigterm)``; default 2 s each.
+        On close the agent's stdin is closed, then it gets
+        ``grace_after_stdin_close_ms`` to exit before SIGTERM and
+        ``grace_after_sigterm_ms`` before SIGKILL (2000 each by default).
         Raises :class:`SpawnError` if the command cannot start."""
         dispatcher = _Dispatcher(handler, _running_loop())
-        if isinstance(env, Mapping):
-            env_items = list(env.items())
-        else:
-            env_items = list(env or [])
         native = _libacp.spawn_agent(
             [os.fspath(a) for a in argv],
             dispatcher,
-            cwd=os.fspath(cwd) if cwd is not None else None,
-            env=[(str(k), str(v)) for k, v in env_items],
-            clear_env=clear_env,
-            stderr=stderr,
-            shutdown_grace=shutdown_grace,
             drive_reads=dispatcher.drive_reads,
-            **_native_options(options, dispatcher),
+            **_native_options(options, dispatcher.loop),
         )
         return cls(native, dispatcher)
+
+    @classmethod
+    async def connect(
+        cls, url: str, handler: Any = None, **options: "Unpack[RemoteOptions]"
+    ) -> "Connection":
+        """Client side: connects to a remote agent at ``url`` (``ws://`` or
+        ``wss://``: WebSocket; ``http://`` or ``https://``: Streamable
+        HTTP, or WebSocket first with ``prefer_websocket=True``). Raises
+        :class:`RemoteError` when it cannot (``.kind``: ``"refused"``,
+        ``"unauthorized"``, ...; over Streamable HTTP a refusal may only
+        show on ``initialize``, which then fails with it). Bad options raise
+        ``TypeError``/``ValueError`` before anything is tried."""
+        dispatcher = _Dispatcher(handler, _running_loop())
+        native = await _libacp.connect(url, dispatcher, **_native_options(options, dispatcher.loop))
+        return cls(native, dispatcher)
+
+    @classmethod
+    def _accept(cls, incoming: "_libacp.NativeIncoming", handler: Any) -> "Connection":
+        """Agent side of a remote connection a server accepted (on the
+        server's loop): starts it with ``handler`` (the server's options)."""
+        dispatcher = _Dispatcher(handler, _running_loop())
+        return cls(incoming.start(dispatcher), dispatcher)
 
     @classmethod
     def from_stdio(
@@ -694,7 +836,9 @@ class Connection:
         nothing else to stdout afterwards (log to stderr)."""
         dispatcher = _Dispatcher(handler, _running_loop())
         native = _libacp.serve_stdio(
-            dispatcher, drive_reads=dispatcher.drive_reads, **_native_options(options, dispatcher)
+            dispatcher,
+            drive_reads=dispatcher.drive_reads,
+            **_native_options(options, dispatcher.loop),
         )
         return cls(native, dispatcher)
 
@@ -722,7 +866,7 @@ class Connection:
             write_fd,
             dispatcher,
             drive_reads=dispatcher.drive_reads,
-            **_native_options(options, dispatcher),
+            **_native_options(options, dispatcher.loop),
         )
         return cls(native, dispatcher)
 
@@ -739,7 +883,7 @@ class Connection:
         over (``sock`` is detached). When the arguments are refused
         (``ValueError``, ``TypeError``) the socket stays the caller's."""
         dispatcher = _Dispatcher(handler, _running_loop())
-        native_options = _native_options(options, dispatcher)
+        native_options = _native_options(options, dispatcher.loop)
         fd = sock.fileno()
         try:
             native = _libacp.from_fds(

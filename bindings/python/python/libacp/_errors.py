@@ -60,6 +60,30 @@ class ConnectionClosed(AcpError):
         self.reason = reason
 
 
+class RemoteError(ConnectionClosed):
+    """A remote agent could not be reached, or its remote transport failed.
+
+    ``.kind`` is the core's stable name of what went wrong, the same in
+    every libacp binding: ``"invalid_url"``, ``"dns"``, ``"refused"``,
+    ``"timeout"``, ``"tls"``, ``"unauthorized"`` (401), ``"forbidden"``
+    (403), ``"not_found"`` (404), ``"version_refused"``, ``"http"`` (another
+    status), ``"io"``. ``.status`` is the HTTP status when the server
+    answered with one. ``.reason`` is the close reason's text when a
+    connection closed because of it (a call failed), ``None`` when
+    :meth:`libacp.Connection.connect` failed."""
+
+    def __init__(
+        self,
+        message: str,
+        kind: str = "",
+        status: Optional[int] = None,
+        reason: Optional[str] = None,
+    ) -> None:
+        super().__init__(message, reason)
+        self.kind = kind
+        self.status = status
+
+
 class SpawnError(AcpError, OSError):
     """The agent command could not be started."""
 
@@ -122,6 +146,8 @@ def _from_native(kind: str, message: str, info: Any) -> AcpError:
         return RequestError(info.get("code", 0), message, info.get("data"))
     if kind == "closed":
         return ConnectionClosed(message, info.get("reason"))
+    if kind == "remote":
+        return RemoteError(message, info.get("kind", ""), info.get("status"), info.get("reason"))
     if kind == "spawn":
         return SpawnError(message, info.get("program", ""), info.get("error", ""))
     if kind == "cancelled":

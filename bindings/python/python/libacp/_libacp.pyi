@@ -11,7 +11,6 @@ import asyncio
 from typing import (
     Any,
     Awaitable,
-    Callable,
     Dict,
     List,
     Optional,
@@ -30,6 +29,11 @@ __all__ = [
     "spawn_agent",
     "serve_stdio",
     "from_fds",
+    "NativeServer",
+    "NativeIncoming",
+    "connect",
+    "serve",
+    "option_table",
     "method_not_found",
     "PARSE_ERROR",
     "INVALID_REQUEST",
@@ -136,23 +140,17 @@ class NativeConnection:
     @property
     def exit_status(self) -> Optional[_ExitPair]: ...
 
-# The constructors' **options: framing (str), max_frame_size,
-# outgoing_queue, incoming_queue (int), request_timeout, flush_timeout
-# (seconds), trace (callable(direction, frame)), events (callable(kind,
-# message, details)), require_auth, session_model, fs, terminal (bool;
-# terminals is its older name);
-# None keeps the default. Unknown names and wrong types raise TypeError,
-# bad values ValueError.
+# The constructors' **options are the core's option table's (see
+# option_table() and libacp.ConnectionOptions and its siblings): None keeps
+# the default; unknown names and wrong types raise TypeError, values out of
+# range and options that do not apply ValueError (the core's messages).
+# trace is callable(direction, frame), events callable(kind, message,
+# details), stderr callable(line).
 
 def spawn_agent(
     argv: Sequence[str],
     dispatcher: _Dispatcher,
     *,
-    cwd: Optional[str] = None,
-    env: Optional[Sequence[Tuple[str, str]]] = None,
-    clear_env: Optional[bool] = None,
-    stderr: Optional[Callable[[str], object]] = None,
-    shutdown_grace: Union[float, Tuple[float, float], None] = None,
     drive_reads: bool = True,
     **options: Any,
 ) -> NativeConnection: ...
@@ -168,5 +166,45 @@ def from_fds(
     drive_reads: bool = True,
     **options: Any,
 ) -> NativeConnection: ...
+def connect(url: str, dispatcher: _Dispatcher, **options: Any) -> Awaitable[NativeConnection]: ...
+
+class _Acceptor(Protocol):
+    """``libacp.Server``: each remote connection is handed to its
+    ``_accept`` on the loop it was served from."""
+
+    def _accept(self, incoming: NativeIncoming) -> None: ...
+
+def serve(
+    listen: Union[str, Tuple[str, int]], server: _Acceptor, **options: Any
+) -> Awaitable[NativeServer]: ...
+@final
+class NativeIncoming:
+    """A remote connection waiting for its agent (``Server._accept``)."""
+
+    def start(self, dispatcher: _Dispatcher) -> NativeConnection: ...
+    def keep(self, connection: object) -> None: ...
+    def reject(self) -> None: ...
+    @property
+    def connection_id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def remote_address(self) -> Tuple[str, int]: ...
+
+@final
+class NativeServer:
+    """The core's remote server."""
+
+    def url(self, kind: str = "websocket") -> str: ...
+    @property
+    def address(self) -> Tuple[str, int]: ...
+    @property
+    def connections(self) -> int: ...
+    @property
+    def closed(self) -> bool: ...
+    def shutdown(self) -> Awaitable[None]: ...
+    def close(self) -> None: ...
+
+def option_table() -> List[Dict[str, Any]]: ...
 def method_not_found(method: str) -> Tuple[int, str, Any]: ...
 def _mark_finalizing() -> None: ...

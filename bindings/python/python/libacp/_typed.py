@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextvars
 import inspect
 import socket
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Union, cast
 
 from . import schema as s
 from ._errors import MethodNotFound
@@ -33,7 +33,14 @@ from ._methods import AGENT_HANDLERS, CLIENT_HANDLERS
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ._connection import Connection, ConnectionOptions, Env, Request, StrPath
+    from ._connection import (
+        Connection,
+        ConnectionOptions,
+        RemoteOptions,
+        Request,
+        SpawnOptions,
+        StrPath,
+    )
 
 _current: contextvars.ContextVar[Optional[Request]] = contextvars.ContextVar(
     "libacp_current_request", default=None
@@ -229,8 +236,9 @@ class _Typed:
 class AgentConnection(_Typed):
     """The agent's side of a connection: what the agent asks of the client.
 
-    Made by :meth:`serve_stdio` (or :meth:`from_socket`/:meth:`from_fds`),
-    which also calls ``agent.on_connect(self)``; every method is one ACP
+    Made by :meth:`serve_stdio`, :meth:`from_socket`/:meth:`from_fds` or
+    :func:`libacp.serve` (one per remote connection), which also call
+    ``agent.on_connect(self)``; every method is one ACP
     call (see :class:`libacp.Connection` for errors, cancellation and
     threads)."""
 
@@ -391,8 +399,9 @@ class Client:
 class ClientConnection(_Typed):
     """The client's side of a connection: what the client asks of the agent.
 
-    Made by :meth:`spawn` (or :meth:`from_socket`/:meth:`from_fds`), which
-    also calls ``client.on_connect(self)``. Call :meth:`initialize` first
+    Made by :meth:`spawn`, ``await`` :meth:`connect` (a remote agent) or
+    :meth:`from_socket`/:meth:`from_fds`, which also call
+    ``client.on_connect(self)``. Call :meth:`initialize` first
     (the core refuses anything else before it). Use as ``async with``."""
 
     @classmethod
@@ -400,30 +409,25 @@ class ClientConnection(_Typed):
         cls,
         argv: Sequence[StrPath],
         client: Any = None,
-        *,
-        cwd: Optional[StrPath] = None,
-        env: Optional[Env] = None,
-        clear_env: bool = False,
-        stderr: Optional[Callable[[str], Any]] = None,
-        shutdown_grace: Union[float, Tuple[float, float], None] = None,
-        **options: Unpack[ConnectionOptions],
+        **options: Unpack[SpawnOptions],
     ) -> ClientConnection:
         """Starts the agent command ``argv`` and connects to its stdio (from
-        a running event loop). Arguments and options as for
-        :meth:`libacp.Connection.spawn_agent`."""
-        return cls._make(
-            client,
-            lambda h: _dynamic().spawn_agent(
-                argv,
-                h,
-                cwd=cwd,
-                env=env,
-                clear_env=clear_env,
-                stderr=stderr,
-                shutdown_grace=shutdown_grace,
-                **options,
-            ),
-        )
+        a running event loop). Options as for
+        :meth:`libacp.Connection.spawn_agent` (``cwd``, ``env``,
+        ``clear_env``, ``stderr``, ``grace_after_stdin_close_ms``,
+        ``grace_after_sigterm_ms``, and every connection option)."""
+        return cls._make(client, lambda h: _dynamic().spawn_agent(argv, h, **options))
+
+    @classmethod
+    async def connect(
+        cls, url: str, client: Any = None, **options: Unpack[RemoteOptions]
+    ) -> ClientConnection:
+        """Connects to the remote agent at ``url`` (``ws://``, ``wss://``,
+        ``http://``, ``https://``); options and errors as for
+        :meth:`libacp.Connection.connect` (:class:`libacp.RemoteError` when
+        it cannot)."""
+        serve = _Serve(client if client is not None else Client(), Client, CLIENT_HANDLERS)
+        return cls._wrap(serve, await _dynamic().connect(url, serve, **options))
 
     @classmethod
     def from_socket(
@@ -446,7 +450,11 @@ class ClientConnection(_Typed):
     @classmethod
     def _make(cls, client: Any, connect: Callable[[_Serve], Connection]) -> ClientConnection:
         serve = _Serve(client if client is not None else Client(), Client, CLIENT_HANDLERS)
-        conn = cls(connect(serve))
+        return cls._wrap(serve, connect(serve))
+
+    @classmethod
+    def _wrap(cls, serve: _Serve, connection: Connection) -> ClientConnection:
+        conn = cls(connection)
         hook = getattr(serve.host, "on_connect", None)
         if hook is not None:
             hook(conn)
