@@ -44,7 +44,9 @@ struct Parked {
 }
 
 fn parked<R>(f: impl FnOnce(&mut Parked) -> R) -> R {
-    let mut guard = PARKED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut guard = PARKED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     f(guard.get_or_insert_with(Parked::default))
 }
 
@@ -238,7 +240,11 @@ impl NativeServer {
     /// (up to `shutdownGraceMs`), closes them; calls `done` once every
     /// agent was dropped. Then the server is closed.
     #[napi]
-    pub fn shutdown(&mut self, env: Env, done: ThreadsafeFunction<String, UnknownReturnValue, String, Status, false>) {
+    pub fn shutdown(
+        &mut self,
+        env: Env,
+        done: ThreadsafeFunction<String, UnknownReturnValue, String, Status, false>,
+    ) {
         let Some(server) = self.server.take() else {
             done.call("null".into(), ThreadsafeFunctionCallMode::NonBlocking);
             return;

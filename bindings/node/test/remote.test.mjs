@@ -60,6 +60,59 @@ function client(seen) {
   };
 }
 
+test("http2PriorKnowledge speaks h2c to the server; preferWebsocket upgrades an http:// URL", async () => {
+  const server = await serve("127.0.0.1:0", agent());
+  try {
+    for (const options of [{ http2PriorKnowledge: true }, { preferWebsocket: true }]) {
+      /** @type {string[]} */
+      const seen = [];
+      const conn = await within(
+        ClientConnection.connect(server.url("http"), client(seen), options),
+        "connect",
+      );
+      await within(conn.initialize(INIT_PARAMS), "initialize");
+      const { sessionId } = await within(
+        conn.newSession({ cwd: "/", mcpServers: [] }),
+        "newSession",
+      );
+      const result = await within(
+        conn.prompt({ sessionId, prompt: [{ type: "text", text: "hi" }] }),
+        "prompt",
+      );
+      assert.deepEqual(result, { stopReason: "end_turn" }, JSON.stringify(options));
+      assert.deepEqual(seen, ["update:hello", "permission:t1"]);
+      await within(conn.close(), "close");
+    }
+  } finally {
+    server.close();
+  }
+});
+
+test("close() ends every connection at once: the client's pending prompt rejects", async () => {
+  const started = deferred();
+  const server = await serve(
+    "127.0.0.1:0",
+    agent({ gate: new Promise(() => {}), started: started.resolve }),
+  );
+  const conn = await within(ClientConnection.connect(server.url("websocket"), {}), "connect");
+  await within(conn.initialize(INIT_PARAMS), "initialize");
+  const { sessionId } = await within(conn.newSession({ cwd: "/", mcpServers: [] }), "newSession");
+  const turn = conn.prompt({ sessionId, prompt: [{ type: "text", text: "hi" }] });
+  await within(started.promise, "the turn started");
+  server.close();
+  const error = await within(
+    turn.then(
+      () => undefined,
+      (e) => e,
+    ),
+    "the prompt fails",
+  );
+  assert.ok(error instanceof ConnectionClosed, `got ${String(error)}`);
+  assert.equal(server.connections, 0);
+  assert.throws(() => server.url(), /the server is closed/);
+  await conn.close();
+});
+
 for (const kind of /** @type {const} */ (["websocket", "http"])) {
   test(`a Node client runs a whole turn with a permission request against a Node server (${kind})`, async () => {
     /** @type {import("libacp").RemoteConnectionInfo[]} */
