@@ -195,6 +195,8 @@ function fromNative(e) {
             return e.remote !== undefined
                 ? new RemoteError(e.message, e.reason ?? "", e.remote.remoteKind ?? "io", e.remote.status ?? null)
                 : new ConnectionClosed(e.message, e.reason ?? "");
+        case "gone":
+            return new ConnectionClosed(e.message, e.message);
         case "remote":
             return new RemoteError(e.message, e.message, e.remoteKind ?? "io", e.status ?? null);
         case "cancelled":

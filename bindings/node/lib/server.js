@@ -105,6 +105,9 @@ async function serve(listen, agent, options = {}) {
             typed_1.AgentConnection.overRemote(id, factory, opts, hooks);
         }
         catch (e) {
+            if (e instanceof errors_1.ConnectionClosed) {
+                return; // it ended (or the server closed) before this callback ran
+            }
             const text = e instanceof Error ? (e.stack ?? e.message) : String(e);
             process.stderr.write(`libacp: the agent factory for a remote connection raised: ${text}\n`);
         }

@@ -160,7 +160,14 @@ pub fn connect(
         "stdio" => Source::Transport(Transport::stdio()),
         "remote" => match source.id.and_then(remote::unpark) {
             Some(t) => Source::Transport(t),
-            None => return failed("invalid_options", "no such remote transport".into()),
+            // The remote connection ended (or its server closed) before
+            // JavaScript took it.
+            None => {
+                return failed(
+                    "gone",
+                    "the remote connection ended before it was served".into(),
+                );
+            }
         },
         _ => {
             let (read_fd, write_fd) = (source.read_fd.unwrap_or(-1), source.write_fd.unwrap_or(-1));

@@ -227,6 +227,8 @@ export function fromNative(e: NativeError): Error {
             e.remote.status ?? null,
           )
         : new ConnectionClosed(e.message, e.reason ?? "");
+    case "gone":
+      return new ConnectionClosed(e.message, e.message);
     case "remote":
       return new RemoteError(e.message, e.message, e.remoteKind ?? "io", e.status ?? null);
     case "cancelled":

@@ -7,7 +7,7 @@
  */
 
 import * as native from "../native";
-import { fromNativeText } from "./errors";
+import { ConnectionClosed, fromNativeText } from "./errors";
 import { nativeOptions, type ServeOptions } from "./options";
 import { AgentConnection, type Agent, type AgentFactory } from "./typed";
 
@@ -139,6 +139,9 @@ export async function serve(
     try {
       AgentConnection.overRemote(id, factory, opts, hooks);
     } catch (e) {
+      if (e instanceof ConnectionClosed) {
+        return; // it ended (or the server closed) before this callback ran
+      }
       const text = e instanceof Error ? (e.stack ?? e.message) : String(e);
       process.stderr.write(`libacp: the agent factory for a remote connection raised: ${text}\n`);
     }
