@@ -147,71 +147,86 @@ export declare class NativeConnection {
 }
 
 /**
+ * A remote server (the core's `remote::Server`) serving agents made in
+ * JavaScript, one per remote connection.
+ */
+export declare class NativeServer {
+  /**
+   * The endpoint's URL: `"websocket"` (`ws://`, `wss://`) or `"http"`
+   * (`http://`, `https://`); `null` once closed.
+   */
+  url(kind: string): string | null
+  /**
+   * `{"address", "port", "family"}` (JSON) of the listening socket;
+   * `null` once closed.
+   */
+  get address(): string | null
+  /** Remote connections open now. */
+  get connections(): number
+  /**
+   * Stops accepting, lets the connections answer what they were asked
+   * (up to `shutdownGraceMs`), closes them; calls `done` once every
+   * agent was dropped. Then the server is closed.
+   */
+  shutdown(done: ((arg: string) => unknown)): void
+  /**
+   * Closes at once: stops accepting and closes every connection
+   * (their agents see the end of stream). Idempotent.
+   */
+  close(): void
+}
+
+/**
  * Opens a connection: the connection, or the error (JSON) it failed with
  * (then nothing was started). `wake` is called from any thread when a
  * batch waits in the inbox; `trace(direction, frame)` and
  * `events(kind, message, detailsJson)` never keep the event loop alive.
  */
-export declare function connect(source: NativeSource, options: NativeOptions, wake: (() => unknown), trace?: (((arg: [string, string]) => unknown)) | undefined | null, events?: (((arg: [string, string, string]) => unknown)) | undefined | null): NativeConnection | string
+export declare function connect(source: NativeSource, options: Array<NativeOption>, wake: (() => unknown), trace?: (((arg: [string, string]) => unknown)) | undefined | null, events?: (((arg: [string, string, string]) => unknown)) | undefined | null): NativeConnection | string
 
 /**
- * Connection and spawn settings (camelCase in JavaScript). Durations are
- * milliseconds.
+ * Client side: connects to the remote agent at `url` with the options
+ * (`Use::Connect`). `null`: `done` will be called with `{"id": n}` (the
+ * transport, for `connect({ kind: "remote", role: "client", id })`) or the
+ * error (JSON); a string: the options were refused (JSON), nothing started.
  */
-export interface NativeOptions {
-  /** `"ndjson"` (default) or `"content-length"`. */
-  framing?: string
-  /** Largest frame accepted from the peer, in bytes. */
-  maxFrameSize?: number
-  /** Default timeout of every outgoing call (none by default). */
-  requestTimeoutMs?: number
-  /** On close, how long queued frames may take to be written. */
-  flushTimeoutMs?: number
-  /** Outgoing frames queued before `notify` waits. */
-  outgoingQueue?: number
-  /** Incoming frames queued for dispatch before the reader waits. */
-  incomingQueue?: number
-  /** Agent side: `session/*` needs `authenticate` first. */
-  requireAuth?: boolean
-  /** Client side: fold `session/update`s into a session model. */
-  sessionModel?: boolean
-  /** Client side: answer `fs/*` in the core, within each session's cwd. */
-  fs?: boolean
-  /** Client side: answer `terminal/*` in the core. */
-  terminals?: boolean
+export declare function connectRemote(url: string, options: Array<NativeOption>, done: ((arg: string) => unknown)): string | null
+
+/**
+ * One option as JavaScript hands it over: its name (camelCase) and its
+ * value, tagged by type.
+ */
+export interface NativeOption {
+  /** The option's name as the host wrote it. */
+  name: string
   /**
-   * Spawned agents: working directory, environment (added to this
-   * process's unless `clearEnv`), the shutdown ladder's waits.
+   * `"null"`, `"bool"`, `"number"`, `"text"`, `"list"` (`texts`, and
+   * `pairs` for the arrays that hold pairs), `"pairs"` (an object),
+   * `"callback"` (kept by JavaScript; checked here for where it applies)
+   * or `"invalid"` (a value no option takes; `text` says why).
    */
-  cwd?: string
-  /** Environment variables for the agent. */
-  env?: Record<string, string>
-  /** Start the agent with only `env`. */
-  clearEnv?: boolean
-  /** How long the agent gets to exit after its stdin is closed. */
-  graceAfterStdinCloseMs?: number
-  /** How long the agent gets to exit after SIGTERM (then SIGKILL). */
-  graceAfterSigtermMs?: number
-  /**
-   * Deliver the agent's stderr lines to JavaScript (else they go to this
-   * process's stderr).
-   */
-  stderr?: boolean
-  /**
-   * Read a descriptor transport on the JavaScript thread (default);
-   * `false`: an engine thread reads (`LIBACP_NODE_DRIVE_READS=0`, for
-   * tests of that path).
-   */
-  driveReads?: boolean
+  type: string
+  /** `"bool"`. */
+  bool?: boolean
+  /** `"number"` (NaN and infinities included: the core refuses them). */
+  number?: number
+  /** `"text"`, or why an `"invalid"` value is refused. */
+  text?: string
+  /** `"list"` of strings. */
+  texts?: Array<string>
+  /** `"pairs"`, or a `"list"` of `[name, value]` pairs. */
+  pairs?: Array<Array<string>>
 }
 
 /** What a connection runs over (the JavaScript constructors fill it in). */
 export interface NativeSource {
   /**
    * `"spawn"` (client side: `command` with `args`), `"stdio"` (agent
-   * side: this process's stdin and stdout) or `"fds"` (`role` over
+   * side: this process's stdin and stdout), `"fds"` (`role` over
    * `readFd` and `writeFd`, taken over: the core's `Transport::from_fds`
-   * contract; on an `invalid_fds` error nothing was taken over).
+   * contract; on an `invalid_fds` error nothing was taken over) or
+   * `"remote"` (`role` over the remote transport `id`: a client's from
+   * `connectRemote`, an agent's from a server's `onConnection`).
    */
   kind: string
   /** `"spawn"`: the agent's program. */
@@ -224,7 +239,29 @@ export interface NativeSource {
   readFd?: number
   /** `"fds"`: the descriptor to write (may equal `readFd` for a socket). */
   writeFd?: number
+  /** `"remote"`: the parked transport. */
+  id?: number
+  /**
+   * Deliver a spawned agent's stderr lines to JavaScript (else they go to
+   * this process's stderr).
+   */
+  stderr?: boolean
+  /**
+   * Read a descriptor transport on the JavaScript thread (default);
+   * `false`: an engine thread reads (`LIBACP_NODE_DRIVE_READS=0`, for
+   * tests of that path).
+   */
+  driveReads?: boolean
 }
+
+/**
+ * Listens on `listen` (`host:port`; port 0 picks one) with the options
+ * (`Use::Serve`) and calls `onConnection` with
+ * `{"id", "kind", "connectionId", "remoteAddr"}` (JSON) for each remote
+ * connection: JavaScript starts the agent connection on transport `id`.
+ * A string: the error (JSON), nothing started.
+ */
+export declare function serve(listen: string, options: Array<NativeOption>, onConnection: ((arg: string) => unknown)): NativeServer | string
 
 /**
  * A connected pair of Unix stream sockets (close-on-exec), as two

@@ -30,7 +30,7 @@
  */
 import * as native from "../native";
 import { ConnectionClosed } from "./errors";
-import { type ConnectionOptions, type Hooks, type SpawnOptions } from "./options";
+import { type ConnectionOptions, type ConnectOptions, type Hooks, type SpawnOptions } from "./options";
 /** `"client"` (drives an agent) or `"agent"` (serves a client). */
 export type Role = "client" | "agent";
 /** A request id as the peer sent it. */
@@ -76,7 +76,7 @@ export interface CallOptions {
     signal?: AbortSignal;
     /** On abort, keep waiting for the peer's answer. */
     keepWaiting?: boolean;
-    /** Milliseconds before the call fails with `RequestTimeout` (overrides `requestTimeout`; 0: none). */
+    /** Milliseconds before the call fails with `RequestTimeout` (overrides `requestTimeoutMs`; 0: none). */
     timeout?: number;
 }
 /** How a spawned agent ended. */
@@ -197,6 +197,18 @@ export declare class Connection {
     static fromFds(readFd: number, writeFd: number, handler: Handler | undefined, options: ConnectionOptions & {
         role: Role;
     }): Connection;
+    /**
+     * Client side: connects to the remote agent at `url` (`ws://`, `wss://`:
+     * WebSocket; `http://`, `https://`: Streamable HTTP, or WebSocket first
+     * with `preferWebsocket`). Rejects with `RemoteError` (`kind`, `status`)
+     * when it cannot be reached, or with a `TypeError`/`RangeError` for an
+     * option the core refuses (checked before anything starts). Over
+     * Streamable HTTP the first request is `initialize`: a refused token or a
+     * wrong path shows as its failure (a `RemoteError` too).
+     */
+    static connect(url: string, handler?: Handler, options?: ConnectOptions): Promise<Connection>;
+    /** @internal A connection over a remote transport the native module parked. */
+    static onRemote(id: number, role: Role, handler: Handler, opts: native.NativeOption[], hooks: Hooks): Connection;
     /** `"client"` or `"agent"`. */
     get role(): Role;
     /**

@@ -484,9 +484,15 @@ class Connection {
         if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) {
             throw new TypeError("args must be an array of strings");
         }
-        const { native: opts, hooks } = (0, options_1.nativeOptions)(options, true);
+        const { native: opts, hooks } = (0, options_1.nativeOptions)(options);
         const dispatcher = new Dispatcher(handler, hooks);
-        const conn = made(native.connect({ kind: "spawn", command, args: [...args] }, opts, dispatcher.wake, hooks.trace, hooks.events));
+        const conn = made(native.connect({
+            kind: "spawn",
+            command,
+            args: [...args],
+            stderr: hooks.stderr !== undefined,
+            driveReads: (0, options_1.driveReads)(),
+        }, opts, dispatcher.wake, hooks.trace, hooks.events));
         watchExit(conn);
         return new Connection(dispatcher, conn);
     }
@@ -495,9 +501,9 @@ class Connection {
      * else to stdout afterwards (log to stderr).
      */
     static fromStdio(handler = {}, options = {}) {
-        const { native: opts, hooks } = (0, options_1.nativeOptions)(options, false);
+        const { native: opts, hooks } = (0, options_1.nativeOptions)(options);
         const dispatcher = new Dispatcher(handler, hooks);
-        return new Connection(dispatcher, made(native.connect({ kind: "stdio" }, opts, dispatcher.wake, hooks.trace, hooks.events)));
+        return new Connection(dispatcher, made(native.connect({ kind: "stdio", driveReads: (0, options_1.driveReads)() }, opts, dispatcher.wake, hooks.trace, hooks.events)));
     }
     /**
      * Either role over descriptors this takes ownership of (it closes them):
@@ -511,9 +517,47 @@ class Connection {
         if (role !== "client" && role !== "agent") {
             throw new TypeError(`role must be "client" or "agent", not ${JSON.stringify(role)}`);
         }
-        const { native: opts, hooks } = (0, options_1.nativeOptions)(options, false, ["role"]);
+        const { native: opts, hooks } = (0, options_1.nativeOptions)(options, ["role"]);
         const dispatcher = new Dispatcher(handler, hooks);
-        return new Connection(dispatcher, made(native.connect({ kind: "fds", role, readFd, writeFd }, opts, dispatcher.wake, hooks.trace, hooks.events)));
+        return new Connection(dispatcher, made(native.connect({ kind: "fds", role, readFd, writeFd, driveReads: (0, options_1.driveReads)() }, opts, dispatcher.wake, hooks.trace, hooks.events)));
+    }
+    /**
+     * Client side: connects to the remote agent at `url` (`ws://`, `wss://`:
+     * WebSocket; `http://`, `https://`: Streamable HTTP, or WebSocket first
+     * with `preferWebsocket`). Rejects with `RemoteError` (`kind`, `status`)
+     * when it cannot be reached, or with a `TypeError`/`RangeError` for an
+     * option the core refuses (checked before anything starts). Over
+     * Streamable HTTP the first request is `initialize`: a refused token or a
+     * wrong path shows as its failure (a `RemoteError` too).
+     */
+    static connect(url, handler = {}, options = {}) {
+        return new Promise((resolve, reject) => {
+            if (typeof url !== "string") {
+                throw new TypeError(`url must be a string, not ${typeof url}`);
+            }
+            const { native: opts, hooks } = (0, options_1.nativeOptions)(options);
+            const refused = native.connectRemote(url, opts, (text) => {
+                const outcome = JSON.parse(text);
+                if (outcome.id === undefined) {
+                    reject((0, errors_1.fromNative)(outcome));
+                    return;
+                }
+                try {
+                    resolve(Connection.onRemote(outcome.id, "client", handler, opts, hooks));
+                }
+                catch (e) {
+                    reject(e);
+                }
+            });
+            if (refused !== null) {
+                throw (0, errors_1.fromNativeText)(refused);
+            }
+        });
+    }
+    /** @internal A connection over a remote transport the native module parked. */
+    static onRemote(id, role, handler, opts, hooks) {
+        const dispatcher = new Dispatcher(handler, hooks);
+        return new Connection(dispatcher, made(native.connect({ kind: "remote", role, id, driveReads: (0, options_1.driveReads)() }, opts, dispatcher.wake, hooks.trace, hooks.events)));
     }
     /** `"client"` or `"agent"`. */
     get role() {

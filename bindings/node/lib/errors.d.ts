@@ -35,6 +35,24 @@ export declare class ConnectionClosed extends AcpError {
     readonly reason: string;
     constructor(message: string, reason: string);
 }
+/**
+ * The remote transport failed: a connect that could not reach the agent
+ * (`ClientConnection.connect` rejects with it), or a remote connection that
+ * failed later (the server went away, refused the `initialize` POST, stopped
+ * answering pings): then pending calls reject with it. `kind` is the core's
+ * stable name, the same in every binding: `"invalid_url"`, `"dns"`,
+ * `"refused"`, `"timeout"`, `"tls"`, `"unauthorized"`, `"forbidden"`,
+ * `"not_found"`, `"version_refused"`, `"http"`, `"io"`; `status` the HTTP
+ * status when the server answered with one.
+ */
+export declare class RemoteError extends ConnectionClosed {
+    name: string;
+    /** What went wrong (the core's `RemoteErrorKind` name). */
+    readonly kind: string;
+    /** The HTTP status, when the server answered with one. */
+    readonly status: number | null;
+    constructor(message: string, reason: string, kind: string, status: number | null);
+}
 /** The call was cancelled (its `AbortSignal` fired, or the handler's request was cancelled). */
 export declare class Cancelled extends AcpError {
     name: string;
@@ -94,6 +112,11 @@ export interface NativeError {
     program?: string;
     error?: string;
     refusal?: Record<string, unknown>;
+    remote?: NativeError;
+    remoteKind?: string;
+    status?: number | null;
+    option?: string;
+    optionError?: string;
 }
 /** The error class for a native error object. */
 export declare function fromNative(e: NativeError): Error;

@@ -8,7 +8,7 @@
  * with that error.
  */
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.ErrorCode = exports.SpawnError = exports.CapabilityError = exports.RefusedError = exports.InvalidResult = exports.InvalidParams = exports.RequestTimeout = exports.Cancelled = exports.ConnectionClosed = exports.MethodNotFound = exports.RequestError = exports.AcpError = void 0;
+exports.ErrorCode = exports.SpawnError = exports.CapabilityError = exports.RefusedError = exports.InvalidResult = exports.InvalidParams = exports.RequestTimeout = exports.Cancelled = exports.RemoteError = exports.ConnectionClosed = exports.MethodNotFound = exports.RequestError = exports.AcpError = void 0;
 exports.fromNative = fromNative;
 exports.fromNativeText = fromNativeText;
 /** The base of every libacp error. */
@@ -58,6 +58,29 @@ class ConnectionClosed extends AcpError {
     }
 }
 exports.ConnectionClosed = ConnectionClosed;
+/**
+ * The remote transport failed: a connect that could not reach the agent
+ * (`ClientConnection.connect` rejects with it), or a remote connection that
+ * failed later (the server went away, refused the `initialize` POST, stopped
+ * answering pings): then pending calls reject with it. `kind` is the core's
+ * stable name, the same in every binding: `"invalid_url"`, `"dns"`,
+ * `"refused"`, `"timeout"`, `"tls"`, `"unauthorized"`, `"forbidden"`,
+ * `"not_found"`, `"version_refused"`, `"http"`, `"io"`; `status` the HTTP
+ * status when the server answered with one.
+ */
+class RemoteError extends ConnectionClosed {
+    name = "RemoteError";
+    /** What went wrong (the core's `RemoteErrorKind` name). */
+    kind;
+    /** The HTTP status, when the server answered with one. */
+    status;
+    constructor(message, reason, kind, status) {
+        super(message, reason);
+        this.kind = kind;
+        this.status = status;
+    }
+}
+exports.RemoteError = RemoteError;
 /** The call was cancelled (its `AbortSignal` fired, or the handler's request was cancelled). */
 class Cancelled extends AcpError {
     name = "Cancelled";
@@ -146,6 +169,21 @@ function stringify(value) {
         return String(value);
     }
 }
+/**
+ * A refused option: the core's message, as a `TypeError` (unknown name,
+ * wrong type, an option that does not apply here) or a `RangeError`
+ * (out of range), with `option` (the name as given) and `optionError`
+ * (`"unknown"`, `"type"`, `"not_applicable"`, `"range"`).
+ */
+function optionError(e) {
+    const range = e.message.startsWith("RangeError: ");
+    const text = e.message.replace(/^(RangeError|TypeError): /, "");
+    const error = range || e.kind === "invalid_fds" ? new RangeError(text) : new TypeError(text);
+    if (e.option !== undefined) {
+        Object.assign(error, { option: e.option, optionError: e.optionError });
+    }
+    return error;
+}
 /** The error class for a native error object. */
 function fromNative(e) {
     switch (e.kind) {
@@ -154,7 +192,13 @@ function fromNative(e) {
                 ? new MethodNotFound(methodOf(e.data), e.message, e.data)
                 : new RequestError(e.code ?? -32603, e.message, e.data);
         case "closed":
-            return new ConnectionClosed(e.message, e.reason ?? "");
+            return e.remote !== undefined
+                ? new RemoteError(e.message, e.reason ?? "", e.remote.remoteKind ?? "io", e.remote.status ?? null)
+                : new ConnectionClosed(e.message, e.reason ?? "");
+        case "gone":
+            return new ConnectionClosed(e.message, e.message);
+        case "remote":
+            return new RemoteError(e.message, e.message, e.remoteKind ?? "io", e.status ?? null);
         case "cancelled":
             return new Cancelled(e.message);
         case "timeout":
@@ -173,9 +217,9 @@ function fromNative(e) {
             return new SpawnError(e.message, e.program ?? "", e.error ?? "");
         case "invalid_options":
         case "invalid_fds":
-            return e.message.startsWith("RangeError: ")
-                ? new RangeError(e.message.slice("RangeError: ".length))
-                : new RangeError(e.message);
+            return optionError(e);
+        case "listen":
+            return Object.assign(new Error(e.message), { code: "ERR_ACP_LISTEN" });
         default:
             return new AcpError(e.message);
     }

@@ -11,8 +11,9 @@
  * See README.md for the quickstarts and the threading and ordering rules.
  */
 export { Connection, socketPair, type CallOptions, type ExitStatus, type Handler, type RequestContext, type RequestId, type Role, } from "./connection";
-export { AcpError, Cancelled, CapabilityError, ConnectionClosed, ErrorCode, InvalidParams, InvalidResult, MethodNotFound, RefusedError, RequestError, RequestTimeout, SpawnError, } from "./errors";
-export type { ConnectionOptions, Direction, EngineEvent, SpawnOptions } from "./options";
+export { AcpError, Cancelled, CapabilityError, ConnectionClosed, ErrorCode, InvalidParams, InvalidResult, MethodNotFound, RefusedError, RequestError, RemoteError, RequestTimeout, SpawnError, } from "./errors";
+export type { CommonOptions, ConnectOptions, ConnectionOptions, Direction, EngineEvent, Pairs, RemoteTransportOptions, ServeOptions, SpawnOptions, } from "./options";
+export { Server, serve, type Listen, type RemoteAgentFactory, type RemoteConnectionInfo, type ServerAddress, } from "./server";
 export { AGENT_METHODS, AgentConnection, CLIENT_METHODS, ClientConnection, runAgent, type Agent, type AgentFactory, type Awaitable, type Client, type ClientFactory, } from "./typed";
 export type * as schema from "./schema";
 /** The ACP protocol version this package speaks. */

@@ -12,7 +12,7 @@
  * See README.md for the quickstarts and the threading and ordering rules.
  */
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.PROTOCOL_VERSION = exports.runAgent = exports.ClientConnection = exports.CLIENT_METHODS = exports.AgentConnection = exports.AGENT_METHODS = exports.SpawnError = exports.RequestTimeout = exports.RequestError = exports.RefusedError = exports.MethodNotFound = exports.InvalidResult = exports.InvalidParams = exports.ErrorCode = exports.ConnectionClosed = exports.CapabilityError = exports.Cancelled = exports.AcpError = exports.socketPair = exports.Connection = void 0;
+exports.PROTOCOL_VERSION = exports.runAgent = exports.ClientConnection = exports.CLIENT_METHODS = exports.AgentConnection = exports.AGENT_METHODS = exports.serve = exports.Server = exports.SpawnError = exports.RequestTimeout = exports.RemoteError = exports.RequestError = exports.RefusedError = exports.MethodNotFound = exports.InvalidResult = exports.InvalidParams = exports.ErrorCode = exports.ConnectionClosed = exports.CapabilityError = exports.Cancelled = exports.AcpError = exports.socketPair = exports.Connection = void 0;
 var connection_1 = require("./connection");
 Object.defineProperty(exports, "Connection", { enumerable: true, get: function () { return connection_1.Connection; } });
 Object.defineProperty(exports, "socketPair", { enumerable: true, get: function () { return connection_1.socketPair; } });
@@ -27,8 +27,12 @@ Object.defineProperty(exports, "InvalidResult", { enumerable: true, get: functio
 Object.defineProperty(exports, "MethodNotFound", { enumerable: true, get: function () { return errors_1.MethodNotFound; } });
 Object.defineProperty(exports, "RefusedError", { enumerable: true, get: function () { return errors_1.RefusedError; } });
 Object.defineProperty(exports, "RequestError", { enumerable: true, get: function () { return errors_1.RequestError; } });
+Object.defineProperty(exports, "RemoteError", { enumerable: true, get: function () { return errors_1.RemoteError; } });
 Object.defineProperty(exports, "RequestTimeout", { enumerable: true, get: function () { return errors_1.RequestTimeout; } });
 Object.defineProperty(exports, "SpawnError", { enumerable: true, get: function () { return errors_1.SpawnError; } });
+var server_1 = require("./server");
+Object.defineProperty(exports, "Server", { enumerable: true, get: function () { return server_1.Server; } });
+Object.defineProperty(exports, "serve", { enumerable: true, get: function () { return server_1.serve; } });
 var typed_1 = require("./typed");
 Object.defineProperty(exports, "AGENT_METHODS", { enumerable: true, get: function () { return typed_1.AGENT_METHODS; } });
 Object.defineProperty(exports, "AgentConnection", { enumerable: true, get: function () { return typed_1.AgentConnection; } });

@@ -1,10 +1,13 @@
 /**
- * The options every constructor takes, checked here (a wrong type is a
- * `TypeError`, a bad value a `RangeError`, both naming the option; nothing
- * is started then) and passed to the native module. Durations are
- * milliseconds.
+ * The options every constructor takes: the core's one option table
+ * (`core/src/options.rs`, names camelCased), checked by the core (an
+ * unknown name, a wrong type or an option that does not apply is a
+ * `TypeError`, a value out of range a `RangeError`, both with the core's
+ * message naming the option; nothing is started then). Durations are
+ * milliseconds, sizes bytes. Callbacks (`trace`, `events`, `stderr`) stay
+ * here.
  */
-import type { NativeOptions } from "../native";
+import type { NativeOption } from "../native";
 /** A frame as the trace hook sees it: `"in"` (read) or `"out"` (written). */
 export type Direction = "in" | "out";
 /** Something the engine handled on its own (see `ConnectionOptions.events`). */
@@ -23,20 +26,28 @@ export interface EngineEvent {
     /** The details (size, id, error, reason, ...). */
     details: Record<string, unknown>;
 }
-/** Connection settings (every field optional; defaults are the core's). */
-export interface ConnectionOptions {
-    /** `"ndjson"` (default) or `"content-length"`. */
-    framing?: "ndjson" | "content-length";
-    /** Largest frame accepted from the peer, in bytes (default 64 MiB). */
+/**
+ * Settings every connection takes (every field optional; `undefined` or
+ * `null` keeps the core's default). The names, units (milliseconds, bytes)
+ * and ranges are the core's one option table (`core/src/options.rs`),
+ * camelCased: the same options as every other binding.
+ */
+export interface CommonOptions {
+    /** Largest message accepted from the peer, in bytes (default 64 MiB). */
     maxFrameSize?: number;
     /** Default timeout of every outgoing call, in milliseconds (default none). */
-    requestTimeout?: number;
-    /** On close, how long queued frames may take to be written (default 2000 ms). */
-    flushTimeout?: number;
-    /** Outgoing frames queued before `notify` waits (default 1024). */
+    requestTimeoutMs?: number;
+    /**
+     * After the peer's end of stream (or on close), how long requests in
+     * flight get to answer and queued messages to be written (default 2000 ms).
+     */
+    flushTimeoutMs?: number;
+    /** Outgoing messages queued before `notify` waits (default 1024). */
     outgoingQueue?: number;
-    /** Incoming frames queued for dispatch before the reader waits (default 1024). */
+    /** Incoming messages queued for dispatch before the reader waits (default 1024). */
     incomingQueue?: number;
+    /** Requests from the peer in flight (received, not answered) before the reader waits (default 1024). */
+    incomingRequests?: number;
     /**
      * Every frame, both ways: a callback `(direction, frame)` (called on the
      * JavaScript thread, after the fact, in order), or `true`/`"debug"` for
@@ -54,22 +65,74 @@ export interface ConnectionOptions {
     /** Client side: answer `terminal/*` in the core with real processes. */
     terminals?: boolean;
 }
+/** Settings of a connection over a byte stream (stdio, descriptors, a spawned agent). */
+export interface ConnectionOptions extends CommonOptions {
+    /** `"ndjson"` (default) or `"content-length"`. */
+    framing?: "ndjson" | "content-length";
+}
+/** Name and value pairs: an object, or an array of `[name, value]`. */
+export type Pairs = Record<string, string> | readonly (readonly [string, string])[];
 /** How to start an agent process (client side). */
 export interface SpawnOptions extends ConnectionOptions {
     /** Its working directory (default: this process's). */
     cwd?: string;
     /** Variables added to this process's environment (or the whole environment with `clearEnv`). */
-    env?: Record<string, string>;
+    env?: Pairs;
     /** Start from an empty environment. */
     clearEnv?: boolean;
     /** Each line the agent writes to its stderr (default: this process's stderr). */
     stderr?: (line: string) => void;
-    /**
-     * The close ladder's waits in milliseconds: after closing the agent's
-     * stdin and again after SIGTERM, before SIGKILL (default 2000 each), or a
-     * pair `[afterStdinClose, afterSigterm]`.
-     */
-    shutdownGrace?: number | [number, number];
+    /** On close, how long the agent gets to exit after its stdin is closed, before SIGTERM (default 2000 ms). */
+    graceAfterStdinCloseMs?: number;
+    /** On close, how long the agent gets to exit after SIGTERM, before SIGKILL (default 2000 ms). */
+    graceAfterSigtermMs?: number;
+}
+/** What the remote transport takes, client and server alike. */
+export interface RemoteTransportOptions {
+    /** WebSocket pings (and a server's SSE keep-alive comments), ms (default 20000). */
+    keepaliveIntervalMs?: number;
+    /** Largest WebSocket message, POST body or event accepted, in bytes (default 64 MiB). */
+    maxMessageSize?: number;
+    /** Messages queued per direction between the network and the engine (default 1024). */
+    queue?: number;
+}
+/** A client connecting to a remote agent by URL ({@link ClientConnection.connect}). */
+export interface ConnectOptions extends CommonOptions, RemoteTransportOptions {
+    /** Extra HTTP headers sent on the handshake and every request (for example `Authorization`). */
+    headers?: Pairs;
+    /** A PEM file of CA certificates trusted beside the platform's roots (`wss://`, `https://`). */
+    caFile?: string;
+    /** Name resolution and TCP connect, ms (default 10000). */
+    connectTimeoutMs?: number;
+    /** TLS and the HTTP or WebSocket handshake, ms (default 10000). */
+    handshakeTimeoutMs?: number;
+    /** For `http(s)://` URLs: try a WebSocket upgrade first, fall back to Streamable HTTP. */
+    preferWebsocket?: boolean;
+    /** Speak HTTP/2 without TLS (h2c) on `http://` (over TLS, ALPN decides). */
+    http2PriorKnowledge?: boolean;
+}
+/** A remote server ({@link serve}): the server's settings and its agent connections'. */
+export interface ServeOptions extends CommonOptions, RemoteTransportOptions {
+    /** The endpoint's path (default `/acp`). */
+    path?: string;
+    /** A PEM certificate chain; with `tlsKey` the server speaks TLS only. */
+    tlsCert?: string;
+    /** The PEM private key of `tlsCert`. */
+    tlsKey?: string;
+    /** `Origin` values allowed (`*` for any); requests without an `Origin` are always allowed. */
+    allowedOrigins?: readonly string[];
+    /** Tokens accepted in `Authorization: Bearer`; when set, other requests get 401 before any agent code runs. */
+    bearerTokens?: readonly string[];
+    /** Remote connections served at once; one more gets 503 (default 4096). */
+    maxConnections?: number;
+    /** A connection from which nothing arrived for this long is closed, ms (default 60000). */
+    idleTimeoutMs?: number;
+    /** On shutdown, how long connections with requests in flight get to answer them, ms (default 10000). */
+    shutdownGraceMs?: number;
+    /** Serve WebSocket upgrades (default true). */
+    websocket?: boolean;
+    /** Serve Streamable HTTP (default true). */
+    streamableHttp?: boolean;
 }
 /** The hooks the native module calls, made from the options. */
 export interface Hooks {
@@ -77,8 +140,19 @@ export interface Hooks {
     events: ((arg: [string, string, string]) => void) | undefined;
     stderr: ((line: string) => void) | undefined;
 }
-/** Checks `options` (allowing `extra` keys) and converts them. */
-export declare function nativeOptions(options: Record<string, unknown> | undefined, spawn: boolean, extra?: readonly string[]): {
-    native: NativeOptions;
+/**
+ * The options as the native module takes them (each checked and applied
+ * there by the core's `Settings::set`, which refuses an unknown name, a
+ * wrong type, a value out of range, or an option that does not apply to
+ * this constructor), and the callbacks, kept here. `extra` keys are the
+ * constructor's own (`role`), not options.
+ */
+export declare function nativeOptions(options: object | undefined, extra?: readonly string[]): {
+    native: NativeOption[];
     hooks: Hooks;
 };
+/**
+ * The transport is read on this thread unless LIBACP_NODE_DRIVE_READS=0
+ * (an engine thread then reads: the tests run both paths).
+ */
+export declare function driveReads(): boolean;

@@ -1,127 +1,119 @@
 "use strict";
 /**
- * The options every constructor takes, checked here (a wrong type is a
- * `TypeError`, a bad value a `RangeError`, both naming the option; nothing
- * is started then) and passed to the native module. Durations are
- * milliseconds.
+ * The options every constructor takes: the core's one option table
+ * (`core/src/options.rs`, names camelCased), checked by the core (an
+ * unknown name, a wrong type or an option that does not apply is a
+ * `TypeError`, a value out of range a `RangeError`, both with the core's
+ * message naming the option; nothing is started then). Durations are
+ * milliseconds, sizes bytes. Callbacks (`trace`, `events`, `stderr`) stay
+ * here.
  */
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.nativeOptions = nativeOptions;
+exports.driveReads = driveReads;
 const node_util_1 = require("node:util");
-const CONNECTION_KEYS = [
-    "framing",
-    "maxFrameSize",
-    "requestTimeout",
-    "flushTimeout",
-    "outgoingQueue",
-    "incomingQueue",
-    "trace",
-    "events",
-    "requireAuth",
-    "sessionModel",
-    "fs",
-    "terminals",
-];
-const SPAWN_KEYS = ["cwd", "env", "clearEnv", "stderr", "shutdownGrace"];
 function typeName(v) {
     return v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
 }
-function expect(ok, name, what, value) {
-    if (!ok) {
-        throw new TypeError(`${name} must be ${what}, not ${typeName(value)}`);
-    }
-}
-function number(o, name) {
-    const v = o[name];
-    if (v === undefined || v === null) {
-        return undefined;
-    }
-    expect(typeof v === "number", name, "a number", v);
-    return v;
-}
-function bool(o, name) {
-    const v = o[name];
-    if (v === undefined || v === null) {
-        return undefined;
-    }
-    expect(typeof v === "boolean", name, "a boolean", v);
-    return v;
-}
 const debug = (0, node_util_1.debuglog)("libacp");
-/** Checks `options` (allowing `extra` keys) and converts them. */
-function nativeOptions(options, spawn, extra = []) {
-    const o = options ?? {};
-    expect(typeof o === "object" && !Array.isArray(o), "options", "an object", o);
-    const known = new Set([...CONNECTION_KEYS, ...(spawn ? SPAWN_KEYS : []), ...extra]);
-    for (const key of Object.keys(o)) {
-        if (!known.has(key)) {
-            throw new TypeError(`unknown option ${JSON.stringify(key)} (the options are: ${[...known].join(", ")})`);
+/** One option as the native module takes it: the JavaScript value, tagged. */
+function tagged(name, v) {
+    switch (typeof v) {
+        case "undefined":
+            return { name, type: "null" };
+        case "boolean":
+            return { name, type: "bool", bool: v };
+        case "number":
+            return { name, type: "number", number: v };
+        case "string":
+            return { name, type: "text", text: v };
+        case "function":
+            return { name, type: "callback" };
+    }
+    if (v === null) {
+        return { name, type: "null" };
+    }
+    if (Array.isArray(v)) {
+        if (v.every((item) => typeof item === "string")) {
+            return { name, type: "list", texts: v };
         }
-    }
-    const native = {};
-    const framing = o.framing;
-    if (framing !== undefined && framing !== null) {
-        expect(typeof framing === "string", "framing", "a string", framing);
-        native.framing = framing;
-    }
-    native.maxFrameSize = number(o, "maxFrameSize");
-    native.requestTimeoutMs = number(o, "requestTimeout");
-    native.flushTimeoutMs = number(o, "flushTimeout");
-    native.outgoingQueue = number(o, "outgoingQueue");
-    native.incomingQueue = number(o, "incomingQueue");
-    native.requireAuth = bool(o, "requireAuth");
-    native.sessionModel = bool(o, "sessionModel");
-    native.fs = bool(o, "fs");
-    native.terminals = bool(o, "terminals");
-    // The transport is read on this thread unless LIBACP_NODE_DRIVE_READS=0
-    // (an engine thread then reads: the tests run both paths).
-    native.driveReads = process.env.LIBACP_NODE_DRIVE_READS !== "0";
-    const hooks = { trace: undefined, events: undefined, stderr: undefined };
-    const trace = o.trace;
-    if (trace === true || trace === "debug") {
-        hooks.trace = ([direction, frame]) => debug("%s %s", direction, frame);
-    }
-    else if (typeof trace === "function") {
-        const fn = trace;
-        hooks.trace = ([direction, frame]) => fn(direction, frame);
-    }
-    else if (trace !== undefined && trace !== null && trace !== false) {
-        throw new TypeError(`trace must be a function, true or "debug", not ${typeName(trace)}`);
-    }
-    const events = o.events;
-    if (events !== undefined && events !== null) {
-        expect(typeof events === "function", "events", "a function", events);
-        const fn = events;
-        hooks.events = ([kind, message, details]) => fn({ kind, message, details: JSON.parse(details) });
-    }
-    if (spawn) {
-        const cwd = o.cwd;
-        if (cwd !== undefined && cwd !== null) {
-            expect(typeof cwd === "string", "cwd", "a string", cwd);
-            native.cwd = cwd;
+        if (v.every((item) => Array.isArray(item) && item.length === 2 && item.every((x) => typeof x === "string"))) {
+            return { name, type: "list", pairs: v };
         }
-        const env = o.env;
-        if (env !== undefined && env !== null) {
-            expect(typeof env === "object" && !Array.isArray(env), "env", "an object", env);
-            for (const [k, v] of Object.entries(env)) {
-                expect(typeof v === "string", `env.${k}`, "a string", v);
+        return invalid(name, "must hold only strings, or only [name, value] pairs of strings");
+    }
+    if (typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
+        const pairs = Object.entries(v);
+        for (const [k, x] of pairs) {
+            if (typeof x !== "string") {
+                return invalid(name, `values must be strings, not ${typeName(x)} (at ${k})`);
             }
-            native.env = env;
         }
-        native.clearEnv = bool(o, "clearEnv");
-        const stderr = o.stderr;
-        if (stderr !== undefined && stderr !== null) {
-            expect(typeof stderr === "function", "stderr", "a function", stderr);
-            hooks.stderr = stderr;
-            native.stderr = true;
+        return { name, type: "pairs", pairs: pairs };
+    }
+    return invalid(name, `cannot be ${typeName(v)}`);
+}
+/**
+ * A value no option takes: the core checks the name and where it applies
+ * first, then refuses it with `why` (a `TypeError`).
+ */
+function invalid(name, why) {
+    return { name, type: "invalid", text: `\`${name}\` ${why}` };
+}
+/**
+ * The options as the native module takes them (each checked and applied
+ * there by the core's `Settings::set`, which refuses an unknown name, a
+ * wrong type, a value out of range, or an option that does not apply to
+ * this constructor), and the callbacks, kept here. `extra` keys are the
+ * constructor's own (`role`), not options.
+ */
+function nativeOptions(options, extra = []) {
+    const o = (options ?? {});
+    if (typeof o !== "object" || Array.isArray(o)) {
+        throw new TypeError(`options must be an object, not ${typeName(o)}`);
+    }
+    const hooks = { trace: undefined, events: undefined, stderr: undefined };
+    const native = [];
+    for (const [name, v] of Object.entries(o)) {
+        if (extra.includes(name)) {
+            continue;
         }
-        const grace = o.shutdownGrace;
-        if (grace !== undefined && grace !== null) {
-            const pair = Array.isArray(grace) ? grace : [grace, grace];
-            expect(pair.length === 2 && pair.every((g) => typeof g === "number"), "shutdownGrace", "milliseconds or a pair [afterStdinClose, afterSigterm]", grace);
-            native.graceAfterStdinCloseMs = pair[0];
-            native.graceAfterSigtermMs = pair[1];
+        if (v !== undefined && v !== null) {
+            if (name === "trace") {
+                if (v === true || v === "debug") {
+                    hooks.trace = ([direction, frame]) => debug("%s %s", direction, frame);
+                }
+                else if (typeof v === "function") {
+                    const fn = v;
+                    hooks.trace = ([direction, frame]) => fn(direction, frame);
+                }
+                else if (v !== false) {
+                    throw new TypeError(`\`trace\` must be a function, true or "debug", not ${typeName(v)}`);
+                }
+                native.push({ name, type: "callback" });
+                continue;
+            }
+            if (name === "events" || name === "stderr") {
+                if (typeof v !== "function") {
+                    throw new TypeError(`\`${name}\` must be a function, not ${typeName(v)}`);
+                }
+                if (name === "events") {
+                    const fn = v;
+                    hooks.events = ([kind, message, details]) => fn({ kind, message, details: JSON.parse(details) });
+                }
+                else {
+                    hooks.stderr = v;
+                }
+            }
         }
+        native.push(tagged(name, v));
     }
     return { native, hooks };
+}
+/**
+ * The transport is read on this thread unless LIBACP_NODE_DRIVE_READS=0
+ * (an engine thread then reads: the tests run both paths).
+ */
+function driveReads() {
+    return process.env.LIBACP_NODE_DRIVE_READS !== "0";
 }

@@ -11,8 +11,9 @@
  * `stopReason: "cancelled"` whatever its handler returns; `await prompt()`
  * resolves after every `session/update` of the turn was handled.
  */
+import * as native from "../native";
 import { Connection, type CallOptions, type RequestContext } from "./connection";
-import type { ConnectionOptions, SpawnOptions } from "./options";
+import type { ConnectOptions, ConnectionOptions, Hooks, SpawnOptions } from "./options";
 import type * as s from "./schema";
 /** A value or a promise of it: handlers may answer either way. */
 export type Awaitable<T> = T | PromiseLike<T>;
@@ -147,6 +148,8 @@ export declare class AgentConnection extends TypedConnection {
     static serveStdio(agent: AgentFactory, options?: ConnectionOptions): AgentConnection;
     /** Serves `agent` over descriptors it takes over (see {@link Connection.fromFds}). */
     static fromFds(readFd: number, writeFd: number, agent: AgentFactory, options?: ConnectionOptions): AgentConnection;
+    /** @internal Serves `agent` on a server's remote connection (see {@link serve}). */
+    static overRemote(id: number, agent: AgentFactory, opts: native.NativeOption[], hooks: Hooks): AgentConnection;
     private static make;
     /** `session/update`: streams one update of a session to the client. */
     sessionUpdate(params: s.SessionNotification): Promise<void>;
@@ -189,11 +192,17 @@ export declare class ClientConnection extends TypedConnection {
     /**
      * Starts the agent `command` with `args` and connects to its stdio (see
      * {@link Connection.spawnAgent} for `options`: `cwd`, `env`, `stderr`,
-     * `shutdownGrace`, ...). Throws `SpawnError` if it cannot start.
+     * `graceAfterStdinCloseMs`, ...). Throws `SpawnError` if it cannot start.
      */
     static spawn(command: string, args?: readonly string[], client?: ClientFactory, options?: SpawnOptions): ClientConnection;
     /** Client side over descriptors it takes over (see {@link Connection.fromFds}). */
     static fromFds(readFd: number, writeFd: number, client?: ClientFactory, options?: ConnectionOptions): ClientConnection;
+    /**
+     * Connects to the remote agent at `url` (see {@link Connection.connect}:
+     * `ws://`/`wss://` WebSocket, `http://`/`https://` Streamable HTTP).
+     * Rejects with `RemoteError` (`kind`, `status`) when it cannot be reached.
+     */
+    static connect(url: string, client?: ClientFactory, options?: ConnectOptions): Promise<ClientConnection>;
     private static make;
     /** `initialize`: negotiates the version and capabilities. */
     initialize(params: s.InitializeRequest, options?: CallOptions): Promise<s.InitializeResponse>;

@@ -158,6 +158,10 @@ class AgentConnection extends TypedConnection {
     static fromFds(readFd, writeFd, agent, options = {}) {
         return AgentConnection.make(agent, (handler) => connection_1.Connection.fromFds(readFd, writeFd, handler, { ...options, role: "agent" }));
     }
+    /** @internal Serves `agent` on a server's remote connection (see {@link serve}). */
+    static overRemote(id, agent, opts, hooks) {
+        return AgentConnection.make(agent, (handler) => connection_1.Connection.onRemote(id, "agent", handler, opts, hooks));
+    }
     static make(agent, connect) {
         // The handler is bound before the host exists (so nothing the peer sends
         // can be missed) and dispatches to it once made.
@@ -246,7 +250,7 @@ class ClientConnection extends TypedConnection {
     /**
      * Starts the agent `command` with `args` and connects to its stdio (see
      * {@link Connection.spawnAgent} for `options`: `cwd`, `env`, `stderr`,
-     * `shutdownGrace`, ...). Throws `SpawnError` if it cannot start.
+     * `graceAfterStdinCloseMs`, ...). Throws `SpawnError` if it cannot start.
      */
     static spawn(command, args = [], client = {}, options = {}) {
         return ClientConnection.make(client, (handler) => connection_1.Connection.spawnAgent(command, args, handler, options));
@@ -254,6 +258,30 @@ class ClientConnection extends TypedConnection {
     /** Client side over descriptors it takes over (see {@link Connection.fromFds}). */
     static fromFds(readFd, writeFd, client = {}, options = {}) {
         return ClientConnection.make(client, (handler) => connection_1.Connection.fromFds(readFd, writeFd, handler, { ...options, role: "client" }));
+    }
+    /**
+     * Connects to the remote agent at `url` (see {@link Connection.connect}:
+     * `ws://`/`wss://` WebSocket, `http://`/`https://` Streamable HTTP).
+     * Rejects with `RemoteError` (`kind`, `status`) when it cannot be reached.
+     */
+    static async connect(url, client = {}, options = {}) {
+        let handler;
+        const late = {
+            onRequest: (m, p, c) => handler?.onRequest?.(m, p, c),
+            onNotification: (m, p) => handler?.onNotification?.(m, p),
+        };
+        const connection = await connection_1.Connection.connect(url, late, options);
+        const conn = new ClientConnection(connection);
+        let host;
+        try {
+            host = connectHost(client, conn, "client");
+        }
+        catch (e) {
+            connection.native.release();
+            throw e;
+        }
+        handler = serve(host, exports.CLIENT_METHODS);
+        return conn;
     }
     static make(client, connect) {
         let handler;

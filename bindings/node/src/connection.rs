@@ -34,7 +34,6 @@ use libacp_core::{
 };
 
 use crate::deliveries::{self, call_error};
-use crate::options::{NativeOptions, acp_options};
 use crate::runtime;
 use crate::watcher::Watcher;
 
@@ -146,19 +145,27 @@ pub(crate) enum Source {
     Transport(Transport),
 }
 
-/// Starts a connection: its inbox waking JavaScript, then the core's
-/// connection (a spawn failure is returned at once).
+/// How JavaScript takes a connection's deliveries.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct How {
+    /// Read a descriptor transport on the JavaScript thread.
+    pub(crate) drive_reads: bool,
+    /// Deliver a spawned agent's stderr lines to JavaScript.
+    pub(crate) stderr: bool,
+}
+
+/// Starts a connection with the core's options (from `Settings`): its
+/// inbox waking JavaScript, then the core's connection (a spawn failure is
+/// returned at once).
 pub(crate) fn start(
     source: Source,
     role: Role,
-    options: &NativeOptions,
+    mut acp: libacp_core::AcpOptions,
+    how: How,
     wake: WakeFn,
     trace: Option<TraceFn>,
     events: Option<EventsFn>,
 ) -> std::result::Result<NativeConnection, serde_json::Value> {
-    let mut acp = acp_options(role, options).map_err(
-        |e| serde_json::json!({"kind": "invalid_options", "message": e.reason.to_string()}),
-    )?;
     hooks(&mut acp, trace, events);
     let wake = Arc::new(wake);
     let waker = Arc::clone(&wake);
@@ -171,11 +178,11 @@ pub(crate) fn start(
     let rt = runtime::handle().map_err(|e| serde_json::json!({"kind": "io", "message": e}))?;
     let host = HostOptions {
         acp,
-        drive_reads: options.drive_reads.unwrap_or(true),
+        drive_reads: how.drive_reads,
     };
     let conn = match source {
         Source::Spawn(mut command) => {
-            if options.stderr.unwrap_or(false) {
+            if how.stderr {
                 command = inbox.forward_stderr(command);
             }
             HostConnection::spawn_agent(rt, &command, Arc::clone(&inbox), host)

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use libacp_core::host::{Delivery, HostRequest};
-use libacp_core::{CallError, ConnectionError, Signal};
+use libacp_core::{CallError, CloseReason, ConnectionError, Signal};
 
 /// The error object JavaScript turns into its error classes.
 pub(crate) fn call_error(e: &CallError) -> Value {
@@ -55,8 +55,14 @@ pub(crate) fn call_error(e: &CallError) -> Value {
 pub(crate) fn connection_error(e: &ConnectionError) -> Value {
     match e {
         ConnectionError::Closed(reason) => {
-            json!({"kind": "closed", "message": e.to_string(), "reason": reason.to_string()})
+            let mut v =
+                json!({"kind": "closed", "message": e.to_string(), "reason": reason.to_string()});
+            if let (CloseReason::Remote(remote), Some(obj)) = (reason, v.as_object_mut()) {
+                obj.insert("remote".into(), crate::remote::remote_error(remote));
+            }
+            v
         }
+        ConnectionError::Remote(remote) => crate::remote::remote_error(remote),
         ConnectionError::Spawn { program, error } => json!({
             "kind": "spawn", "message": e.to_string(), "program": program, "error": error
         }),

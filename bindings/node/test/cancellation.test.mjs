@@ -123,9 +123,9 @@ test("a call with a timeout fails with RequestTimeout and the peer is sent $/can
   await closeBoth(pair);
 });
 
-test("the requestTimeout option applies to every call; timeout: 0 overrides it", async () => {
+test("the requestTimeoutMs option applies to every call; timeout: 0 overrides it", async () => {
   const w = waitingAgent();
-  const pair = await session(w.agent, {}, { client: { requestTimeout: 50 } });
+  const pair = await session(w.agent, {}, { client: { requestTimeoutMs: 50 } });
   await assert.rejects(within(pair.client.extMethod("_wait", {}), "the call"), RequestTimeout);
   const abort = new AbortController();
   const untimed = pair.client.extMethod("_x", {}, { timeout: 0, signal: abort.signal });

@@ -51,7 +51,7 @@ test("the peer going away rejects pending calls and cancels the handlers it was 
   const call = pair.client.extMethod("_stuck", {}).catch((e) => e);
   await within(s.started.promise, "the handler");
   // The client side goes away: the agent's running handler is cancelled
-  // (it gets flushTimeout to answer; decision 2 of DESIGN.md).
+  // (it gets flushTimeoutMs to answer; decision 2 of DESIGN.md).
   const agentCall = pair.toClient.extMethod("_never_answered", {}).catch((e) => e);
   await within(pair.client.close(), "client close");
   assert.ok((await within(call, "the client's call")) instanceof ConnectionClosed);

@@ -63,7 +63,8 @@ function held() {
  */
 async function withFaultAgent(name, body, args = [], client = {}, options = {}) {
   const agent = ClientConnection.spawn(path.join(FAULTS, name), args, client, {
-    shutdownGrace: GRACE,
+    graceAfterStdinCloseMs: GRACE[0],
+    graceAfterSigtermMs: GRACE[1],
     ...options,
   });
   try {

@@ -50,33 +50,101 @@ function refused(options) {
   return { error, open };
 }
 
+// The core's option table decides (`Settings::set`): its messages, its
+// refusal kinds (`optionError`: unknown, type, range, not_applicable).
 const BAD = [
-  [{ framing: "xml" }, RangeError, /framing must be "ndjson" or "content-length", not "xml"/],
-  [{ framing: 1 }, TypeError, /framing must be a string, not number/],
-  [{ maxFrameSize: 0 }, RangeError, /maxFrameSize/],
-  [{ maxFrameSize: 1.5 }, RangeError, /maxFrameSize/],
-  [{ maxFrameSize: "big" }, TypeError, /maxFrameSize must be a number, not string/],
-  [{ outgoingQueue: 0 }, RangeError, /outgoingQueue/],
-  [{ incomingQueue: 2 ** 25 }, RangeError, /incomingQueue/],
-  [{ requestTimeout: -1 }, RangeError, /requestTimeout/],
-  [{ requestTimeout: NaN }, RangeError, /requestTimeout/],
-  [{ flushTimeout: Infinity }, RangeError, /flushTimeout/],
-  [{ trace: "loud" }, TypeError, /trace must be a function, true or "debug", not string/],
-  [{ events: "log" }, TypeError, /events must be a function, not string/],
-  [{ fs: 1 }, TypeError, /fs must be a boolean, not number/],
-  [{ sessionModel: "yes" }, TypeError, /sessionModel must be a boolean/],
-  [{ terminals: 1 }, TypeError, /terminals must be a boolean/],
-  [{ requireAuth: "no" }, TypeError, /requireAuth must be a boolean/],
-  [{ colour: true }, TypeError, /unknown option "colour" \(the options are: framing, /],
-  [{ cwd: "/" }, TypeError, /unknown option "cwd"/], // spawn-only
+  [
+    { framing: "xml" },
+    RangeError,
+    "range",
+    /`framing` must be one of "ndjson", "content-length", not "xml"/,
+  ],
+  [{ framing: 1 }, TypeError, "type", /`framing` must be a string, not a number/],
+  [{ maxFrameSize: 0 }, RangeError, "range", /`maxFrameSize` must be from 1 to/],
+  [{ maxFrameSize: 1.5 }, RangeError, "range", /`maxFrameSize` must be a whole number/],
+  [
+    { maxFrameSize: "big" },
+    TypeError,
+    "type",
+    /`maxFrameSize` must be a whole number, not a string/,
+  ],
+  [{ outgoingQueue: 0 }, RangeError, "range", /outgoingQueue/],
+  [{ incomingQueue: 2 ** 25 }, RangeError, "range", /incomingQueue/],
+  [{ incomingRequests: 0 }, RangeError, "range", /incomingRequests/],
+  [
+    { requestTimeoutMs: -1 },
+    RangeError,
+    "range",
+    /`requestTimeoutMs` must be a finite number of milliseconds, more than 0/,
+  ],
+  [{ requestTimeoutMs: 0 }, RangeError, "range", /requestTimeoutMs/],
+  [{ requestTimeoutMs: NaN }, RangeError, "range", /requestTimeoutMs/],
+  [{ flushTimeoutMs: Infinity }, RangeError, "range", /flushTimeoutMs/],
+  [
+    { flushTimeoutMs: "1s" },
+    TypeError,
+    "type",
+    /`flushTimeoutMs` must be a number of milliseconds, not a string/,
+  ],
+  [{ fs: 1 }, TypeError, "type", /`fs` must be a boolean, not a number/],
+  [{ sessionModel: "yes" }, TypeError, "type", /`sessionModel` must be a boolean/],
+  [{ terminals: 1 }, TypeError, "type", /`terminals` must be a boolean/],
+  [
+    { requireAuth: "no" },
+    TypeError,
+    "not_applicable",
+    /`requireAuth` does not apply here: it applies to agent connections/,
+  ],
+  [
+    { colour: true },
+    TypeError,
+    "unknown",
+    /unknown option `colour` \(the options are: framing, max_frame_size, /,
+  ],
+  [{ requestTimeout: 5 }, TypeError, "unknown", /unknown option `requestTimeout`/], // renamed: requestTimeoutMs
+  [
+    { cwd: "/" },
+    TypeError,
+    "not_applicable",
+    /`cwd` does not apply here: it applies to a client spawning its agent/,
+  ],
+  [{ headers: { A: "b" } }, TypeError, "not_applicable", /`headers` does not apply here/],
+  [{ bearerTokens: ["t"] }, TypeError, "not_applicable", /`bearerTokens` does not apply here/],
+  [
+    { stderr: () => {} },
+    TypeError,
+    "not_applicable",
+    /`stderr` does not apply here: it is a callback/,
+  ],
 ];
 
-for (const [options, type, message] of BAD) {
-  test(`option ${JSON.stringify(options)} is refused with ${/** @type {Function} */ (type).name}, the descriptor left alone`, () => {
+for (const [options, type, kind, message] of BAD) {
+  test(`option ${JSON.stringify(options)} is refused with ${/** @type {Function} */ (type).name} (${kind}), the descriptor left alone`, () => {
     const { error, open } = refused(/** @type {Record<string, unknown>} */ (options));
     assert.ok(error instanceof /** @type {Function} */ (type), `got ${String(error)}`);
     assert.match(/** @type {Error} */ (error).message, /** @type {RegExp} */ (message));
+    assert.equal(/** @type {any} */ (error).optionError, kind);
+    assert.equal(/** @type {any} */ (error).option, Object.keys(options)[0]);
     assert.ok(open, "the descriptor was taken over although the options were refused");
+  });
+}
+
+// The callbacks (kept by the binding, checked in JavaScript), and values no
+// option takes (the core checks the name first).
+const BAD_VALUES = [
+  [{ trace: "loud" }, /`trace` must be a function, true or "debug", not string/],
+  [{ events: "log" }, /`events` must be a function, not string/],
+  [{ maxFrameSize: 10n }, /`maxFrameSize` cannot be bigint/],
+  [{ nope: 10n }, /unknown option `nope`/],
+  [{ cwd: [1, 2] }, /`cwd` does not apply here/],
+];
+
+for (const [options, message] of BAD_VALUES) {
+  test(`option ${JSON.stringify(Object.keys(options))} with a value no option takes is refused with TypeError`, () => {
+    const { error, open } = refused(/** @type {Record<string, unknown>} */ (options));
+    assert.ok(error instanceof TypeError, `got ${String(error)}`);
+    assert.match(/** @type {Error} */ (error).message, /** @type {RegExp} */ (message));
+    assert.ok(open);
   });
 }
 
@@ -85,7 +153,7 @@ test("an option of the other role is refused (agent: requireAuth; client: fs, te
     const [a, b] = socketPair();
     assert.throws(
       () => Connection.fromFds(a, a, {}, { role: "agent", [option]: true }),
-      RangeError,
+      (e) => e instanceof TypeError && /applies to client connections/.test(e.message),
     );
     fs.closeSync(a);
     fs.closeSync(b);
@@ -93,7 +161,7 @@ test("an option of the other role is refused (agent: requireAuth; client: fs, te
   const [a, b] = socketPair();
   assert.throws(
     () => Connection.fromFds(a, a, {}, { role: "client", requireAuth: true }),
-    RangeError,
+    (e) => e instanceof TypeError && /applies to agent connections/.test(e.message),
   );
   fs.closeSync(a);
   fs.closeSync(b);
@@ -224,7 +292,7 @@ test("trace sees every frame both ways; trace: true logs through util.debuglog('
 test("small queues and a short flush timeout keep every notification, in order", async () => {
   /** @type {string[]} */
   const texts = [];
-  const small = { outgoingQueue: 1, incomingQueue: 1, flushTimeout: 500 };
+  const small = { outgoingQueue: 1, incomingQueue: 1, flushTimeoutMs: 500 };
   const pair = await session(
     {
       async prompt({ sessionId }) {

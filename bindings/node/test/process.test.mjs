@@ -134,9 +134,27 @@ test("a command that cannot start throws SpawnError naming it", () => {
 test("spawn options are checked before anything starts", () => {
   assert.throws(() => ClientConnection.spawn(/** @type {any} */ (42)), TypeError);
   assert.throws(() => ClientConnection.spawn("node", /** @type {any} */ ("x")), TypeError);
-  assert.throws(() => spawnEcho(/** @type {any} */ ({ env: { A: 1 } })), /env\.A must be a string/);
-  assert.throws(() => spawnEcho(/** @type {any} */ ({ shutdownGrace: [1] })), /shutdownGrace/);
-  assert.throws(() => spawnEcho(/** @type {any} */ ({ cwdd: "/" })), /unknown option "cwdd"/);
+  assert.throws(
+    () => spawnEcho(/** @type {any} */ ({ env: { A: 1 } })),
+    /`env` values must be strings, not number \(at A\)/,
+  );
+  assert.throws(
+    () => spawnEcho({ env: [["A=B", "c"]] }),
+    (e) => e instanceof RangeError && /A=B/.test(e.message),
+  );
+  assert.throws(
+    () => spawnEcho({ graceAfterSigtermMs: -1 }),
+    (e) => e instanceof RangeError && /graceAfterSigtermMs/.test(e.message),
+  );
+  assert.throws(
+    () => spawnEcho(/** @type {any} */ ({ shutdownGrace: [1] })),
+    /unknown option `shutdownGrace`/,
+  );
+  assert.throws(() => spawnEcho(/** @type {any} */ ({ cwdd: "/" })), /unknown option `cwdd`/);
+  assert.throws(
+    () => spawnEcho(/** @type {any} */ ({ caFile: "/ca.pem" })),
+    (e) => e instanceof TypeError && /`caFile` does not apply here/.test(e.message),
+  );
 });
 
 test("a client that closes and returns from main exits by itself, its agent gone", async () => {

@@ -42,7 +42,14 @@ import {
   fromNativeText,
   type NativeError,
 } from "./errors";
-import { nativeOptions, type ConnectionOptions, type Hooks, type SpawnOptions } from "./options";
+import {
+  driveReads,
+  nativeOptions,
+  type ConnectionOptions,
+  type ConnectOptions,
+  type Hooks,
+  type SpawnOptions,
+} from "./options";
 
 /** `"client"` (drives an agent) or `"agent"` (serves a client). */
 export type Role = "client" | "agent";
@@ -93,7 +100,7 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** On abort, keep waiting for the peer's answer. */
   keepWaiting?: boolean;
-  /** Milliseconds before the call fails with `RequestTimeout` (overrides `requestTimeout`; 0: none). */
+  /** Milliseconds before the call fails with `RequestTimeout` (overrides `requestTimeoutMs`; 0: none). */
   timeout?: number;
 }
 
@@ -604,11 +611,17 @@ export class Connection {
     if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) {
       throw new TypeError("args must be an array of strings");
     }
-    const { native: opts, hooks } = nativeOptions(options as Record<string, unknown>, true);
+    const { native: opts, hooks } = nativeOptions(options);
     const dispatcher = new Dispatcher(handler, hooks);
     const conn = made(
       native.connect(
-        { kind: "spawn", command, args: [...args] },
+        {
+          kind: "spawn",
+          command,
+          args: [...args],
+          stderr: hooks.stderr !== undefined,
+          driveReads: driveReads(),
+        },
         opts,
         dispatcher.wake,
         hooks.trace,
@@ -624,11 +637,19 @@ export class Connection {
    * else to stdout afterwards (log to stderr).
    */
   static fromStdio(handler: Handler = {}, options: ConnectionOptions = {}): Connection {
-    const { native: opts, hooks } = nativeOptions(options as Record<string, unknown>, false);
+    const { native: opts, hooks } = nativeOptions(options);
     const dispatcher = new Dispatcher(handler, hooks);
     return new Connection(
       dispatcher,
-      made(native.connect({ kind: "stdio" }, opts, dispatcher.wake, hooks.trace, hooks.events)),
+      made(
+        native.connect(
+          { kind: "stdio", driveReads: driveReads() },
+          opts,
+          dispatcher.wake,
+          hooks.trace,
+          hooks.events,
+        ),
+      ),
     );
   }
 
@@ -649,17 +670,73 @@ export class Connection {
     if (role !== "client" && role !== "agent") {
       throw new TypeError(`role must be "client" or "agent", not ${JSON.stringify(role)}`);
     }
-    const { native: opts, hooks } = nativeOptions(
-      options as unknown as Record<string, unknown>,
-      false,
-      ["role"],
-    );
+    const { native: opts, hooks } = nativeOptions(options, ["role"]);
     const dispatcher = new Dispatcher(handler, hooks);
     return new Connection(
       dispatcher,
       made(
         native.connect(
-          { kind: "fds", role, readFd, writeFd },
+          { kind: "fds", role, readFd, writeFd, driveReads: driveReads() },
+          opts,
+          dispatcher.wake,
+          hooks.trace,
+          hooks.events,
+        ),
+      ),
+    );
+  }
+
+  /**
+   * Client side: connects to the remote agent at `url` (`ws://`, `wss://`:
+   * WebSocket; `http://`, `https://`: Streamable HTTP, or WebSocket first
+   * with `preferWebsocket`). Rejects with `RemoteError` (`kind`, `status`)
+   * when it cannot be reached, or with a `TypeError`/`RangeError` for an
+   * option the core refuses (checked before anything starts). Over
+   * Streamable HTTP the first request is `initialize`: a refused token or a
+   * wrong path shows as its failure (a `RemoteError` too).
+   */
+  static connect(
+    url: string,
+    handler: Handler = {},
+    options: ConnectOptions = {},
+  ): Promise<Connection> {
+    return new Promise<Connection>((resolve, reject) => {
+      if (typeof url !== "string") {
+        throw new TypeError(`url must be a string, not ${typeof url}`);
+      }
+      const { native: opts, hooks } = nativeOptions(options);
+      const refused = native.connectRemote(url, opts, (text: string) => {
+        const outcome = JSON.parse(text) as { id?: number };
+        if (outcome.id === undefined) {
+          reject(fromNative(outcome as NativeError));
+          return;
+        }
+        try {
+          resolve(Connection.onRemote(outcome.id, "client", handler, opts, hooks));
+        } catch (e) {
+          reject(e);
+        }
+      });
+      if (refused !== null) {
+        throw fromNativeText(refused);
+      }
+    });
+  }
+
+  /** @internal A connection over a remote transport the native module parked. */
+  static onRemote(
+    id: number,
+    role: Role,
+    handler: Handler,
+    opts: native.NativeOption[],
+    hooks: Hooks,
+  ): Connection {
+    const dispatcher = new Dispatcher(handler, hooks);
+    return new Connection(
+      dispatcher,
+      made(
+        native.connect(
+          { kind: "remote", role, id, driveReads: driveReads() },
           opts,
           dispatcher.wake,
           hooks.trace,

@@ -59,6 +59,30 @@ export class ConnectionClosed extends AcpError {
   }
 }
 
+/**
+ * The remote transport failed: a connect that could not reach the agent
+ * (`ClientConnection.connect` rejects with it), or a remote connection that
+ * failed later (the server went away, refused the `initialize` POST, stopped
+ * answering pings): then pending calls reject with it. `kind` is the core's
+ * stable name, the same in every binding: `"invalid_url"`, `"dns"`,
+ * `"refused"`, `"timeout"`, `"tls"`, `"unauthorized"`, `"forbidden"`,
+ * `"not_found"`, `"version_refused"`, `"http"`, `"io"`; `status` the HTTP
+ * status when the server answered with one.
+ */
+export class RemoteError extends ConnectionClosed {
+  override name = "RemoteError";
+  /** What went wrong (the core's `RemoteErrorKind` name). */
+  readonly kind: string;
+  /** The HTTP status, when the server answered with one. */
+  readonly status: number | null;
+
+  constructor(message: string, reason: string, kind: string, status: number | null) {
+    super(message, reason);
+    this.kind = kind;
+    this.status = status;
+  }
+}
+
 /** The call was cancelled (its `AbortSignal` fired, or the handler's request was cancelled). */
 export class Cancelled extends AcpError {
   override name = "Cancelled";
@@ -164,6 +188,27 @@ export interface NativeError {
   program?: string;
   error?: string;
   refusal?: Record<string, unknown>;
+  remote?: NativeError;
+  remoteKind?: string;
+  status?: number | null;
+  option?: string;
+  optionError?: string;
+}
+
+/**
+ * A refused option: the core's message, as a `TypeError` (unknown name,
+ * wrong type, an option that does not apply here) or a `RangeError`
+ * (out of range), with `option` (the name as given) and `optionError`
+ * (`"unknown"`, `"type"`, `"not_applicable"`, `"range"`).
+ */
+function optionError(e: NativeError): Error {
+  const range = e.message.startsWith("RangeError: ");
+  const text = e.message.replace(/^(RangeError|TypeError): /, "");
+  const error = range || e.kind === "invalid_fds" ? new RangeError(text) : new TypeError(text);
+  if (e.option !== undefined) {
+    Object.assign(error, { option: e.option, optionError: e.optionError });
+  }
+  return error;
 }
 
 /** The error class for a native error object. */
@@ -174,7 +219,18 @@ export function fromNative(e: NativeError): Error {
         ? new MethodNotFound(methodOf(e.data), e.message, e.data)
         : new RequestError(e.code ?? -32603, e.message, e.data);
     case "closed":
-      return new ConnectionClosed(e.message, e.reason ?? "");
+      return e.remote !== undefined
+        ? new RemoteError(
+            e.message,
+            e.reason ?? "",
+            e.remote.remoteKind ?? "io",
+            e.remote.status ?? null,
+          )
+        : new ConnectionClosed(e.message, e.reason ?? "");
+    case "gone":
+      return new ConnectionClosed(e.message, e.message);
+    case "remote":
+      return new RemoteError(e.message, e.message, e.remoteKind ?? "io", e.status ?? null);
     case "cancelled":
       return new Cancelled(e.message);
     case "timeout":
@@ -193,9 +249,9 @@ export function fromNative(e: NativeError): Error {
       return new SpawnError(e.message, e.program ?? "", e.error ?? "");
     case "invalid_options":
     case "invalid_fds":
-      return e.message.startsWith("RangeError: ")
-        ? new RangeError(e.message.slice("RangeError: ".length))
-        : new RangeError(e.message);
+      return optionError(e);
+    case "listen":
+      return Object.assign(new Error(e.message), { code: "ERR_ACP_LISTEN" });
     default:
       return new AcpError(e.message);
   }

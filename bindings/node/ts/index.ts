@@ -32,10 +32,29 @@ export {
   MethodNotFound,
   RefusedError,
   RequestError,
+  RemoteError,
   RequestTimeout,
   SpawnError,
 } from "./errors";
-export type { ConnectionOptions, Direction, EngineEvent, SpawnOptions } from "./options";
+export type {
+  CommonOptions,
+  ConnectOptions,
+  ConnectionOptions,
+  Direction,
+  EngineEvent,
+  Pairs,
+  RemoteTransportOptions,
+  ServeOptions,
+  SpawnOptions,
+} from "./options";
+export {
+  Server,
+  serve,
+  type Listen,
+  type RemoteAgentFactory,
+  type RemoteConnectionInfo,
+  type ServerAddress,
+} from "./server";
 export {
   AGENT_METHODS,
   AgentConnection,

@@ -1,13 +1,16 @@
 /**
- * The options every constructor takes, checked here (a wrong type is a
- * `TypeError`, a bad value a `RangeError`, both naming the option; nothing
- * is started then) and passed to the native module. Durations are
- * milliseconds.
+ * The options every constructor takes: the core's one option table
+ * (`core/src/options.rs`, names camelCased), checked by the core (an
+ * unknown name, a wrong type or an option that does not apply is a
+ * `TypeError`, a value out of range a `RangeError`, both with the core's
+ * message naming the option; nothing is started then). Durations are
+ * milliseconds, sizes bytes. Callbacks (`trace`, `events`, `stderr`) stay
+ * here.
  */
 
 import { debuglog } from "node:util";
 
-import type { NativeOptions } from "../native";
+import type { NativeOption } from "../native";
 
 /** A frame as the trace hook sees it: `"in"` (read) or `"out"` (written). */
 export type Direction = "in" | "out";
@@ -29,20 +32,28 @@ export interface EngineEvent {
   details: Record<string, unknown>;
 }
 
-/** Connection settings (every field optional; defaults are the core's). */
-export interface ConnectionOptions {
-  /** `"ndjson"` (default) or `"content-length"`. */
-  framing?: "ndjson" | "content-length";
-  /** Largest frame accepted from the peer, in bytes (default 64 MiB). */
+/**
+ * Settings every connection takes (every field optional; `undefined` or
+ * `null` keeps the core's default). The names, units (milliseconds, bytes)
+ * and ranges are the core's one option table (`core/src/options.rs`),
+ * camelCased: the same options as every other binding.
+ */
+export interface CommonOptions {
+  /** Largest message accepted from the peer, in bytes (default 64 MiB). */
   maxFrameSize?: number;
   /** Default timeout of every outgoing call, in milliseconds (default none). */
-  requestTimeout?: number;
-  /** On close, how long queued frames may take to be written (default 2000 ms). */
-  flushTimeout?: number;
-  /** Outgoing frames queued before `notify` waits (default 1024). */
+  requestTimeoutMs?: number;
+  /**
+   * After the peer's end of stream (or on close), how long requests in
+   * flight get to answer and queued messages to be written (default 2000 ms).
+   */
+  flushTimeoutMs?: number;
+  /** Outgoing messages queued before `notify` waits (default 1024). */
   outgoingQueue?: number;
-  /** Incoming frames queued for dispatch before the reader waits (default 1024). */
+  /** Incoming messages queued for dispatch before the reader waits (default 1024). */
   incomingQueue?: number;
+  /** Requests from the peer in flight (received, not answered) before the reader waits (default 1024). */
+  incomingRequests?: number;
   /**
    * Every frame, both ways: a callback `(direction, frame)` (called on the
    * JavaScript thread, after the fact, in order), or `true`/`"debug"` for
@@ -61,66 +72,83 @@ export interface ConnectionOptions {
   terminals?: boolean;
 }
 
+/** Settings of a connection over a byte stream (stdio, descriptors, a spawned agent). */
+export interface ConnectionOptions extends CommonOptions {
+  /** `"ndjson"` (default) or `"content-length"`. */
+  framing?: "ndjson" | "content-length";
+}
+
+/** Name and value pairs: an object, or an array of `[name, value]`. */
+export type Pairs = Record<string, string> | readonly (readonly [string, string])[];
+
 /** How to start an agent process (client side). */
 export interface SpawnOptions extends ConnectionOptions {
   /** Its working directory (default: this process's). */
   cwd?: string;
   /** Variables added to this process's environment (or the whole environment with `clearEnv`). */
-  env?: Record<string, string>;
+  env?: Pairs;
   /** Start from an empty environment. */
   clearEnv?: boolean;
   /** Each line the agent writes to its stderr (default: this process's stderr). */
   stderr?: (line: string) => void;
-  /**
-   * The close ladder's waits in milliseconds: after closing the agent's
-   * stdin and again after SIGTERM, before SIGKILL (default 2000 each), or a
-   * pair `[afterStdinClose, afterSigterm]`.
-   */
-  shutdownGrace?: number | [number, number];
+  /** On close, how long the agent gets to exit after its stdin is closed, before SIGTERM (default 2000 ms). */
+  graceAfterStdinCloseMs?: number;
+  /** On close, how long the agent gets to exit after SIGTERM, before SIGKILL (default 2000 ms). */
+  graceAfterSigtermMs?: number;
 }
 
-const CONNECTION_KEYS = [
-  "framing",
-  "maxFrameSize",
-  "requestTimeout",
-  "flushTimeout",
-  "outgoingQueue",
-  "incomingQueue",
-  "trace",
-  "events",
-  "requireAuth",
-  "sessionModel",
-  "fs",
-  "terminals",
-];
-const SPAWN_KEYS = ["cwd", "env", "clearEnv", "stderr", "shutdownGrace"];
+/** What the remote transport takes, client and server alike. */
+export interface RemoteTransportOptions {
+  /** WebSocket pings (and a server's SSE keep-alive comments), ms (default 20000). */
+  keepaliveIntervalMs?: number;
+  /** Largest WebSocket message, POST body or event accepted, in bytes (default 64 MiB). */
+  maxMessageSize?: number;
+  /** Messages queued per direction between the network and the engine (default 1024). */
+  queue?: number;
+}
+
+/** A client connecting to a remote agent by URL ({@link ClientConnection.connect}). */
+export interface ConnectOptions extends CommonOptions, RemoteTransportOptions {
+  /** Extra HTTP headers sent on the handshake and every request (for example `Authorization`). */
+  headers?: Pairs;
+  /** A PEM file of CA certificates trusted beside the platform's roots (`wss://`, `https://`). */
+  caFile?: string;
+  /** Name resolution and TCP connect, ms (default 10000). */
+  connectTimeoutMs?: number;
+  /** TLS and the HTTP or WebSocket handshake, ms (default 10000). */
+  handshakeTimeoutMs?: number;
+  /** For `http(s)://` URLs: try a WebSocket upgrade first, fall back to Streamable HTTP. */
+  preferWebsocket?: boolean;
+  /** Speak HTTP/2 without TLS (h2c) on `http://` (over TLS, ALPN decides). */
+  http2PriorKnowledge?: boolean;
+}
+
+/** A remote server ({@link serve}): the server's settings and its agent connections'. */
+export interface ServeOptions extends CommonOptions, RemoteTransportOptions {
+  /** The endpoint's path (default `/acp`). */
+  path?: string;
+  /** A PEM certificate chain; with `tlsKey` the server speaks TLS only. */
+  tlsCert?: string;
+  /** The PEM private key of `tlsCert`. */
+  tlsKey?: string;
+  /** `Origin` values allowed (`*` for any); requests without an `Origin` are always allowed. */
+  allowedOrigins?: readonly string[];
+  /** Tokens accepted in `Authorization: Bearer`; when set, other requests get 401 before any agent code runs. */
+  bearerTokens?: readonly string[];
+  /** Remote connections served at once; one more gets 503 (default 4096). */
+  maxConnections?: number;
+  /** A connection from which nothing arrived for this long is closed, ms (default 60000). */
+  idleTimeoutMs?: number;
+  /** On shutdown, how long connections with requests in flight get to answer them, ms (default 10000). */
+  shutdownGraceMs?: number;
+  /** Serve WebSocket upgrades (default true). */
+  websocket?: boolean;
+  /** Serve Streamable HTTP (default true). */
+  streamableHttp?: boolean;
+}
 
 function typeName(v: unknown): string {
   return v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
-}
-
-function expect(ok: boolean, name: string, what: string, value: unknown): void {
-  if (!ok) {
-    throw new TypeError(`${name} must be ${what}, not ${typeName(value)}`);
-  }
-}
-
-function number(o: Record<string, unknown>, name: string): number | undefined {
-  const v = o[name];
-  if (v === undefined || v === null) {
-    return undefined;
-  }
-  expect(typeof v === "number", name, "a number", v);
-  return v as number;
-}
-
-function bool(o: Record<string, unknown>, name: string): boolean | undefined {
-  const v = o[name];
-  if (v === undefined || v === null) {
-    return undefined;
-  }
-  expect(typeof v === "boolean", name, "a boolean", v);
-  return v as boolean;
 }
 
 /** The hooks the native module calls, made from the options. */
@@ -132,90 +160,113 @@ export interface Hooks {
 
 const debug = debuglog("libacp");
 
-/** Checks `options` (allowing `extra` keys) and converts them. */
-export function nativeOptions(
-  options: Record<string, unknown> | undefined,
-  spawn: boolean,
-  extra: readonly string[] = [],
-): { native: NativeOptions; hooks: Hooks } {
-  const o = options ?? {};
-  expect(typeof o === "object" && !Array.isArray(o), "options", "an object", o);
-  const known = new Set([...CONNECTION_KEYS, ...(spawn ? SPAWN_KEYS : []), ...extra]);
-  for (const key of Object.keys(o)) {
-    if (!known.has(key)) {
-      throw new TypeError(
-        `unknown option ${JSON.stringify(key)} (the options are: ${[...known].join(", ")})`,
-      );
+/** One option as the native module takes it: the JavaScript value, tagged. */
+function tagged(name: string, v: unknown): NativeOption {
+  switch (typeof v) {
+    case "undefined":
+      return { name, type: "null" };
+    case "boolean":
+      return { name, type: "bool", bool: v };
+    case "number":
+      return { name, type: "number", number: v };
+    case "string":
+      return { name, type: "text", text: v };
+    case "function":
+      return { name, type: "callback" };
+  }
+  if (v === null) {
+    return { name, type: "null" };
+  }
+  if (Array.isArray(v)) {
+    if (v.every((item) => typeof item === "string")) {
+      return { name, type: "list", texts: v as string[] };
     }
-  }
-  const native: NativeOptions = {};
-  const framing = o.framing;
-  if (framing !== undefined && framing !== null) {
-    expect(typeof framing === "string", "framing", "a string", framing);
-    native.framing = framing as string;
-  }
-  native.maxFrameSize = number(o, "maxFrameSize");
-  native.requestTimeoutMs = number(o, "requestTimeout");
-  native.flushTimeoutMs = number(o, "flushTimeout");
-  native.outgoingQueue = number(o, "outgoingQueue");
-  native.incomingQueue = number(o, "incomingQueue");
-  native.requireAuth = bool(o, "requireAuth");
-  native.sessionModel = bool(o, "sessionModel");
-  native.fs = bool(o, "fs");
-  native.terminals = bool(o, "terminals");
-  // The transport is read on this thread unless LIBACP_NODE_DRIVE_READS=0
-  // (an engine thread then reads: the tests run both paths).
-  native.driveReads = process.env.LIBACP_NODE_DRIVE_READS !== "0";
-  const hooks: Hooks = { trace: undefined, events: undefined, stderr: undefined };
-  const trace = o.trace;
-  if (trace === true || trace === "debug") {
-    hooks.trace = ([direction, frame]) => debug("%s %s", direction, frame);
-  } else if (typeof trace === "function") {
-    const fn = trace as (direction: Direction, frame: string) => void;
-    hooks.trace = ([direction, frame]) => fn(direction as Direction, frame);
-  } else if (trace !== undefined && trace !== null && trace !== false) {
-    throw new TypeError(`trace must be a function, true or "debug", not ${typeName(trace)}`);
-  }
-  const events = o.events;
-  if (events !== undefined && events !== null) {
-    expect(typeof events === "function", "events", "a function", events);
-    const fn = events as (event: EngineEvent) => void;
-    hooks.events = ([kind, message, details]) =>
-      fn({ kind, message, details: JSON.parse(details) as Record<string, unknown> });
-  }
-  if (spawn) {
-    const cwd = o.cwd;
-    if (cwd !== undefined && cwd !== null) {
-      expect(typeof cwd === "string", "cwd", "a string", cwd);
-      native.cwd = cwd as string;
+    if (
+      v.every(
+        (item) =>
+          Array.isArray(item) && item.length === 2 && item.every((x) => typeof x === "string"),
+      )
+    ) {
+      return { name, type: "list", pairs: v as string[][] };
     }
-    const env = o.env;
-    if (env !== undefined && env !== null) {
-      expect(typeof env === "object" && !Array.isArray(env), "env", "an object", env);
-      for (const [k, v] of Object.entries(env as Record<string, unknown>)) {
-        expect(typeof v === "string", `env.${k}`, "a string", v);
+    return invalid(name, "must hold only strings, or only [name, value] pairs of strings");
+  }
+  if (typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
+    const pairs = Object.entries(v as Record<string, unknown>);
+    for (const [k, x] of pairs) {
+      if (typeof x !== "string") {
+        return invalid(name, `values must be strings, not ${typeName(x)} (at ${k})`);
       }
-      native.env = env as Record<string, string>;
     }
-    native.clearEnv = bool(o, "clearEnv");
-    const stderr = o.stderr;
-    if (stderr !== undefined && stderr !== null) {
-      expect(typeof stderr === "function", "stderr", "a function", stderr);
-      hooks.stderr = stderr as (line: string) => void;
-      native.stderr = true;
+    return { name, type: "pairs", pairs: pairs as string[][] };
+  }
+  return invalid(name, `cannot be ${typeName(v)}`);
+}
+
+/**
+ * A value no option takes: the core checks the name and where it applies
+ * first, then refuses it with `why` (a `TypeError`).
+ */
+function invalid(name: string, why: string): NativeOption {
+  return { name, type: "invalid", text: `\`${name}\` ${why}` };
+}
+
+/**
+ * The options as the native module takes them (each checked and applied
+ * there by the core's `Settings::set`, which refuses an unknown name, a
+ * wrong type, a value out of range, or an option that does not apply to
+ * this constructor), and the callbacks, kept here. `extra` keys are the
+ * constructor's own (`role`), not options.
+ */
+export function nativeOptions(
+  options: object | undefined,
+  extra: readonly string[] = [],
+): { native: NativeOption[]; hooks: Hooks } {
+  const o = (options ?? {}) as Record<string, unknown>;
+  if (typeof o !== "object" || Array.isArray(o)) {
+    throw new TypeError(`options must be an object, not ${typeName(o)}`);
+  }
+  const hooks: Hooks = { trace: undefined, events: undefined, stderr: undefined };
+  const native: NativeOption[] = [];
+  for (const [name, v] of Object.entries(o)) {
+    if (extra.includes(name)) {
+      continue;
     }
-    const grace = o.shutdownGrace;
-    if (grace !== undefined && grace !== null) {
-      const pair = Array.isArray(grace) ? grace : [grace, grace];
-      expect(
-        pair.length === 2 && pair.every((g) => typeof g === "number"),
-        "shutdownGrace",
-        "milliseconds or a pair [afterStdinClose, afterSigterm]",
-        grace,
-      );
-      native.graceAfterStdinCloseMs = pair[0] as number;
-      native.graceAfterSigtermMs = pair[1] as number;
+    if (v !== undefined && v !== null) {
+      if (name === "trace") {
+        if (v === true || v === "debug") {
+          hooks.trace = ([direction, frame]) => debug("%s %s", direction, frame);
+        } else if (typeof v === "function") {
+          const fn = v as (direction: Direction, frame: string) => void;
+          hooks.trace = ([direction, frame]) => fn(direction as Direction, frame);
+        } else if (v !== false) {
+          throw new TypeError(`\`trace\` must be a function, true or "debug", not ${typeName(v)}`);
+        }
+        native.push({ name, type: "callback" });
+        continue;
+      }
+      if (name === "events" || name === "stderr") {
+        if (typeof v !== "function") {
+          throw new TypeError(`\`${name}\` must be a function, not ${typeName(v)}`);
+        }
+        if (name === "events") {
+          const fn = v as (event: EngineEvent) => void;
+          hooks.events = ([kind, message, details]) =>
+            fn({ kind, message, details: JSON.parse(details) as Record<string, unknown> });
+        } else {
+          hooks.stderr = v as (line: string) => void;
+        }
+      }
     }
+    native.push(tagged(name, v));
   }
   return { native, hooks };
+}
+
+/**
+ * The transport is read on this thread unless LIBACP_NODE_DRIVE_READS=0
+ * (an engine thread then reads: the tests run both paths).
+ */
+export function driveReads(): boolean {
+  return process.env.LIBACP_NODE_DRIVE_READS !== "0";
 }

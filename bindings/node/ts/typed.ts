@@ -12,9 +12,10 @@
  * resolves after every `session/update` of the turn was handled.
  */
 
+import * as native from "../native";
 import { Connection, type CallOptions, type Handler, type RequestContext } from "./connection";
 import { MethodNotFound } from "./errors";
-import type { ConnectionOptions, SpawnOptions } from "./options";
+import type { ConnectOptions, ConnectionOptions, Hooks, SpawnOptions } from "./options";
 import type * as s from "./schema";
 
 /** A value or a promise of it: handlers may answer either way. */
@@ -313,6 +314,18 @@ export class AgentConnection extends TypedConnection {
     );
   }
 
+  /** @internal Serves `agent` on a server's remote connection (see {@link serve}). */
+  static overRemote(
+    id: number,
+    agent: AgentFactory,
+    opts: native.NativeOption[],
+    hooks: Hooks,
+  ): AgentConnection {
+    return AgentConnection.make(agent, (handler) =>
+      Connection.onRemote(id, "agent", handler, opts, hooks),
+    );
+  }
+
   private static make(
     agent: AgentFactory,
     connect: (handler: Handler) => Connection,
@@ -449,7 +462,7 @@ export class ClientConnection extends TypedConnection {
   /**
    * Starts the agent `command` with `args` and connects to its stdio (see
    * {@link Connection.spawnAgent} for `options`: `cwd`, `env`, `stderr`,
-   * `shutdownGrace`, ...). Throws `SpawnError` if it cannot start.
+   * `graceAfterStdinCloseMs`, ...). Throws `SpawnError` if it cannot start.
    */
   static spawn(
     command: string,
@@ -472,6 +485,34 @@ export class ClientConnection extends TypedConnection {
     return ClientConnection.make(client, (handler) =>
       Connection.fromFds(readFd, writeFd, handler, { ...options, role: "client" }),
     );
+  }
+
+  /**
+   * Connects to the remote agent at `url` (see {@link Connection.connect}:
+   * `ws://`/`wss://` WebSocket, `http://`/`https://` Streamable HTTP).
+   * Rejects with `RemoteError` (`kind`, `status`) when it cannot be reached.
+   */
+  static async connect(
+    url: string,
+    client: ClientFactory = {},
+    options: ConnectOptions = {},
+  ): Promise<ClientConnection> {
+    let handler: Handler | undefined;
+    const late: Handler = {
+      onRequest: (m, p, c) => handler?.onRequest?.(m, p, c),
+      onNotification: (m, p) => handler?.onNotification?.(m, p),
+    };
+    const connection = await Connection.connect(url, late, options);
+    const conn = new ClientConnection(connection);
+    let host: Host;
+    try {
+      host = connectHost(client, conn, "client");
+    } catch (e) {
+      connection.native.release();
+      throw e;
+    }
+    handler = serve(host, CLIENT_METHODS);
+    return conn;
   }
 
   private static make(

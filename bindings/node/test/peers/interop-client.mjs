@@ -541,7 +541,8 @@ async function run(argv, workDir, state) {
   let agent;
   try {
     agent = ClientConnection.spawn(argv[0], argv.slice(1), client, {
-      shutdownGrace: [EXIT_GRACE_MS, 1_000],
+      graceAfterStdinCloseMs: EXIT_GRACE_MS,
+      graceAfterSigtermMs: 1_000,
     });
   } catch (e) {
     if (e instanceof SpawnError)

@@ -17,10 +17,13 @@ import {
   MethodNotFound,
   PROTOCOL_VERSION,
   RefusedError,
+  RemoteError,
   RequestError,
   RequestTimeout,
+  Server,
   SpawnError,
   runAgent,
+  serve,
   socketPair,
   type Agent,
   type AgentFactory,
@@ -28,11 +31,20 @@ import {
   type CallOptions,
   type Client,
   type ClientFactory,
+  type CommonOptions,
+  type ConnectOptions,
   type ConnectionOptions,
   type Direction,
   type EngineEvent,
   type ExitStatus,
   type Handler,
+  type Listen,
+  type Pairs,
+  type RemoteAgentFactory,
+  type RemoteConnectionInfo,
+  type RemoteTransportOptions,
+  type ServeOptions,
+  type ServerAddress,
   type RequestContext,
   type RequestId,
   type Role,
@@ -82,8 +94,9 @@ const clientFactory: ClientFactory = () => client;
 const options: ConnectionOptions = {
   framing: "ndjson",
   maxFrameSize: 1 << 20,
-  requestTimeout: 1000,
-  flushTimeout: 500,
+  requestTimeoutMs: 1000,
+  flushTimeoutMs: 500,
+  incomingRequests: 16,
   outgoingQueue: 16,
   incomingQueue: 16,
   trace: (direction: Direction, frame: string) => void [direction, frame],
@@ -96,13 +109,77 @@ const spawnOptions: SpawnOptions = {
   env: { A: "b" },
   clearEnv: false,
   stderr: (line: string) => void line,
-  shutdownGrace: [100, 100],
+  graceAfterStdinCloseMs: 100,
+  graceAfterSigtermMs: 100,
 };
 const role: Role = "client";
 const handler: Handler = {
   onRequest: (method, params, context) => ({ method, params, id: context.id }),
   onNotification: async () => {},
 };
+
+const common: CommonOptions = { requestTimeoutMs: 10, maxFrameSize: 1 << 20 };
+const transport: RemoteTransportOptions = {
+  keepaliveIntervalMs: 5000,
+  maxMessageSize: 1 << 20,
+  queue: 64,
+};
+const pairs: Pairs = [["Authorization", "Bearer t"]];
+const connectOptions: ConnectOptions = {
+  ...common,
+  ...transport,
+  headers: pairs,
+  caFile: "/ca.pem",
+  connectTimeoutMs: 1000,
+  handshakeTimeoutMs: 1000,
+  preferWebsocket: true,
+  http2PriorKnowledge: false,
+};
+const serveOptions: ServeOptions = {
+  ...common,
+  ...transport,
+  path: "/acp",
+  tlsCert: "/cert.pem",
+  tlsKey: "/key.pem",
+  allowedOrigins: ["*"],
+  bearerTokens: ["t"],
+  maxConnections: 10,
+  idleTimeoutMs: 60_000,
+  shutdownGraceMs: 1000,
+  websocket: true,
+  streamableHttp: true,
+  requireAuth: false,
+};
+const remoteAgent: RemoteAgentFactory = (conn: AgentConnection, info: RemoteConnectionInfo) => {
+  void [conn, info.kind, info.connectionId, info.remoteAddr];
+  return agent;
+};
+
+async function remote(): Promise<void> {
+  const listen: Listen = { host: "127.0.0.1", port: 0 };
+  const server: Server = await serve(listen, remoteAgent, serveOptions);
+  const address: ServerAddress = server.address;
+  const url: string = server.url("websocket") + server.url("http");
+  const count: number = server.connections;
+  const editor: ClientConnection = await ClientConnection.connect(
+    server.url(),
+    client,
+    connectOptions,
+  );
+  const dynamic: Connection = await Connection.connect(url, handler, connectOptions);
+  try {
+    await editor.initialize({ protocolVersion: 1, clientCapabilities: {} });
+  } catch (e) {
+    if (e instanceof RemoteError) {
+      const kind: string = e.kind;
+      const status: number | null = e.status;
+      void [kind, status, e.reason];
+    }
+  }
+  await server.shutdown();
+  server.close();
+  void [address.address, address.port, address.family, count, dynamic];
+}
 
 async function use(): Promise<void> {
   const [a, b] = socketPair();
@@ -172,5 +249,6 @@ function errors(e: unknown): string {
 }
 
 void use;
+void remote;
 void errors;
 void new RequestError(-32000, "x", { y: 1 });
