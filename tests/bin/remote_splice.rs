@@ -38,8 +38,10 @@ async fn connect(url: &str, http2: bool) -> Result<(), String> {
     let transport = remote::connect(url, &options)
         .await
         .map_err(|e| format!("cannot connect to {url}: {e}"))?;
-    transport.splice(stdio()?).await;
-    Ok(())
+    transport
+        .splice(stdio()?)
+        .await
+        .map_err(|e| format!("the remote connection failed: {e}"))
 }
 
 async fn listen(addr: &str) -> Result<(), String> {
@@ -50,7 +52,9 @@ async fn listen(addr: &str) -> Result<(), String> {
             return; // one connection only
         };
         tokio::spawn(async move {
-            incoming.transport.splice(stdio).await;
+            if let Err(e) = incoming.transport.splice(stdio).await {
+                eprintln!("libacp-remote-splice: the remote connection failed: {e}");
+            }
             let _ = done_tx.send(());
         });
     })

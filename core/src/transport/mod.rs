@@ -266,8 +266,8 @@ impl Transport {
     /// agent process is shut down (the ladder of
     /// [`process::AgentProcess::shutdown`]) and reaped. Returns the first
     /// failure, if any (a remote transport's carries its
-    /// [`RemoteError`](crate::remote::RemoteError): see
-    /// [`crate::CloseReason::from_read_error`]).
+    /// [`RemoteError`](crate::remote::RemoteError) as the I/O error's inner
+    /// error: `e.get_ref()` and `downcast_ref`).
     pub async fn splice(self, other: Transport) -> Result<(), std::io::Error> {
         use tokio::io::AsyncWriteExt;
         let Transport {
