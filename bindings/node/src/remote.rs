@@ -134,13 +134,6 @@ impl std::fmt::Debug for NativeServer {
     }
 }
 
-fn kind_name(kind: RemoteKind) -> &'static str {
-    match kind {
-        RemoteKind::WebSocket => "websocket",
-        RemoteKind::StreamableHttp => "http",
-    }
-}
-
 /// Listens on `listen` (`host:port`; port 0 picks one) with the options
 /// (`Use::Serve`) and calls `onConnection` with
 /// `{"id", "kind", "connectionId", "remoteAddr"}` (JSON) for each remote
@@ -172,7 +165,7 @@ pub fn serve(
         let id = park(incoming.transport);
         let text = json!({
             "id": id,
-            "kind": kind_name(incoming.kind),
+            "kind": incoming.kind.name(),
             "connectionId": incoming.connection_id,
             "remoteAddr": incoming.remote_addr.to_string(),
         })
@@ -208,15 +201,11 @@ impl NativeServer {
     /// (`http://`, `https://`); `null` once closed.
     #[napi]
     pub fn url(&self, kind: String) -> Result<Option<String>> {
-        let kind = match kind.as_str() {
-            "websocket" | "ws" => RemoteKind::WebSocket,
-            "http" | "streamable_http" => RemoteKind::StreamableHttp,
-            other => {
-                return Err(Error::new(
-                    Status::InvalidArg,
-                    format!("kind must be \"websocket\" or \"http\", not {other:?}"),
-                ));
-            }
+        let Some(kind) = RemoteKind::from_name(&kind) else {
+            return Err(Error::new(
+                Status::InvalidArg,
+                format!("kind must be \"websocket\" or \"http\", not {kind:?}"),
+            ));
         };
         Ok(self.server.as_ref().map(|s| s.url(kind)))
     }

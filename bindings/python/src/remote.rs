@@ -137,7 +137,7 @@ pub(crate) fn serve<'py>(
             acp: acp.clone(),
             kept: kept.clone(),
             connection_id: incoming.connection_id,
-            kind: kind_name(incoming.kind),
+            kind: incoming.kind.name(),
             remote_addr: incoming.remote_addr,
         };
         attach_alive(|py| {
@@ -181,13 +181,6 @@ pub(crate) fn serve<'py>(
             Ok(Py::new(py, native)?.into_any())
         })
     })
-}
-
-fn kind_name(kind: RemoteKind) -> &'static str {
-    match kind {
-        RemoteKind::WebSocket => "websocket",
-        RemoteKind::StreamableHttp => "http",
-    }
 }
 
 /// What the core's server keeps for a remote connection until it ends: the
@@ -277,11 +270,11 @@ impl NativeServer {
     /// `"http"` (`http://`, `https://`).
     #[pyo3(signature = (kind="websocket"))]
     fn url(&self, kind: &str) -> PyResult<String> {
-        match kind {
-            "websocket" => Ok(self.urls[0].clone()),
-            "http" => Ok(self.urls[1].clone()),
-            other => Err(PyValueError::new_err(format!(
-                "kind must be \"websocket\" or \"http\", not {other:?}"
+        match RemoteKind::from_name(kind) {
+            Some(RemoteKind::WebSocket) => Ok(self.urls[0].clone()),
+            Some(RemoteKind::StreamableHttp) => Ok(self.urls[1].clone()),
+            None => Err(PyValueError::new_err(format!(
+                "kind must be \"websocket\" or \"http\", not {kind:?}"
             ))),
         }
     }

@@ -241,6 +241,26 @@ pub enum RemoteKind {
     StreamableHttp,
 }
 
+impl RemoteKind {
+    /// The name every binding uses: `"websocket"` or `"http"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::WebSocket => "websocket",
+            Self::StreamableHttp => "http",
+        }
+    }
+
+    /// The kind named `name` (see [`RemoteKind::name`]; `"ws"` and
+    /// `"streamable_http"` are accepted too).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "websocket" | "ws" => Some(Self::WebSocket),
+            "http" | "streamable_http" => Some(Self::StreamableHttp),
+            _ => None,
+        }
+    }
+}
+
 /// Connects to a remote agent at `url` and returns the transport to start
 /// a client connection on (`ClientConnection::start`,
 /// `AcpConnection::start(Role::Client, ...)`). The scheme picks the
