@@ -547,19 +547,21 @@ async fn a_silent_client_is_dropped_after_the_idle_timeout() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_lets_a_running_turn_finish() {
     let release = Arc::new(tokio::sync::Notify::new());
-    let gate = Arc::clone(&release);
+    let arrived = Arc::new(tokio::sync::Notify::new());
+    let (gate, seen_prompt) = (Arc::clone(&release), Arc::clone(&arrived));
     let server = Server::bind(
         "127.0.0.1:0",
         ServerOptions::default(),
         move |incoming: Incoming| {
-            let gate = Arc::clone(&gate);
+            let (gate, seen_prompt) = (Arc::clone(&gate), Arc::clone(&seen_prompt));
             let agent = FnHandler::new().on_request(move |req| {
-                let gate = Arc::clone(&gate);
+                let (gate, seen_prompt) = (Arc::clone(&gate), Arc::clone(&seen_prompt));
                 async move {
                     match req.method.as_str() {
                         "initialize" => Ok(json!({"protocolVersion": 1, "agentCapabilities": {}})),
                         "session/new" => Ok(json!({"sessionId": "s1"})),
                         "session/prompt" => {
+                            seen_prompt.notify_one();
                             gate.notified().await;
                             Ok(json!({"stopReason": "end_turn"}))
                         }
@@ -577,15 +579,24 @@ async fn shutdown_lets_a_running_turn_finish() {
     )
     .await
     .expect("bind");
-    // Now a turn in flight when shutdown begins.
+    // A turn in flight when shutdown begins, beside an idle connection.
     let seen = Seen::default();
     let client = connect(Way::WebSocket, &server, &seen).await;
     let session = open_session(&client).await;
+    let idle = connect(Way::WebSocket, &server, &seen).await;
+    open_session(&idle).await;
     let turn = client.request_json("session/prompt", &prompt(&session, "go"));
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    within("the prompt reaches the agent", arrived.notified()).await;
     let shutdown = server.shutdown();
     let finish = async {
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        // Shutdown has begun once it closed the idle connection; the busy
+        // one is kept for its turn.
+        within("the idle connection is closed", async {
+            while server.connections() != 1 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await;
         release.notify_one();
         within("the turn", turn.decode::<Value>()).await
     };
