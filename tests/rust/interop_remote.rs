@@ -21,8 +21,8 @@
 //! Needs `scripts/setup-interop.sh` to have run (the TypeScript SDK and `ws`
 //! are not vendored).
 
+use libacp_tests::ts_peer;
 use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
@@ -33,27 +33,8 @@ const LISTENING_WITHIN: Duration = Duration::from_secs(60);
 /// (libacp's after 60 s), so this only catches a client that hangs anyway.
 const CLIENT_WITHIN: Duration = Duration::from_secs(120);
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("repo root")
-        .to_path_buf()
-}
-
 fn ts(script: &str) -> Vec<String> {
-    let modules = repo().join("tests/interop/ts/node_modules");
-    assert!(
-        modules.join("@agentclientprotocol/sdk").exists() && modules.join("ws").exists(),
-        "the TypeScript SDK or ws is not installed: run scripts/setup-interop.sh"
-    );
-    vec![
-        "node".into(),
-        repo()
-            .join("tests/interop/ts")
-            .join(script)
-            .display()
-            .to_string(),
-    ]
+    ts_peer(script, &["ws"])
 }
 
 fn libacp_agent() -> Vec<String> {

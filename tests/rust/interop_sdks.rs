@@ -7,41 +7,22 @@
 //! Needs `scripts/setup-interop.sh` to have run (the README's test command
 //! does it): the pinned npm and PyPI packages are not vendored.
 
-use std::path::{Path, PathBuf};
+use libacp_tests::{repo_root, ts_peer};
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("repo root")
-        .to_path_buf()
-}
-
 fn ts(script: &str) -> Vec<String> {
-    let node_modules = repo().join("tests/interop/ts/node_modules/@agentclientprotocol");
-    assert!(
-        node_modules.exists(),
-        "the TypeScript SDK is not installed: run scripts/setup-interop.sh"
-    );
-    vec![
-        "node".into(),
-        repo()
-            .join("tests/interop/ts")
-            .join(script)
-            .display()
-            .to_string(),
-    ]
+    ts_peer(script, &[])
 }
 
 fn python(script: &str) -> Vec<String> {
-    let python = repo().join(".venv-interop/bin/python");
+    let python = repo_root().join(".venv-interop/bin/python");
     assert!(
         python.exists(),
         "the Python SDK is not installed: run scripts/setup-interop.sh"
     );
     vec![
         python.display().to_string(),
-        repo()
+        repo_root()
             .join("tests/interop/python")
             .join(script)
             .display()

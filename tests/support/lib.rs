@@ -481,3 +481,25 @@ pub async fn acp_remote_raw(
         server,
     }
 }
+
+/// The repository's root.
+pub fn repo_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("repo root")
+        .to_path_buf()
+}
+
+/// `node tests/interop/ts/SCRIPT`: a peer on the official TypeScript SDK,
+/// after checking that it and `packages` (npm names) are installed by
+/// `scripts/setup-interop.sh`.
+pub fn ts_peer(script: &str, packages: &[&str]) -> Vec<String> {
+    let dir = repo_root().join("tests/interop/ts");
+    for package in ["@agentclientprotocol/sdk"].iter().chain(packages) {
+        assert!(
+            dir.join("node_modules").join(package).exists(),
+            "{package} is not installed in tests/interop/ts: run scripts/setup-interop.sh"
+        );
+    }
+    vec!["node".into(), dir.join(script).display().to_string()]
+}
