@@ -142,3 +142,41 @@ async fn the_client_refuses_calls_before_initialize_and_a_second_initialize() {
         .expect_err("refused");
     assert_eq!(err, CallError::Refused(Refusal::AlreadyInitialized));
 }
+
+/// A connection that closes while requests wait behind an `initialize` the
+/// host never answered frees everything: the queued requests hold the
+/// connection, so keeping them after the close would leak it.
+#[tokio::test]
+async fn requests_queued_behind_initialize_are_freed_when_the_connection_closes() {
+    let agent = FnHandler::new().on_request(|req| async move {
+        if req.method == "initialize" {
+            // Never answers: the engine drops this future when it closes.
+            std::future::pending::<()>().await;
+        }
+        Ok(json!({}))
+    });
+    // The trace hook lives as long as the engine's state does.
+    let alive = std::sync::Arc::new(());
+    let mut options = AcpOptions::default();
+    let held = std::sync::Arc::clone(&alive);
+    options.connection.trace = Some(std::sync::Arc::new(move |_, _| {
+        let _ = &held;
+    }));
+    let (agent_conn, mut client) = acp_agent_raw(agent, options);
+    client
+        .send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}))
+        .await;
+    client
+        .send(json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": "/tmp", "mcpServers": []}}))
+        .await;
+    client.close_write().await;
+    within("the agent closes", agent_conn.terminated()).await;
+    drop(agent_conn);
+    drop(client);
+    within("the engine's state is freed", async {
+        while std::sync::Arc::strong_count(&alive) > 1 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+}

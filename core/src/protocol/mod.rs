@@ -254,8 +254,8 @@ impl AcpConnection {
             Some(extension),
             mode,
         );
-        if role == Role::Client && options.services.any() {
-            runtime.spawn(release_services_on_close(conn.peer(), Arc::clone(&state)));
+        if role == Role::Agent || options.services.any() {
+            runtime.spawn(on_close(conn.peer(), Arc::clone(&state)));
         }
         (
             Self {
@@ -299,13 +299,22 @@ impl AcpConnection {
 /// when the host drops its last handle on the connection (a host keeps it
 /// to read why it closed). Holds no owning handle: the task ends with the
 /// connection.
-async fn release_services_on_close(peer: Peer, state: Arc<Mutex<State>>) {
+/// Once the connection has closed: drops the requests still queued behind
+/// an unanswered `initialize` (they hold the connection, which holds this
+/// state: kept, the three would keep each other alive), and releases the
+/// client services' per-session resources.
+async fn on_close(peer: Peer, state: Arc<Mutex<State>>) {
     peer.closed().await;
-    let (services, sessions) = {
-        let st = lock(&state);
-        let ids: Vec<String> = st.sessions.keys().cloned().collect();
-        (st.services.clone(), ids)
+    let (deferred, services, sessions) = {
+        let mut st = lock(&state);
+        let ids: Vec<String> = if st.services.any() {
+            st.sessions.keys().cloned().collect()
+        } else {
+            Vec::new()
+        };
+        (std::mem::take(&mut st.deferred), st.services.clone(), ids)
     };
+    drop(deferred);
     for id in sessions {
         services.closed(&id);
     }

@@ -113,6 +113,13 @@ struct AnswerHooks {
     finisher: Option<Finisher>,
     /// Runs once the answer was queued for the peer (whoever sent it).
     after_send: Option<Box<dyn FnOnce() + Send>>,
+    /// [`InflightState::clear_hooks`] ran: hooks set later are dropped at
+    /// once. (The protocol layer sets them while it dispatches; a close on
+    /// another thread may have settled the request in between, and a hook
+    /// kept then would never run nor be dropped: hooks capture the handler
+    /// and the peer, and the request's responder holds this state, so the
+    /// three would keep each other alive.)
+    cleared: bool,
 }
 
 pub(crate) struct InflightState {
@@ -203,17 +210,39 @@ impl InflightState {
         (w.cancelled, w.superseded)
     }
 
+    /// Sets the finisher; dropped at once after [`Self::clear_hooks`].
     pub(crate) fn set_finisher(&self, finisher: Finisher) {
-        lock(&self.hooks).finisher = Some(finisher);
+        let mut hooks = lock(&self.hooks);
+        if hooks.cleared {
+            drop(hooks);
+            drop(finisher);
+        } else {
+            hooks.finisher = Some(finisher);
+        }
     }
 
+    /// Sets the after-send hook; dropped at once after
+    /// [`Self::clear_hooks`].
     pub(crate) fn set_after_send(&self, hook: Box<dyn FnOnce() + Send>) {
-        lock(&self.hooks).after_send = Some(hook);
+        let mut hooks = lock(&self.hooks);
+        if hooks.cleared {
+            drop(hooks);
+            drop(hook);
+        } else {
+            hooks.after_send = Some(hook);
+        }
     }
 
-    /// Drops the hooks unrun (the connection closed: no answer will be sent).
+    /// Drops the hooks unrun (the connection closed: no answer will be
+    /// sent), and any set from now on.
     pub(crate) fn clear_hooks(&self) {
-        let hooks = std::mem::take(&mut *lock(&self.hooks));
+        let hooks = std::mem::replace(
+            &mut *lock(&self.hooks),
+            AnswerHooks {
+                cleared: true,
+                ..AnswerHooks::default()
+            },
+        );
         drop(hooks);
     }
 
@@ -480,5 +509,36 @@ impl Shared {
             hard_stop.cancel();
         });
         self.event(Event::Closed(reason));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::InflightState;
+    use std::sync::Arc;
+
+    #[test]
+    fn hooks_set_after_a_close_settled_the_request_are_dropped_at_once() {
+        let state = InflightState::new();
+        let held = Arc::new(());
+        let a = Arc::clone(&held);
+        state.set_finisher(Box::new(move |result| {
+            let _ = &a;
+            result
+        }));
+        assert_eq!(Arc::strong_count(&held), 2);
+        state.clear_hooks();
+        assert_eq!(Arc::strong_count(&held), 1, "cleared with the close");
+        // The protocol layer, dispatching on another thread, sets its hooks
+        // after the close: nothing may keep them.
+        let (b, c) = (Arc::clone(&held), Arc::clone(&held));
+        state.set_finisher(Box::new(move |result| {
+            let _ = &c;
+            result
+        }));
+        state.set_after_send(Box::new(move || {
+            let _ = &b;
+        }));
+        assert_eq!(Arc::strong_count(&held), 1, "dropped when set");
     }
 }
