@@ -20,6 +20,7 @@ use std::os::fd::IntoRawFd;
 use std::sync::{Arc, Mutex};
 
 use libacp_core::host::{HostConnection, HostOptions, Inbox};
+use libacp_core::options::Use;
 use libacp_core::rpc::TryNotify;
 use libacp_core::{AcpPeer, CallError, CancelHandle, CancelMode, RawValue, Role, Transport};
 use tokio::sync::oneshot;
@@ -68,7 +69,7 @@ impl std::fmt::Debug for Connection {
 }
 
 impl Connection {
-    fn start(
+    pub(crate) fn start(
         runtime: &'static tokio::runtime::Handle,
         role: Role,
         transport: Transport,
@@ -210,13 +211,19 @@ impl Connection {
         options: ConnectOptions,
     ) -> Result<Arc<Self>, AcpError> {
         let runtime = runtime::handle()?;
-        let acp = options::acp_options(Role::Client, &options, &handler)?;
-        let command = options::command(&command, &handler)?;
+        let parsed = options::settings(Role::Client, Use::Spawn, &options, Some(&handler))?;
+        let command = options::command(&command, &parsed, &handler)?;
         let transport = {
             let _entered = runtime.enter();
             libacp_core::transport::process::spawn(&command)?
         };
-        Ok(Self::start(runtime, Role::Client, transport, handler, acp))
+        Ok(Self::start(
+            runtime,
+            Role::Client,
+            transport,
+            handler,
+            parsed.settings.acp,
+        ))
     }
 
     /// Agent side: serves on this process's stdin and stdout (nothing else
@@ -227,7 +234,9 @@ impl Connection {
         options: ConnectOptions,
     ) -> Result<Arc<Self>, AcpError> {
         let runtime = runtime::handle()?;
-        let acp = options::acp_options(Role::Agent, &options, &handler)?;
+        let acp = options::settings(Role::Agent, Use::Local, &options, Some(&handler))?
+            .settings
+            .acp;
         Ok(Self::start(
             runtime,
             Role::Agent,
@@ -251,7 +260,9 @@ impl Connection {
     ) -> Result<Arc<Self>, AcpError> {
         let runtime = runtime::handle()?;
         let role = Role::from(role);
-        let acp = options::acp_options(role, &options, &handler)?;
+        let acp = options::settings(role, Use::Local, &options, Some(&handler))?
+            .settings
+            .acp;
         // SAFETY: the caller gives the descriptors up (documented above);
         // from_raw_fds checks them before taking anything over.
         let transport = unsafe { Transport::from_raw_fds(read_fd, write_fd) }
@@ -549,6 +560,20 @@ pub fn socket_pair() -> Result<Vec<i32>, AcpError> {
         detail: format!("socketpair failed: {e}"),
     })?;
     Ok(vec![a.into_raw_fd(), b.into_raw_fd()])
+}
+
+/// The wire names of the protocol's methods handled by `side` (requests
+/// and notifications), from the core's method table: the typed Kotlin and
+/// Swift layers check their routing tables against it, so a method the
+/// core learns cannot be missing from them unnoticed.
+#[uniffi::export]
+pub fn protocol_methods(side: AcpRole) -> Vec<String> {
+    let side = Role::from(side);
+    libacp_core::protocol::methods::METHODS
+        .iter()
+        .filter(|m| m.handled_by == side)
+        .map(|m| m.name.to_owned())
+        .collect()
 }
 
 /// libacp's version.

@@ -10,6 +10,7 @@
 
 use std::fmt;
 
+use libacp_core::remote::RemoteError;
 use libacp_core::{CallError, ConnectionError, Refusal, RpcError};
 
 /// Why a call or an operation failed.
@@ -86,6 +87,19 @@ pub enum AcpError {
         /// Which argument, and why.
         detail: String,
     },
+    /// A remote connection or server failed: connecting (DNS, refused, TLS,
+    /// HTTP 401/403/404, the protocol version refused), or the transport
+    /// later on.
+    Remote {
+        /// `invalid_url`, `dns`, `refused`, `timeout`, `tls`,
+        /// `unauthorized`, `forbidden`, `not_found`, `version_refused`,
+        /// `http` or `io` (the core's names, as in every binding).
+        kind: String,
+        /// The HTTP status, when the server answered with one.
+        status: Option<u16>,
+        /// What happened.
+        detail: String,
+    },
     /// Something failed inside libacp or the host's handler threw something
     /// that is not an `AcpError` (answered `-32603`).
     Internal {
@@ -109,6 +123,14 @@ impl fmt::Display for AcpError {
             Self::Timeout { detail } => write!(f, "timed out: {detail}"),
             Self::Spawn { program, detail } => write!(f, "could not start `{program}`: {detail}"),
             Self::InvalidArgument { detail } => write!(f, "invalid argument: {detail}"),
+            Self::Remote {
+                kind,
+                status,
+                detail,
+            } => match status {
+                Some(status) => write!(f, "remote error ({kind}, HTTP {status}): {detail}"),
+                None => write!(f, "remote error ({kind}): {detail}"),
+            },
             Self::Internal { detail } => write!(f, "internal error: {detail}"),
         }
     }
@@ -155,10 +177,21 @@ impl From<ConnectionError> for AcpError {
                 program,
                 detail: error,
             },
+            ConnectionError::Remote(e) => e.into(),
             // A kind the core adds later: the connection is unusable.
             other => Self::Closed {
                 detail: other.to_string(),
             },
+        }
+    }
+}
+
+impl From<RemoteError> for AcpError {
+    fn from(e: RemoteError) -> Self {
+        Self::Remote {
+            kind: e.kind.name().to_owned(),
+            status: e.status,
+            detail: e.message,
         }
     }
 }

@@ -77,7 +77,7 @@ pub trait HostHandler: Send + Sync {
     fn on_call_error(&self, token: u64, error: AcpError) -> Result<(), AcpError>;
 
     /// A line the spawned agent wrote to its stderr (only with
-    /// `AgentCommand.stderr_to_host`; libacp runtime thread, in order; do
+    /// `ConnectOptions.stderr`; libacp runtime thread, in order; do
     /// not block).
     fn on_stderr(&self, line: String) -> Result<(), AcpError>;
 
@@ -89,7 +89,7 @@ pub trait HostHandler: Send + Sync {
     fn on_frame(&self, direction: WireDirection, frame: String) -> Result<(), AcpError>;
 
     /// Something the engine reports (only with
-    /// `ConnectOptions.engine_events`). Called on the thread that handles
+    /// `ConnectOptions.events`). Called on the thread that handles
     /// the frame concerned (one of libacp's for what the peer sent): quick,
     /// thread-safe, no blocking.
     fn on_engine_event(&self, event: EngineEvent) -> Result<(), AcpError>;

@@ -30,16 +30,19 @@ mod drain;
 mod error;
 mod handler;
 mod options;
+#[cfg(test)]
+mod options_gen;
+mod options_record;
+mod remote;
 mod runtime;
 
 pub use batch::{BatchError, BatchOutcome, OutgoingNotification};
 pub use cancel::CallCanceller;
-pub use connection::{Connection, ExitStatus, libacp_version, socket_pair};
+pub use connection::{Connection, ExitStatus, libacp_version, protocol_methods, socket_pair};
 pub use error::AcpError;
 pub use handler::{HostHandler, IncomingRequest, Notification};
-pub use options::{
-    AcpRole, AgentCommand, CallOptions, ConnectOptions, EngineEvent, WireDirection, WireFraming,
-};
+pub use options::{AcpRole, AgentCommand, CallOptions, ConnectOptions, EngineEvent, WireDirection};
+pub use remote::{IncomingConnection, RemoteAgentFactory, Server, remote_connect, remote_serve};
 
 #[cfg(test)]
 mod tests;

@@ -1,22 +1,20 @@
 //! The records the host passes to a connection's constructors, turned into
-//! the core's `AcpOptions` and `AgentCommand`. Values out of range are
-//! refused with [`AcpError::InvalidArgument`] naming the field; nothing is
-//! started then. Durations are milliseconds.
+//! the core's settings and `AgentCommand`. [`ConnectOptions`] is generated
+//! from the core's option table (`options_gen.rs`), and every value is
+//! checked by the core (`Settings::set`): an unknown, out-of-range or
+//! inapplicable option is refused with [`AcpError::InvalidArgument`] and the
+//! core's message naming it; nothing is started then. Durations are
+//! milliseconds.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use libacp_core::services::fs::SandboxedFs;
-use libacp_core::services::session_model::SessionStore;
-use libacp_core::services::terminal::TerminalManager;
-use libacp_core::{
-    AcpOptions, AgentCommand as CoreCommand, CallTimeout, ClientServices, ConnectionOptions,
-    Direction, Framing, Role, ShutdownGrace,
-};
+use libacp_core::options::{self, Kind, OptionError, Settings, Use, Value};
+use libacp_core::{AgentCommand as CoreCommand, CallTimeout, Direction, Role};
 
 use crate::error::AcpError;
 use crate::handler::HostHandler;
+pub use crate::options_record::ConnectOptions;
 
 /// Which side of ACP this end plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
@@ -37,61 +35,6 @@ impl From<AcpRole> for Role {
     }
 }
 
-/// How messages are delimited on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
-pub enum WireFraming {
-    /// One JSON message per line (ACP's default).
-    Ndjson,
-    /// LSP-style `Content-Length` headers.
-    ContentLength,
-}
-
-/// Connection settings. Every field is optional; `None`/`false` keeps the
-/// core's default.
-#[derive(Debug, Clone, Default, uniffi::Record)]
-pub struct ConnectOptions {
-    /// NDJSON (`None`, the default) or `Content-Length` framing.
-    #[uniffi(default)]
-    pub framing: Option<WireFraming>,
-    /// Frames over this many bytes are skipped (default 64 MiB).
-    #[uniffi(default)]
-    pub max_frame_size: Option<u64>,
-    /// Default timeout of outgoing calls (none by default).
-    #[uniffi(default)]
-    pub request_timeout_ms: Option<u64>,
-    /// After the peer's end of stream: how long requests in flight get to
-    /// answer.
-    #[uniffi(default)]
-    pub flush_timeout_ms: Option<u64>,
-    /// Bounds of the outgoing and incoming queues (messages).
-    #[uniffi(default)]
-    pub outgoing_queue: Option<u32>,
-    /// See `outgoing_queue`.
-    #[uniffi(default)]
-    pub incoming_queue: Option<u32>,
-    /// Agent side: `session/new|load|resume` need `authenticate` first.
-    #[uniffi(default)]
-    pub require_auth: bool,
-    /// Client side: fold `session/update`s into a session model
-    /// (`Connection.session_snapshot`).
-    #[uniffi(default)]
-    pub session_model: bool,
-    /// Client side: answer the `fs/` methods with files under each session's cwd.
-    #[uniffi(default)]
-    pub fs: bool,
-    /// Client side: answer the `terminal/` methods with real processes.
-    #[uniffi(default)]
-    pub terminals: bool,
-    /// Hand every frame, both ways, to `HostHandler.on_frame` (the wire
-    /// trace: for debugging; costs one call into the host per frame).
-    #[uniffi(default)]
-    pub trace: bool,
-    /// Hand what the engine reports (a frame skipped, a response to no
-    /// request, a duplicate id...) to `HostHandler.on_engine_event`.
-    #[uniffi(default)]
-    pub engine_events: bool,
-}
-
 /// Which way a traced frame went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
 pub enum WireDirection {
@@ -102,7 +45,7 @@ pub enum WireDirection {
 }
 
 /// Something the engine reports that is not a message: see
-/// [`ConnectOptions::engine_events`].
+/// [`ConnectOptions::events`].
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct EngineEvent {
     /// What happened, as a stable name (`"oversized_frame"`,
@@ -116,7 +59,10 @@ pub struct EngineEvent {
     pub details: String,
 }
 
-/// The agent process a client spawns.
+/// The agent process a client spawns. Its working directory, environment,
+/// stderr and shutdown ladder are options (`ConnectOptions.cwd`, `env`,
+/// `clear_env`, `stderr`, `grace_after_stdin_close_ms`,
+/// `grace_after_sigterm_ms`), as in every binding.
 #[derive(Debug, Clone, uniffi::Record)]
 pub struct AgentCommand {
     /// The program (a path, or a name looked up in `PATH`).
@@ -124,27 +70,6 @@ pub struct AgentCommand {
     /// Its arguments.
     #[uniffi(default)]
     pub args: Vec<String>,
-    /// Its working directory (this process's by default).
-    #[uniffi(default)]
-    pub cwd: Option<String>,
-    /// Variables added to this process's environment (or the whole
-    /// environment, with `clear_env`).
-    #[uniffi(default)]
-    pub env: HashMap<String, String>,
-    /// Start from an empty environment.
-    #[uniffi(default)]
-    pub clear_env: bool,
-    /// Send its stderr lines to `HostHandler.on_stderr` (otherwise they go
-    /// to this process's stderr).
-    #[uniffi(default)]
-    pub stderr_to_host: bool,
-    /// The shutdown ladder: after closing its stdin, wait this long before
-    /// SIGTERM; after SIGTERM, this long before SIGKILL.
-    #[uniffi(default)]
-    pub grace_after_stdin_close_ms: Option<u64>,
-    /// See `grace_after_stdin_close_ms`.
-    #[uniffi(default)]
-    pub grace_after_sigterm_ms: Option<u64>,
 }
 
 /// Per-call settings.
@@ -172,16 +97,6 @@ fn millis(name: &str, value: Option<u64>) -> Result<Option<Duration>, AcpError> 
     }
 }
 
-fn count(name: &str, value: Option<u64>) -> Result<Option<usize>, AcpError> {
-    match value {
-        Some(0) => Err(AcpError::argument(format!("{name} must be at least 1"))),
-        Some(n) => usize::try_from(n)
-            .map(Some)
-            .map_err(|_| AcpError::argument(format!("{name} is too large: {n}"))),
-        None => Ok(None),
-    }
-}
-
 impl CallOptions {
     pub(crate) fn core(self) -> Result<libacp_core::CallOptions, AcpError> {
         let timeout = match (self.no_timeout, millis("timeout_ms", self.timeout_ms)?) {
@@ -201,89 +116,86 @@ impl CallOptions {
     }
 }
 
-/// The core's options for a connection in `role`; the trace and the
-/// engine's events go to `host` when asked.
-pub(crate) fn acp_options(
+/// The core's settings for a connection in `role` made for `usage`, from
+/// the host's record: each field set goes through the core's table
+/// (`Settings::set`: its names, ranges, scopes and messages); the trace,
+/// the engine's events and a spawned agent's stderr go to `host` when their
+/// flag is set (with no `host`, a server's: each connection's handler gets
+/// them, see `remote.rs`).
+pub(crate) fn settings(
     role: Role,
+    usage: Use,
     o: &ConnectOptions,
-    host: &Arc<dyn HostHandler>,
-) -> Result<AcpOptions, AcpError> {
-    let mut connection = ConnectionOptions::default();
-    if o.trace {
-        let host = Arc::clone(host);
-        connection.trace = Some(Arc::new(move |direction, frame: &[u8]| {
-            let direction = match direction {
-                Direction::Incoming => WireDirection::Incoming,
-                Direction::Outgoing => WireDirection::Outgoing,
-            };
-            // Errors thrown by the host's hook are ignored (see HostHandler).
-            let _ = host.on_frame(direction, String::from_utf8_lossy(frame).into_owned());
-        }));
-    }
-    if o.engine_events {
-        let host = Arc::clone(host);
-        connection.events = Some(Arc::new(move |event: &libacp_core::Event| {
-            let (kind, message, details) = event.describe();
-            let _ = host.on_engine_event(EngineEvent {
-                kind: kind.to_owned(),
-                message,
-                details: details.to_string(),
-            });
-        }));
-    }
-    if o.framing == Some(WireFraming::ContentLength) {
-        connection.framing = Framing::ContentLength;
-    }
-    if let Some(n) = count("max_frame_size", o.max_frame_size)? {
-        connection.max_frame_size = n;
-    }
-    if let Some(n) = count("outgoing_queue", o.outgoing_queue.map(u64::from))? {
-        connection.outgoing_queue = n;
-    }
-    if let Some(n) = count("incoming_queue", o.incoming_queue.map(u64::from))? {
-        connection.incoming_queue = n;
-    }
-    if o.request_timeout_ms == Some(0) {
-        return Err(AcpError::argument("request_timeout_ms must be above 0"));
-    }
-    connection.request_timeout = millis("request_timeout_ms", o.request_timeout_ms)?;
-    if let Some(d) = millis("flush_timeout_ms", o.flush_timeout_ms)? {
-        connection.flush_timeout = d;
-    }
-    if o.require_auth && role != Role::Agent {
-        return Err(AcpError::argument("require_auth applies to the agent side"));
-    }
-    let mut services = ClientServices::default();
-    for (name, on) in [
-        ("session_model", o.session_model),
-        ("fs", o.fs),
-        ("terminals", o.terminals),
-    ] {
-        if !on {
+    host: Option<&Arc<dyn HostHandler>>,
+) -> Result<Parsed, AcpError> {
+    let mut parsed = Parsed {
+        settings: Settings::new(role, usage),
+        stderr: false,
+    };
+    for (name, value) in o.values() {
+        let callback = options::spec(name).is_some_and(|s| s.kind == Kind::Callback);
+        if !callback {
+            parsed.settings.set(name, value).map_err(option_error)?;
             continue;
         }
-        if role != Role::Client {
-            return Err(AcpError::argument(format!(
-                "{name} applies to the client side"
-            )));
-        }
+        // The core says whether it applies here (Null changes nothing).
+        parsed
+            .settings
+            .set(name, Value::Null)
+            .map_err(option_error)?;
+        let Some(host) = host.filter(|_| value == Value::Bool(true)) else {
+            continue;
+        };
+        let connection = &mut parsed.settings.acp.connection;
         match name {
-            "session_model" => services.sessions = Some(Arc::new(SessionStore::new())),
-            "fs" => services.fs = Some(Arc::new(SandboxedFs::new())),
-            _ => services.terminals = Some(Arc::new(TerminalManager::new())),
+            "trace" => connection.trace = Some(trace_hook(host)),
+            "events" => connection.events = Some(events_hook(host)),
+            _ => parsed.stderr = true,
         }
     }
-    Ok(AcpOptions {
-        connection,
-        require_auth: o.require_auth,
-        services,
-        ..AcpOptions::default()
+    Ok(parsed)
+}
+
+/// What [`settings`] made: the core's settings, and whether a spawned
+/// agent's stderr goes to the host.
+pub(crate) struct Parsed {
+    pub(crate) settings: Settings,
+    pub(crate) stderr: bool,
+}
+
+fn option_error(e: OptionError) -> AcpError {
+    AcpError::argument(e.message)
+}
+
+pub(crate) fn trace_hook(host: &Arc<dyn HostHandler>) -> libacp_core::TraceHook {
+    let host = Arc::clone(host);
+    Arc::new(move |direction, frame: &[u8]| {
+        let direction = match direction {
+            Direction::Incoming => WireDirection::Incoming,
+            Direction::Outgoing => WireDirection::Outgoing,
+        };
+        // Errors thrown by the host's hook are ignored (see HostHandler).
+        let _ = host.on_frame(direction, String::from_utf8_lossy(frame).into_owned());
     })
 }
 
-/// The core's command for `spec`; stderr goes to `host` when asked.
+pub(crate) fn events_hook(host: &Arc<dyn HostHandler>) -> libacp_core::EventHook {
+    let host = Arc::clone(host);
+    Arc::new(move |event: &libacp_core::Event| {
+        let (kind, message, details) = event.describe();
+        let _ = host.on_engine_event(EngineEvent {
+            kind: kind.to_owned(),
+            message,
+            details: details.to_string(),
+        });
+    })
+}
+
+/// The core's command for `spec` with the spawn settings of `parsed`;
+/// stderr goes to `host` when asked.
 pub(crate) fn command(
     spec: &AgentCommand,
+    parsed: &Parsed,
     host: &Arc<dyn HostHandler>,
 ) -> Result<CoreCommand, AcpError> {
     if spec.program.is_empty() {
@@ -293,33 +205,11 @@ pub(crate) fn command(
     if bad(&spec.program) || spec.args.iter().any(|a| bad(a)) {
         return Err(AcpError::argument("program and args may not hold NUL"));
     }
-    let mut command = CoreCommand::new(&spec.program).args(&spec.args);
-    if let Some(cwd) = spec.cwd.as_deref().filter(|c| !c.is_empty()) {
-        command = command.cwd(cwd);
-    }
-    let mut env: Vec<_> = spec.env.iter().collect();
-    env.sort();
-    for (k, v) in env {
-        if k.is_empty() || k.contains(['=', '\0']) || v.contains('\0') {
-            return Err(AcpError::argument(format!(
-                "env: {k:?} is not a valid environment variable name (or its value holds NUL)"
-            )));
-        }
-        command = command.env(k, v);
-    }
-    command.clear_env = spec.clear_env;
-    let mut grace = ShutdownGrace::default();
-    if let Some(d) = millis(
-        "grace_after_stdin_close_ms",
-        spec.grace_after_stdin_close_ms,
-    )? {
-        grace.after_stdin_close = d;
-    }
-    if let Some(d) = millis("grace_after_sigterm_ms", spec.grace_after_sigterm_ms)? {
-        grace.after_sigterm = d;
-    }
-    command = command.grace(grace);
-    if spec.stderr_to_host {
+    let mut command = parsed
+        .settings
+        .spawn
+        .apply(CoreCommand::new(&spec.program).args(&spec.args));
+    if parsed.stderr {
         let host = Arc::clone(host);
         command = command.stderr(move |line| {
             let _ = host.on_stderr(line.to_owned());

@@ -410,8 +410,8 @@ fn the_trace_and_the_engine_events_reach_the_host_only_when_asked() {
     let mut pair = Pair::client_with(
         false,
         ConnectOptions {
-            trace: true,
-            engine_events: true,
+            trace: Some(true),
+            events: Some(true),
             ..ConnectOptions::default()
         },
     );
@@ -471,4 +471,153 @@ fn the_trace_and_the_engine_events_reach_the_host_only_when_asked() {
         .write(&json!({"jsonrpc": "2.0", "id": sent["id"], "result": {}}));
     assert!(matches!(quiet.next(), Event::Result(2, _)));
     assert!(quiet.wire.lock().expect("wire").is_empty());
+}
+
+/// Hands every remote connection to a new [`Recorder`] (events to `tx`).
+struct Factory {
+    tx: Mutex<Sender<Event>>,
+    started: Mutex<Vec<Arc<Connection>>>,
+}
+
+impl crate::RemoteAgentFactory for Factory {
+    fn on_connection(&self, incoming: Arc<crate::IncomingConnection>) -> Result<(), AcpError> {
+        assert!(matches!(incoming.kind().as_str(), "websocket" | "http"));
+        assert!(incoming.remote_address().starts_with("127.0.0.1:"));
+        let recorder = Arc::new(Recorder {
+            events: Mutex::new(self.tx.lock().expect("tx").clone()),
+            wire: Arc::default(),
+            hold: Mutex::new(None),
+        });
+        let conn = incoming.start(recorder)?;
+        // Started once only.
+        let again = incoming.start(Arc::new(Recorder {
+            events: Mutex::new(self.tx.lock().expect("tx").clone()),
+            wire: Arc::default(),
+            hold: Mutex::new(None),
+        }));
+        assert!(matches!(again, Err(AcpError::InvalidArgument { .. })));
+        self.started.lock().expect("started").push(conn);
+        Ok(())
+    }
+}
+
+/// Drives a UniFFI future on a plain thread (what Kotlin and Swift do with
+/// their own executors).
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a test executor")
+        .block_on(f)
+}
+
+#[test]
+fn a_remote_client_reaches_a_served_agent_over_both_transports() {
+    let (tx, agent_events) = channel();
+    let factory = Arc::new(Factory {
+        tx: Mutex::new(tx),
+        started: Mutex::default(),
+    });
+    let server = block_on(crate::remote_serve(
+        "127.0.0.1:0".into(),
+        Arc::clone(&factory) as _,
+        ConnectOptions::default(),
+    ))
+    .expect("serves");
+    for kind in ["websocket", "http"] {
+        let (tx, events) = channel();
+        let recorder = Arc::new(Recorder {
+            events: Mutex::new(tx),
+            wire: Arc::default(),
+            hold: Mutex::new(None),
+        });
+        let url = server.url(kind.into()).expect("url");
+        let client = block_on(crate::remote_connect(
+            url,
+            recorder,
+            ConnectOptions::default(),
+        ))
+        .expect("connects");
+        client
+            .start_call(
+                "initialize".into(),
+                Some(json!({"protocolVersion": 1}).to_string()),
+                7,
+                0,
+                false,
+                false,
+            )
+            .expect("starts");
+        // The agent's host gets initialize, answers through respond.
+        let key = match agent_events.recv_timeout(PATIENCE).expect("a request") {
+            Event::Request(r) => {
+                assert_eq!(r.method, "initialize");
+                r.key
+            }
+            other => panic!("expected initialize, got {other:?}"),
+        };
+        let agent = factory.started.lock().expect("started").last().cloned();
+        let agent = agent.expect("an agent connection");
+        assert!(agent.respond(key, json!({"protocolVersion": 1}).to_string()));
+        match events.recv_timeout(PATIENCE).expect("the result") {
+            Event::Result(7, text) => assert!(text.contains("protocolVersion"), "{text}"),
+            other => panic!("expected the result, got {other:?}"),
+        }
+        assert_eq!(client.protocol_version(), Some(1));
+        block_on(client.shutdown());
+    }
+    assert!(matches!(
+        server.url("carrier-pigeon".into()),
+        Err(AcpError::InvalidArgument { .. })
+    ));
+    block_on(server.shutdown());
+    assert_eq!(server.connections(), 0);
+    server.close();
+}
+
+#[test]
+fn remote_options_and_failures_are_typed() {
+    let recorder = || {
+        Arc::new(Recorder {
+            events: Mutex::new(channel().0),
+            wire: Arc::default(),
+            hold: Mutex::new(None),
+        })
+    };
+    // A server option on a client: refused by the core's table, by name.
+    let refused = block_on(crate::remote_connect(
+        "ws://127.0.0.1:1/acp".into(),
+        recorder(),
+        ConnectOptions {
+            bearer_tokens: Some(vec!["t".into()]),
+            ..ConnectOptions::default()
+        },
+    ));
+    match refused {
+        Err(AcpError::InvalidArgument { detail }) => assert!(detail.contains("bearer_tokens")),
+        other => panic!("{other:?}"),
+    }
+    // A value out of range.
+    let zero = Connection::from_fds(
+        AcpRole::Client,
+        -1,
+        -1,
+        recorder(),
+        ConnectOptions {
+            max_frame_size: Some(0),
+            ..ConnectOptions::default()
+        },
+    );
+    match zero {
+        Err(AcpError::InvalidArgument { detail }) => assert!(detail.contains("max_frame_size")),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    // Nobody listens on port 1 of loopback.
+    match block_on(crate::remote_connect(
+        "ws://127.0.0.1:1/acp".into(),
+        recorder(),
+        ConnectOptions::default(),
+    )) {
+        Err(AcpError::Remote { kind, .. }) => assert_eq!(kind, "refused"),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
 }

@@ -1549,7 +1549,7 @@ public protocol HostHandler: AnyObject, Sendable {
     
     /**
      * A line the spawned agent wrote to its stderr (only with
-     * `AgentCommand.stderr_to_host`; libacp runtime thread, in order; do
+     * `ConnectOptions.stderr`; libacp runtime thread, in order; do
      * not block).
      */
     func onStderr(line: String) throws 
@@ -1565,7 +1565,7 @@ public protocol HostHandler: AnyObject, Sendable {
     
     /**
      * Something the engine reports (only with
-     * `ConnectOptions.engine_events`). Called on the thread that handles
+     * `ConnectOptions.events`). Called on the thread that handles
      * the frame concerned (one of libacp's for what the peer sent): quick,
      * thread-safe, no blocking.
      */
@@ -1714,7 +1714,7 @@ open func onCallError(token: UInt64, error: AcpError)throws   {try rustCallWithE
     
     /**
      * A line the spawned agent wrote to its stderr (only with
-     * `AgentCommand.stderr_to_host`; libacp runtime thread, in order; do
+     * `ConnectOptions.stderr`; libacp runtime thread, in order; do
      * not block).
      */
 open func onStderr(line: String)throws   {try rustCallWithError(FfiConverterTypeAcpError_lift) {
@@ -1743,7 +1743,7 @@ open func onFrame(direction: WireDirection, frame: String)throws   {try rustCall
     
     /**
      * Something the engine reports (only with
-     * `ConnectOptions.engine_events`). Called on the thread that handles
+     * `ConnectOptions.events`). Called on the thread that handles
      * the frame concerned (one of libacp's for what the peer sent): quick,
      * thread-safe, no blocking.
      */
@@ -2071,8 +2071,652 @@ public func FfiConverterTypeHostHandler_lower(_ value: HostHandler) -> UInt64 {
 
 
 
+
+
 /**
- * The agent process a client spawns.
+ * A remote connection waiting for its agent (see [`RemoteAgentFactory`]).
+ */
+public protocol IncomingConnectionProtocol: AnyObject, Sendable {
+    
+    /**
+     * The connection's `Acp-Connection-Id`.
+     */
+    func connectionId()  -> String
+    
+    /**
+     * `"websocket"` or `"http"` (the core's names, as in every binding).
+     */
+    func kind()  -> String
+    
+    /**
+     * Refuses the connection: it ends (the remote client sees it close).
+     */
+    func reject() 
+    
+    /**
+     * The client's address, `host:port`.
+     */
+    func remoteAddress()  -> String
+    
+    /**
+     * Starts the agent connection on this remote connection with
+     * `handler`, once; [`AcpError::InvalidArgument`] if it was started or
+     * rejected already.
+     */
+    func start(handler: HostHandler) throws  -> Connection
+    
+}
+/**
+ * A remote connection waiting for its agent (see [`RemoteAgentFactory`]).
+ */
+open class IncomingConnection: IncomingConnectionProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_acp_uniffi_fn_clone_incomingconnection(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_acp_uniffi_fn_free_incomingconnection(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The connection's `Acp-Connection-Id`.
+     */
+open func connectionId() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+    uniffi_acp_uniffi_fn_method_incomingconnection_connection_id(
+            self.uniffiCloneHandle(),$0
+    )
+})
+}
+    
+    /**
+     * `"websocket"` or `"http"` (the core's names, as in every binding).
+     */
+open func kind() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+    uniffi_acp_uniffi_fn_method_incomingconnection_kind(
+            self.uniffiCloneHandle(),$0
+    )
+})
+}
+    
+    /**
+     * Refuses the connection: it ends (the remote client sees it close).
+     */
+open func reject()  {try! rustCall() {
+    uniffi_acp_uniffi_fn_method_incomingconnection_reject(
+            self.uniffiCloneHandle(),$0
+    )
+}
+}
+    
+    /**
+     * The client's address, `host:port`.
+     */
+open func remoteAddress() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+    uniffi_acp_uniffi_fn_method_incomingconnection_remote_address(
+            self.uniffiCloneHandle(),$0
+    )
+})
+}
+    
+    /**
+     * Starts the agent connection on this remote connection with
+     * `handler`, once; [`AcpError::InvalidArgument`] if it was started or
+     * rejected already.
+     */
+open func start(handler: HostHandler)throws  -> Connection  {
+    return try  FfiConverterTypeConnection_lift(try rustCallWithError(FfiConverterTypeAcpError_lift) {
+    uniffi_acp_uniffi_fn_method_incomingconnection_start(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeHostHandler_lower(handler),$0
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeIncomingConnection: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = IncomingConnection
+
+    public static func lift(_ handle: UInt64) throws -> IncomingConnection {
+        return IncomingConnection(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: IncomingConnection) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> IncomingConnection {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: IncomingConnection, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeIncomingConnection_lift(_ handle: UInt64) throws -> IncomingConnection {
+    return try FfiConverterTypeIncomingConnection.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeIncomingConnection_lower(_ value: IncomingConnection) -> UInt64 {
+    return FfiConverterTypeIncomingConnection.lower(value)
+}
+
+
+
+
+
+
+/**
+ * Receives each remote connection of a [`Server`]; the host implements it.
+ */
+public protocol RemoteAgentFactory: AnyObject, Sendable {
+    
+    /**
+     * A remote client connected: start its agent with
+     * [`IncomingConnection::start`] (here or later, from any thread) or
+     * refuse it with [`IncomingConnection::reject`]; one dropped without
+     * either is refused. Called on a libacp runtime thread, possibly for
+     * several connections at once: return quickly, do not block. An error
+     * thrown here refuses the connection.
+     */
+    func onConnection(incoming: IncomingConnection) throws 
+    
+}
+/**
+ * Receives each remote connection of a [`Server`]; the host implements it.
+ */
+open class RemoteAgentFactoryImpl: RemoteAgentFactory, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_acp_uniffi_fn_clone_remoteagentfactory(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_acp_uniffi_fn_free_remoteagentfactory(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * A remote client connected: start its agent with
+     * [`IncomingConnection::start`] (here or later, from any thread) or
+     * refuse it with [`IncomingConnection::reject`]; one dropped without
+     * either is refused. Called on a libacp runtime thread, possibly for
+     * several connections at once: return quickly, do not block. An error
+     * thrown here refuses the connection.
+     */
+open func onConnection(incoming: IncomingConnection)throws   {try rustCallWithError(FfiConverterTypeAcpError_lift) {
+    uniffi_acp_uniffi_fn_method_remoteagentfactory_on_connection(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeIncomingConnection_lower(incoming),$0
+    )
+}
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceRemoteAgentFactory {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // This creates 1-element array, since this seems to be the only way to construct a const
+    // pointer that we can pass to the Rust code.
+    static let vtable: [UniffiVTableCallbackInterfaceRemoteAgentFactory] = [UniffiVTableCallbackInterfaceRemoteAgentFactory(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeRemoteAgentFactory.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface RemoteAgentFactory: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeRemoteAgentFactory.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface RemoteAgentFactory: handle missing in uniffiClone")
+            }
+        },
+        onConnection: { (
+            uniffiHandle: UInt64,
+            incoming: UInt64,
+            uniffiOutReturn: UnsafeMutableRawPointer,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> () in
+                guard let uniffiObj = try? FfiConverterTypeRemoteAgentFactory.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try uniffiObj.onConnection(
+                     incoming: try FfiConverterTypeIncomingConnection_lift(incoming)
+                )
+            }
+
+            
+            let writeReturn = { () }
+            uniffiTraitInterfaceCallWithError(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn,
+                lowerError: FfiConverterTypeAcpError_lower
+            )
+        }
+    )]
+}
+
+private func uniffiCallbackInitRemoteAgentFactory() {
+    uniffi_acp_uniffi_fn_init_callback_vtable_remoteagentfactory(UniffiCallbackInterfaceRemoteAgentFactory.vtable)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeRemoteAgentFactory: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<RemoteAgentFactory>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = RemoteAgentFactory
+
+    public static func lift(_ handle: UInt64) throws -> RemoteAgentFactory {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return RemoteAgentFactoryImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: RemoteAgentFactory) -> UInt64 {
+         if let rustImpl = value as? RemoteAgentFactoryImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> RemoteAgentFactory {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: RemoteAgentFactory, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRemoteAgentFactory_lift(_ handle: UInt64) throws -> RemoteAgentFactory {
+    return try FfiConverterTypeRemoteAgentFactory.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRemoteAgentFactory_lower(_ value: RemoteAgentFactory) -> UInt64 {
+    return FfiConverterTypeRemoteAgentFactory.lower(value)
+}
+
+
+
+
+
+
+/**
+ * A remote ACP server (see the module docs). Closed at once when freed
+ * (Kotlin `close()`, Swift `deinit`): the listener and every remote
+ * connection, whose agent connections see the close.
+ */
+public protocol ServerProtocol: AnyObject, Sendable {
+    
+    /**
+     * Closes now: the listener and every remote connection. Idempotent
+     * (also what freeing the server does).
+     */
+    func close() 
+    
+    /**
+     * How many remote connections are open now.
+     */
+    func connections()  -> UInt64
+    
+    /**
+     * The address it listens on, `host:port`.
+     */
+    func localAddress()  -> String
+    
+    /**
+     * The port it listens on (the one the system chose for port 0).
+     */
+    func port()  -> UInt16
+    
+    /**
+     * Stops gracefully: no new connection is accepted, each open one gets
+     * up to `shutdown_grace_ms` (default 10 s) to answer the requests it
+     * was sent, then it is closed. Returns once every remote connection
+     * has ended. Idempotent.
+     */
+    func shutdown() async 
+    
+    /**
+     * The endpoint's URL for `kind`, `"websocket"` (`ws://`) or `"http"`
+     * (`http://`; `wss://` and `https://` with TLS): what a client passes
+     * to [`remote_connect`]. [`AcpError::InvalidArgument`] for another
+     * kind.
+     */
+    func url(kind: String) throws  -> String
+    
+}
+/**
+ * A remote ACP server (see the module docs). Closed at once when freed
+ * (Kotlin `close()`, Swift `deinit`): the listener and every remote
+ * connection, whose agent connections see the close.
+ */
+open class Server: ServerProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_acp_uniffi_fn_clone_server(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_acp_uniffi_fn_free_server(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Closes now: the listener and every remote connection. Idempotent
+     * (also what freeing the server does).
+     */
+open func close()  {try! rustCall() {
+    uniffi_acp_uniffi_fn_method_server_close(
+            self.uniffiCloneHandle(),$0
+    )
+}
+}
+    
+    /**
+     * How many remote connections are open now.
+     */
+open func connections() -> UInt64  {
+    return try!  FfiConverterUInt64.lift(try! rustCall() {
+    uniffi_acp_uniffi_fn_method_server_connections(
+            self.uniffiCloneHandle(),$0
+    )
+})
+}
+    
+    /**
+     * The address it listens on, `host:port`.
+     */
+open func localAddress() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+    uniffi_acp_uniffi_fn_method_server_local_address(
+            self.uniffiCloneHandle(),$0
+    )
+})
+}
+    
+    /**
+     * The port it listens on (the one the system chose for port 0).
+     */
+open func port() -> UInt16  {
+    return try!  FfiConverterUInt16.lift(try! rustCall() {
+    uniffi_acp_uniffi_fn_method_server_port(
+            self.uniffiCloneHandle(),$0
+    )
+})
+}
+    
+    /**
+     * Stops gracefully: no new connection is accepted, each open one gets
+     * up to `shutdown_grace_ms` (default 10 s) to answer the requests it
+     * was sent, then it is closed. Returns once every remote connection
+     * has ended. Idempotent.
+     */
+open func shutdown()async   {
+    return
+        try!  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_acp_uniffi_fn_method_server_shutdown(
+                    self.uniffiCloneHandle()
+                    
+                )
+            },
+            pollFunc: ffi_acp_uniffi_rust_future_poll_void,
+            completeFunc: ffi_acp_uniffi_rust_future_complete_void,
+            freeFunc: ffi_acp_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: nil
+            
+        )
+}
+    
+    /**
+     * The endpoint's URL for `kind`, `"websocket"` (`ws://`) or `"http"`
+     * (`http://`; `wss://` and `https://` with TLS): what a client passes
+     * to [`remote_connect`]. [`AcpError::InvalidArgument`] for another
+     * kind.
+     */
+open func url(kind: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeAcpError_lift) {
+    uniffi_acp_uniffi_fn_method_server_url(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(kind),$0
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeServer: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = Server
+
+    public static func lift(_ handle: UInt64) throws -> Server {
+        return Server(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: Server) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Server {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Server, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServer_lift(_ handle: UInt64) throws -> Server {
+    return try FfiConverterTypeServer.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServer_lower(_ value: Server) -> UInt64 {
+    return FfiConverterTypeServer.lower(value)
+}
+
+
+
+
+/**
+ * The agent process a client spawns. Its working directory, environment,
+ * stderr and shutdown ladder are options (`ConnectOptions.cwd`, `env`,
+ * `clear_env`, `stderr`, `grace_after_stdin_close_ms`,
+ * `grace_after_sigterm_ms`), as in every binding.
  */
 public struct AgentCommand: Equatable, Hashable {
     /**
@@ -2083,33 +2727,6 @@ public struct AgentCommand: Equatable, Hashable {
      * Its arguments.
      */
     public var args: [String]
-    /**
-     * Its working directory (this process's by default).
-     */
-    public var cwd: String?
-    /**
-     * Variables added to this process's environment (or the whole
-     * environment, with `clear_env`).
-     */
-    public var env: [String: String]
-    /**
-     * Start from an empty environment.
-     */
-    public var clearEnv: Bool
-    /**
-     * Send its stderr lines to `HostHandler.on_stderr` (otherwise they go
-     * to this process's stderr).
-     */
-    public var stderrToHost: Bool
-    /**
-     * The shutdown ladder: after closing its stdin, wait this long before
-     * SIGTERM; after SIGTERM, this long before SIGKILL.
-     */
-    public var graceAfterStdinCloseMs: UInt64?
-    /**
-     * See `grace_after_stdin_close_ms`.
-     */
-    public var graceAfterSigtermMs: UInt64?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -2119,36 +2736,9 @@ public struct AgentCommand: Equatable, Hashable {
          */program: String, 
         /**
          * Its arguments.
-         */args: [String] = [], 
-        /**
-         * Its working directory (this process's by default).
-         */cwd: String? = nil, 
-        /**
-         * Variables added to this process's environment (or the whole
-         * environment, with `clear_env`).
-         */env: [String: String] = [:], 
-        /**
-         * Start from an empty environment.
-         */clearEnv: Bool = false, 
-        /**
-         * Send its stderr lines to `HostHandler.on_stderr` (otherwise they go
-         * to this process's stderr).
-         */stderrToHost: Bool = false, 
-        /**
-         * The shutdown ladder: after closing its stdin, wait this long before
-         * SIGTERM; after SIGTERM, this long before SIGKILL.
-         */graceAfterStdinCloseMs: UInt64? = nil, 
-        /**
-         * See `grace_after_stdin_close_ms`.
-         */graceAfterSigtermMs: UInt64? = nil) {
+         */args: [String] = []) {
         self.program = program
         self.args = args
-        self.cwd = cwd
-        self.env = env
-        self.clearEnv = clearEnv
-        self.stderrToHost = stderrToHost
-        self.graceAfterStdinCloseMs = graceAfterStdinCloseMs
-        self.graceAfterSigtermMs = graceAfterSigtermMs
     }
 
     
@@ -2168,25 +2758,13 @@ public struct FfiConverterTypeAgentCommand: FfiConverterRustBuffer {
         return
             try AgentCommand(
                 program: FfiConverterString.read(from: &buf), 
-                args: FfiConverterSequenceString.read(from: &buf), 
-                cwd: FfiConverterOptionString.read(from: &buf), 
-                env: FfiConverterDictionaryStringString.read(from: &buf), 
-                clearEnv: FfiConverterBool.read(from: &buf), 
-                stderrToHost: FfiConverterBool.read(from: &buf), 
-                graceAfterStdinCloseMs: FfiConverterOptionUInt64.read(from: &buf), 
-                graceAfterSigtermMs: FfiConverterOptionUInt64.read(from: &buf)
+                args: FfiConverterSequenceString.read(from: &buf)
         )
     }
 
     public static func write(_ value: AgentCommand, into buf: inout [UInt8]) {
         FfiConverterString.write(value.program, into: &buf)
         FfiConverterSequenceString.write(value.args, into: &buf)
-        FfiConverterOptionString.write(value.cwd, into: &buf)
-        FfiConverterDictionaryStringString.write(value.env, into: &buf)
-        FfiConverterBool.write(value.clearEnv, into: &buf)
-        FfiConverterBool.write(value.stderrToHost, into: &buf)
-        FfiConverterOptionUInt64.write(value.graceAfterStdinCloseMs, into: &buf)
-        FfiConverterOptionUInt64.write(value.graceAfterSigtermMs, into: &buf)
     }
 }
 
@@ -2436,118 +3014,385 @@ public func FfiConverterTypeCallOptions_lower(_ value: CallOptions) -> RustBuffe
 
 
 /**
- * Connection settings. Every field is optional; `None`/`false` keeps the
- * core's default.
+ * The settings of a connection or a server: every option of the core's
+ * one table (the same names, units and ranges in every binding;
+ * durations in milliseconds, sizes in bytes). Every field is optional:
+ * `None` keeps the default. Which apply depends on how the connection
+ * is made (spawned, local, connected by URL, served); setting one that
+ * does not apply throws `InvalidArgument` naming it, as does a value
+ * out of range.
  */
 public struct ConnectOptions: Equatable, Hashable {
     /**
-     * NDJSON (`None`, the default) or `Content-Length` framing.
+     * How messages are delimited on a byte stream: one per line, or LSP-style
+     * Content-Length headers (remote transports carry one message per frame or
+     * event). One of `ndjson`, `content-length`. Default: ndjson.
      */
-    public var framing: WireFraming?
+    public var framing: String?
     /**
-     * Frames over this many bytes are skipped (default 64 MiB).
+     * Largest message accepted from the peer, in bytes; a larger one is
+     * answered or reported and skipped. Default: 67108864 (64 MiB).
      */
     public var maxFrameSize: UInt64?
     /**
-     * Default timeout of outgoing calls (none by default).
+     * Default timeout of every outgoing request; the peer is sent
+     * $/cancel_request when it passes. Default: none.
      */
     public var requestTimeoutMs: UInt64?
     /**
-     * After the peer's end of stream: how long requests in flight get to
-     * answer.
+     * After the peer's end of stream, how long requests in flight get to
+     * answer, and queued messages to be written. Default: 2000.
      */
     public var flushTimeoutMs: UInt64?
     /**
-     * Bounds of the outgoing and incoming queues (messages).
+     * Outgoing messages queued before a notify waits. Default: 1024.
      */
-    public var outgoingQueue: UInt32?
+    public var outgoingQueue: UInt64?
     /**
-     * See `outgoing_queue`.
+     * Incoming messages queued for the host before the reader waits. Default:
+     * 1024.
      */
-    public var incomingQueue: UInt32?
+    public var incomingQueue: UInt64?
     /**
-     * Agent side: `session/new|load|resume` need `authenticate` first.
+     * Requests from the peer in flight (received, not answered) before the
+     * reader waits. Default: 1024.
      */
-    public var requireAuth: Bool
+    public var incomingRequests: UInt64?
     /**
-     * Client side: fold `session/update`s into a session model
-     * (`Connection.session_snapshot`).
+     * Sees every message, both ways (for debugging). Here a flag: `true` hands
+     * them to `HostHandler.on_frame`. Default: off.
      */
-    public var sessionModel: Bool
+    public var trace: Bool?
     /**
-     * Client side: answer the `fs/` methods with files under each session's cwd.
+     * Receives what the engine reports that is not a message (a frame skipped,
+     * a response to no request, ...). Here a flag: `true` hands them to
+     * `HostHandler.on_engine_event`. Default: off.
      */
-    public var fs: Bool
+    public var events: Bool?
     /**
-     * Client side: answer the `terminal/` methods with real processes.
+     * Agent side: session/new, session/load and session/resume need
+     * authenticate first. Default: false.
      */
-    public var terminals: Bool
+    public var requireAuth: Bool?
     /**
-     * Hand every frame, both ways, to `HostHandler.on_frame` (the wire
-     * trace: for debugging; costs one call into the host per frame).
+     * Client side: fold session/update notifications into a session model the
+     * host can read. Default: false.
      */
-    public var trace: Bool
+    public var sessionModel: Bool?
     /**
-     * Hand what the engine reports (a frame skipped, a response to no
-     * request, a duplicate id...) to `HostHandler.on_engine_event`.
+     * Client side: answer fs/read_text_file and fs/write_text_file in the
+     * core, within each session's directories. Default: false.
      */
-    public var engineEvents: Bool
+    public var fs: Bool?
+    /**
+     * Client side: answer the terminal/ methods in the core with real
+     * processes. Default: false.
+     */
+    public var terminals: Bool?
+    /**
+     * The spawned agent's working directory. Default: this process's.
+     */
+    public var cwd: String?
+    /**
+     * Environment variables for the spawned agent, added to this process's
+     * unless clear_env. Default: none.
+     */
+    public var env: [String: String]?
+    /**
+     * Start the spawned agent with only env. Default: false.
+     */
+    public var clearEnv: Bool?
+    /**
+     * On close, how long the agent gets to exit after its stdin is closed,
+     * before SIGTERM. Default: 2000.
+     */
+    public var graceAfterStdinCloseMs: UInt64?
+    /**
+     * On close, how long the agent gets to exit after SIGTERM, before SIGKILL.
+     * Default: 2000.
+     */
+    public var graceAfterSigtermMs: UInt64?
+    /**
+     * Receives the spawned agent's stderr, line by line. Here a flag: `true`
+     * hands them to `HostHandler.on_stderr`. Default: this process's stderr.
+     */
+    public var stderr: Bool?
+    /**
+     * Extra HTTP headers sent on the handshake and every request (for example
+     * Authorization). Default: none.
+     */
+    public var headers: [String: String]?
+    /**
+     * A PEM file of CA certificates trusted beside the platform's roots
+     * (wss://, https://). Default: none.
+     */
+    public var caFile: String?
+    /**
+     * Name resolution and TCP connect. Default: 10000.
+     */
+    public var connectTimeoutMs: UInt64?
+    /**
+     * TLS and the HTTP or WebSocket handshake. Default: 10000.
+     */
+    public var handshakeTimeoutMs: UInt64?
+    /**
+     * For http(s):// URLs: try a WebSocket upgrade first, fall back to
+     * Streamable HTTP. Default: false.
+     */
+    public var preferWebsocket: Bool?
+    /**
+     * Speak HTTP/2 without TLS (h2c) on http:// (over TLS, ALPN decides).
+     * Default: false.
+     */
+    public var http2PriorKnowledge: Bool?
+    /**
+     * WebSocket pings (and, on a server, SSE keep-alive comments); a client
+     * whose server answers no ping for twice this long is disconnected.
+     * Default: 20000.
+     */
+    public var keepaliveIntervalMs: UInt64?
+    /**
+     * Largest WebSocket message, POST body or event accepted, in bytes (a
+     * server answers 413). Default: 67108864 (64 MiB).
+     */
+    public var maxMessageSize: UInt64?
+    /**
+     * Messages queued per direction (and per event stream) between the network
+     * and the engine. Default: 1024.
+     */
+    public var queue: UInt64?
+    /**
+     * The endpoint's path. Default: /acp.
+     */
+    public var path: String?
+    /**
+     * A PEM certificate chain; with tls_key the server speaks TLS only.
+     * Default: none (plain TCP).
+     */
+    public var tlsCert: String?
+    /**
+     * The PEM private key of tls_cert. Default: none.
+     */
+    public var tlsKey: String?
+    /**
+     * Origin values allowed (* for any); requests without an Origin are always
+     * allowed. Default: none (browsers refused).
+     */
+    public var allowedOrigins: [String]?
+    /**
+     * Tokens accepted in Authorization: Bearer; when set, other requests get
+     * 401 before any agent code runs. Default: none (no token needed).
+     */
+    public var bearerTokens: [String]?
+    /**
+     * Remote connections served at once; one more gets 503. Default: 4096.
+     */
+    public var maxConnections: UInt64?
+    /**
+     * A connection from which nothing arrived for this long (no message, no
+     * pong, no open event stream) is closed. Default: 60000.
+     */
+    public var idleTimeoutMs: UInt64?
+    /**
+     * On shutdown, how long connections with requests in flight get to answer
+     * them. Default: 10000.
+     */
+    public var shutdownGraceMs: UInt64?
+    /**
+     * Serve WebSocket upgrades. Default: true.
+     */
+    public var websocket: Bool?
+    /**
+     * Serve Streamable HTTP. Default: true.
+     */
+    public var streamableHttp: Bool?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
     public init(
         /**
-         * NDJSON (`None`, the default) or `Content-Length` framing.
-         */framing: WireFraming? = nil, 
+         * How messages are delimited on a byte stream: one per line, or LSP-style
+         * Content-Length headers (remote transports carry one message per frame or
+         * event). One of `ndjson`, `content-length`. Default: ndjson.
+         */framing: String? = nil, 
         /**
-         * Frames over this many bytes are skipped (default 64 MiB).
+         * Largest message accepted from the peer, in bytes; a larger one is
+         * answered or reported and skipped. Default: 67108864 (64 MiB).
          */maxFrameSize: UInt64? = nil, 
         /**
-         * Default timeout of outgoing calls (none by default).
+         * Default timeout of every outgoing request; the peer is sent
+         * $/cancel_request when it passes. Default: none.
          */requestTimeoutMs: UInt64? = nil, 
         /**
-         * After the peer's end of stream: how long requests in flight get to
-         * answer.
+         * After the peer's end of stream, how long requests in flight get to
+         * answer, and queued messages to be written. Default: 2000.
          */flushTimeoutMs: UInt64? = nil, 
         /**
-         * Bounds of the outgoing and incoming queues (messages).
-         */outgoingQueue: UInt32? = nil, 
+         * Outgoing messages queued before a notify waits. Default: 1024.
+         */outgoingQueue: UInt64? = nil, 
         /**
-         * See `outgoing_queue`.
-         */incomingQueue: UInt32? = nil, 
+         * Incoming messages queued for the host before the reader waits. Default:
+         * 1024.
+         */incomingQueue: UInt64? = nil, 
         /**
-         * Agent side: `session/new|load|resume` need `authenticate` first.
-         */requireAuth: Bool = false, 
+         * Requests from the peer in flight (received, not answered) before the
+         * reader waits. Default: 1024.
+         */incomingRequests: UInt64? = nil, 
         /**
-         * Client side: fold `session/update`s into a session model
-         * (`Connection.session_snapshot`).
-         */sessionModel: Bool = false, 
+         * Sees every message, both ways (for debugging). Here a flag: `true` hands
+         * them to `HostHandler.on_frame`. Default: off.
+         */trace: Bool? = nil, 
         /**
-         * Client side: answer the `fs/` methods with files under each session's cwd.
-         */fs: Bool = false, 
+         * Receives what the engine reports that is not a message (a frame skipped,
+         * a response to no request, ...). Here a flag: `true` hands them to
+         * `HostHandler.on_engine_event`. Default: off.
+         */events: Bool? = nil, 
         /**
-         * Client side: answer the `terminal/` methods with real processes.
-         */terminals: Bool = false, 
+         * Agent side: session/new, session/load and session/resume need
+         * authenticate first. Default: false.
+         */requireAuth: Bool? = nil, 
         /**
-         * Hand every frame, both ways, to `HostHandler.on_frame` (the wire
-         * trace: for debugging; costs one call into the host per frame).
-         */trace: Bool = false, 
+         * Client side: fold session/update notifications into a session model the
+         * host can read. Default: false.
+         */sessionModel: Bool? = nil, 
         /**
-         * Hand what the engine reports (a frame skipped, a response to no
-         * request, a duplicate id...) to `HostHandler.on_engine_event`.
-         */engineEvents: Bool = false) {
+         * Client side: answer fs/read_text_file and fs/write_text_file in the
+         * core, within each session's directories. Default: false.
+         */fs: Bool? = nil, 
+        /**
+         * Client side: answer the terminal/ methods in the core with real
+         * processes. Default: false.
+         */terminals: Bool? = nil, 
+        /**
+         * The spawned agent's working directory. Default: this process's.
+         */cwd: String? = nil, 
+        /**
+         * Environment variables for the spawned agent, added to this process's
+         * unless clear_env. Default: none.
+         */env: [String: String]? = nil, 
+        /**
+         * Start the spawned agent with only env. Default: false.
+         */clearEnv: Bool? = nil, 
+        /**
+         * On close, how long the agent gets to exit after its stdin is closed,
+         * before SIGTERM. Default: 2000.
+         */graceAfterStdinCloseMs: UInt64? = nil, 
+        /**
+         * On close, how long the agent gets to exit after SIGTERM, before SIGKILL.
+         * Default: 2000.
+         */graceAfterSigtermMs: UInt64? = nil, 
+        /**
+         * Receives the spawned agent's stderr, line by line. Here a flag: `true`
+         * hands them to `HostHandler.on_stderr`. Default: this process's stderr.
+         */stderr: Bool? = nil, 
+        /**
+         * Extra HTTP headers sent on the handshake and every request (for example
+         * Authorization). Default: none.
+         */headers: [String: String]? = nil, 
+        /**
+         * A PEM file of CA certificates trusted beside the platform's roots
+         * (wss://, https://). Default: none.
+         */caFile: String? = nil, 
+        /**
+         * Name resolution and TCP connect. Default: 10000.
+         */connectTimeoutMs: UInt64? = nil, 
+        /**
+         * TLS and the HTTP or WebSocket handshake. Default: 10000.
+         */handshakeTimeoutMs: UInt64? = nil, 
+        /**
+         * For http(s):// URLs: try a WebSocket upgrade first, fall back to
+         * Streamable HTTP. Default: false.
+         */preferWebsocket: Bool? = nil, 
+        /**
+         * Speak HTTP/2 without TLS (h2c) on http:// (over TLS, ALPN decides).
+         * Default: false.
+         */http2PriorKnowledge: Bool? = nil, 
+        /**
+         * WebSocket pings (and, on a server, SSE keep-alive comments); a client
+         * whose server answers no ping for twice this long is disconnected.
+         * Default: 20000.
+         */keepaliveIntervalMs: UInt64? = nil, 
+        /**
+         * Largest WebSocket message, POST body or event accepted, in bytes (a
+         * server answers 413). Default: 67108864 (64 MiB).
+         */maxMessageSize: UInt64? = nil, 
+        /**
+         * Messages queued per direction (and per event stream) between the network
+         * and the engine. Default: 1024.
+         */queue: UInt64? = nil, 
+        /**
+         * The endpoint's path. Default: /acp.
+         */path: String? = nil, 
+        /**
+         * A PEM certificate chain; with tls_key the server speaks TLS only.
+         * Default: none (plain TCP).
+         */tlsCert: String? = nil, 
+        /**
+         * The PEM private key of tls_cert. Default: none.
+         */tlsKey: String? = nil, 
+        /**
+         * Origin values allowed (* for any); requests without an Origin are always
+         * allowed. Default: none (browsers refused).
+         */allowedOrigins: [String]? = nil, 
+        /**
+         * Tokens accepted in Authorization: Bearer; when set, other requests get
+         * 401 before any agent code runs. Default: none (no token needed).
+         */bearerTokens: [String]? = nil, 
+        /**
+         * Remote connections served at once; one more gets 503. Default: 4096.
+         */maxConnections: UInt64? = nil, 
+        /**
+         * A connection from which nothing arrived for this long (no message, no
+         * pong, no open event stream) is closed. Default: 60000.
+         */idleTimeoutMs: UInt64? = nil, 
+        /**
+         * On shutdown, how long connections with requests in flight get to answer
+         * them. Default: 10000.
+         */shutdownGraceMs: UInt64? = nil, 
+        /**
+         * Serve WebSocket upgrades. Default: true.
+         */websocket: Bool? = nil, 
+        /**
+         * Serve Streamable HTTP. Default: true.
+         */streamableHttp: Bool? = nil) {
         self.framing = framing
         self.maxFrameSize = maxFrameSize
         self.requestTimeoutMs = requestTimeoutMs
         self.flushTimeoutMs = flushTimeoutMs
         self.outgoingQueue = outgoingQueue
         self.incomingQueue = incomingQueue
+        self.incomingRequests = incomingRequests
+        self.trace = trace
+        self.events = events
         self.requireAuth = requireAuth
         self.sessionModel = sessionModel
         self.fs = fs
         self.terminals = terminals
-        self.trace = trace
-        self.engineEvents = engineEvents
+        self.cwd = cwd
+        self.env = env
+        self.clearEnv = clearEnv
+        self.graceAfterStdinCloseMs = graceAfterStdinCloseMs
+        self.graceAfterSigtermMs = graceAfterSigtermMs
+        self.stderr = stderr
+        self.headers = headers
+        self.caFile = caFile
+        self.connectTimeoutMs = connectTimeoutMs
+        self.handshakeTimeoutMs = handshakeTimeoutMs
+        self.preferWebsocket = preferWebsocket
+        self.http2PriorKnowledge = http2PriorKnowledge
+        self.keepaliveIntervalMs = keepaliveIntervalMs
+        self.maxMessageSize = maxMessageSize
+        self.queue = queue
+        self.path = path
+        self.tlsCert = tlsCert
+        self.tlsKey = tlsKey
+        self.allowedOrigins = allowedOrigins
+        self.bearerTokens = bearerTokens
+        self.maxConnections = maxConnections
+        self.idleTimeoutMs = idleTimeoutMs
+        self.shutdownGraceMs = shutdownGraceMs
+        self.websocket = websocket
+        self.streamableHttp = streamableHttp
     }
 
     
@@ -2566,34 +3411,86 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
     public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ConnectOptions {
         return
             try ConnectOptions(
-                framing: FfiConverterOptionTypeWireFraming.read(from: &buf), 
+                framing: FfiConverterOptionString.read(from: &buf), 
                 maxFrameSize: FfiConverterOptionUInt64.read(from: &buf), 
                 requestTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
                 flushTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
-                outgoingQueue: FfiConverterOptionUInt32.read(from: &buf), 
-                incomingQueue: FfiConverterOptionUInt32.read(from: &buf), 
-                requireAuth: FfiConverterBool.read(from: &buf), 
-                sessionModel: FfiConverterBool.read(from: &buf), 
-                fs: FfiConverterBool.read(from: &buf), 
-                terminals: FfiConverterBool.read(from: &buf), 
-                trace: FfiConverterBool.read(from: &buf), 
-                engineEvents: FfiConverterBool.read(from: &buf)
+                outgoingQueue: FfiConverterOptionUInt64.read(from: &buf), 
+                incomingQueue: FfiConverterOptionUInt64.read(from: &buf), 
+                incomingRequests: FfiConverterOptionUInt64.read(from: &buf), 
+                trace: FfiConverterOptionBool.read(from: &buf), 
+                events: FfiConverterOptionBool.read(from: &buf), 
+                requireAuth: FfiConverterOptionBool.read(from: &buf), 
+                sessionModel: FfiConverterOptionBool.read(from: &buf), 
+                fs: FfiConverterOptionBool.read(from: &buf), 
+                terminals: FfiConverterOptionBool.read(from: &buf), 
+                cwd: FfiConverterOptionString.read(from: &buf), 
+                env: FfiConverterOptionDictionaryStringString.read(from: &buf), 
+                clearEnv: FfiConverterOptionBool.read(from: &buf), 
+                graceAfterStdinCloseMs: FfiConverterOptionUInt64.read(from: &buf), 
+                graceAfterSigtermMs: FfiConverterOptionUInt64.read(from: &buf), 
+                stderr: FfiConverterOptionBool.read(from: &buf), 
+                headers: FfiConverterOptionDictionaryStringString.read(from: &buf), 
+                caFile: FfiConverterOptionString.read(from: &buf), 
+                connectTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
+                handshakeTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
+                preferWebsocket: FfiConverterOptionBool.read(from: &buf), 
+                http2PriorKnowledge: FfiConverterOptionBool.read(from: &buf), 
+                keepaliveIntervalMs: FfiConverterOptionUInt64.read(from: &buf), 
+                maxMessageSize: FfiConverterOptionUInt64.read(from: &buf), 
+                queue: FfiConverterOptionUInt64.read(from: &buf), 
+                path: FfiConverterOptionString.read(from: &buf), 
+                tlsCert: FfiConverterOptionString.read(from: &buf), 
+                tlsKey: FfiConverterOptionString.read(from: &buf), 
+                allowedOrigins: FfiConverterOptionSequenceString.read(from: &buf), 
+                bearerTokens: FfiConverterOptionSequenceString.read(from: &buf), 
+                maxConnections: FfiConverterOptionUInt64.read(from: &buf), 
+                idleTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
+                shutdownGraceMs: FfiConverterOptionUInt64.read(from: &buf), 
+                websocket: FfiConverterOptionBool.read(from: &buf), 
+                streamableHttp: FfiConverterOptionBool.read(from: &buf)
         )
     }
 
     public static func write(_ value: ConnectOptions, into buf: inout [UInt8]) {
-        FfiConverterOptionTypeWireFraming.write(value.framing, into: &buf)
+        FfiConverterOptionString.write(value.framing, into: &buf)
         FfiConverterOptionUInt64.write(value.maxFrameSize, into: &buf)
         FfiConverterOptionUInt64.write(value.requestTimeoutMs, into: &buf)
         FfiConverterOptionUInt64.write(value.flushTimeoutMs, into: &buf)
-        FfiConverterOptionUInt32.write(value.outgoingQueue, into: &buf)
-        FfiConverterOptionUInt32.write(value.incomingQueue, into: &buf)
-        FfiConverterBool.write(value.requireAuth, into: &buf)
-        FfiConverterBool.write(value.sessionModel, into: &buf)
-        FfiConverterBool.write(value.fs, into: &buf)
-        FfiConverterBool.write(value.terminals, into: &buf)
-        FfiConverterBool.write(value.trace, into: &buf)
-        FfiConverterBool.write(value.engineEvents, into: &buf)
+        FfiConverterOptionUInt64.write(value.outgoingQueue, into: &buf)
+        FfiConverterOptionUInt64.write(value.incomingQueue, into: &buf)
+        FfiConverterOptionUInt64.write(value.incomingRequests, into: &buf)
+        FfiConverterOptionBool.write(value.trace, into: &buf)
+        FfiConverterOptionBool.write(value.events, into: &buf)
+        FfiConverterOptionBool.write(value.requireAuth, into: &buf)
+        FfiConverterOptionBool.write(value.sessionModel, into: &buf)
+        FfiConverterOptionBool.write(value.fs, into: &buf)
+        FfiConverterOptionBool.write(value.terminals, into: &buf)
+        FfiConverterOptionString.write(value.cwd, into: &buf)
+        FfiConverterOptionDictionaryStringString.write(value.env, into: &buf)
+        FfiConverterOptionBool.write(value.clearEnv, into: &buf)
+        FfiConverterOptionUInt64.write(value.graceAfterStdinCloseMs, into: &buf)
+        FfiConverterOptionUInt64.write(value.graceAfterSigtermMs, into: &buf)
+        FfiConverterOptionBool.write(value.stderr, into: &buf)
+        FfiConverterOptionDictionaryStringString.write(value.headers, into: &buf)
+        FfiConverterOptionString.write(value.caFile, into: &buf)
+        FfiConverterOptionUInt64.write(value.connectTimeoutMs, into: &buf)
+        FfiConverterOptionUInt64.write(value.handshakeTimeoutMs, into: &buf)
+        FfiConverterOptionBool.write(value.preferWebsocket, into: &buf)
+        FfiConverterOptionBool.write(value.http2PriorKnowledge, into: &buf)
+        FfiConverterOptionUInt64.write(value.keepaliveIntervalMs, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxMessageSize, into: &buf)
+        FfiConverterOptionUInt64.write(value.queue, into: &buf)
+        FfiConverterOptionString.write(value.path, into: &buf)
+        FfiConverterOptionString.write(value.tlsCert, into: &buf)
+        FfiConverterOptionString.write(value.tlsKey, into: &buf)
+        FfiConverterOptionSequenceString.write(value.allowedOrigins, into: &buf)
+        FfiConverterOptionSequenceString.write(value.bearerTokens, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxConnections, into: &buf)
+        FfiConverterOptionUInt64.write(value.idleTimeoutMs, into: &buf)
+        FfiConverterOptionUInt64.write(value.shutdownGraceMs, into: &buf)
+        FfiConverterOptionBool.write(value.websocket, into: &buf)
+        FfiConverterOptionBool.write(value.streamableHttp, into: &buf)
     }
 }
 
@@ -2615,7 +3512,7 @@ public func FfiConverterTypeConnectOptions_lower(_ value: ConnectOptions) -> Rus
 
 /**
  * Something the engine reports that is not a message: see
- * [`ConnectOptions::engine_events`].
+ * [`ConnectOptions::events`].
  */
 public struct EngineEvent: Equatable, Hashable {
     /**
@@ -3111,6 +4008,24 @@ public enum AcpError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
          */detail: String
     )
     /**
+     * A remote connection or server failed: connecting (DNS, refused, TLS,
+     * HTTP 401/403/404, the protocol version refused), or the transport
+     * later on.
+     */
+    case Remote(
+        /**
+         * `invalid_url`, `dns`, `refused`, `timeout`, `tls`,
+         * `unauthorized`, `forbidden`, `not_found`, `version_refused`,
+         * `http` or `io` (the core's names, as in every binding).
+         */kind: String, 
+        /**
+         * The HTTP status, when the server answered with one.
+         */status: UInt16?, 
+        /**
+         * What happened.
+         */detail: String
+    )
+    /**
      * Something failed inside libacp or the host's handler threw something
      * that is not an `AcpError` (answered `-32603`).
      */
@@ -3183,7 +4098,12 @@ public struct FfiConverterTypeAcpError: FfiConverterRustBuffer {
         case 9: return .InvalidArgument(
             detail: try FfiConverterString.read(from: &buf)
             )
-        case 10: return .Internal(
+        case 10: return .Remote(
+            kind: try FfiConverterString.read(from: &buf), 
+            status: try FfiConverterOptionUInt16.read(from: &buf), 
+            detail: try FfiConverterString.read(from: &buf)
+            )
+        case 11: return .Internal(
             detail: try FfiConverterString.read(from: &buf)
             )
 
@@ -3251,8 +4171,15 @@ public struct FfiConverterTypeAcpError: FfiConverterRustBuffer {
             FfiConverterString.write(detail, into: &buf)
             
         
-        case let .Internal(detail):
+        case let .Remote(kind,status,detail):
             writeInt(&buf, Int32(10))
+            FfiConverterString.write(kind, into: &buf)
+            FfiConverterOptionUInt16.write(status, into: &buf)
+            FfiConverterString.write(detail, into: &buf)
+            
+        
+        case let .Internal(detail):
+            writeInt(&buf, Int32(11))
             FfiConverterString.write(detail, into: &buf)
             
         }
@@ -3427,82 +4354,6 @@ public func FfiConverterTypeWireDirection_lower(_ value: WireDirection) -> RustB
 }
 
 
-// Note that we don't yet support `indirect` for enums.
-// See https://github.com/mozilla/uniffi-rs/issues/396 for further discussion.
-/**
- * How messages are delimited on the wire.
- */
-
-public enum WireFraming: Equatable, Hashable {
-    
-    /**
-     * One JSON message per line (ACP's default).
-     */
-    case ndjson
-    /**
-     * LSP-style `Content-Length` headers.
-     */
-    case contentLength
-
-
-
-
-
-}
-
-#if compiler(>=6)
-extension WireFraming: Sendable {}
-#endif
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public struct FfiConverterTypeWireFraming: FfiConverterRustBuffer {
-    typealias SwiftType = WireFraming
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> WireFraming {
-        let variant: Int32 = try readInt(&buf)
-        switch variant {
-        
-        case 1: return .ndjson
-        
-        case 2: return .contentLength
-        
-        default: throw UniffiInternalError.unexpectedEnumCase
-        }
-    }
-
-    public static func write(_ value: WireFraming, into buf: inout [UInt8]) {
-        switch value {
-        
-        
-        case .ndjson:
-            writeInt(&buf, Int32(1))
-        
-        
-        case .contentLength:
-            writeInt(&buf, Int32(2))
-        
-        }
-    }
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeWireFraming_lift(_ buf: RustBuffer) throws -> WireFraming {
-    return try FfiConverterTypeWireFraming.lift(buf)
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeWireFraming_lower(_ value: WireFraming) -> RustBuffer {
-    return FfiConverterTypeWireFraming.lower(value)
-}
-
-
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
@@ -3602,6 +4453,30 @@ fileprivate struct FfiConverterOptionUInt64: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionBool: FfiConverterRustBuffer {
+    typealias SwiftType = Bool?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterBool.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterBool.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
     typealias SwiftType = String?
 
@@ -3650,8 +4525,8 @@ fileprivate struct FfiConverterOptionTypeExitStatus: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterOptionTypeWireFraming: FfiConverterRustBuffer {
-    typealias SwiftType = WireFraming?
+fileprivate struct FfiConverterOptionSequenceString: FfiConverterRustBuffer {
+    typealias SwiftType = [String]?
 
     public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
         guard let value = value else {
@@ -3659,13 +4534,37 @@ fileprivate struct FfiConverterOptionTypeWireFraming: FfiConverterRustBuffer {
             return
         }
         writeInt(&buf, Int8(1))
-        FfiConverterTypeWireFraming.write(value, into: &buf)
+        FfiConverterSequenceString.write(value, into: &buf)
     }
 
     public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
-        case 1: return try FfiConverterTypeWireFraming.read(from: &buf)
+        case 1: return try FfiConverterSequenceString.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionDictionaryStringString: FfiConverterRustBuffer {
+    typealias SwiftType = [String: String]?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterDictionaryStringString.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterDictionaryStringString.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -3969,6 +4868,19 @@ public func libacpVersion() -> String  {
 })
 }
 /**
+ * The wire names of the protocol's methods handled by `side` (requests
+ * and notifications), from the core's method table: the typed Kotlin and
+ * Swift layers check their routing tables against it, so a method the
+ * core learns cannot be missing from them unnoticed.
+ */
+public func protocolMethods(side: AcpRole) -> [String]  {
+    return try!  FfiConverterSequenceString.lift(try! rustCall() {
+    uniffi_acp_uniffi_fn_func_protocol_methods(
+        FfiConverterTypeAcpRole_lower(side),$0
+    )
+})
+}
+/**
  * A connected pair of Unix stream sockets (close-on-exec), as two
  * descriptors the caller owns: both roles in one process
  * ([`Connection::from_fds`] with `read_fd == write_fd`), or a test's
@@ -3979,6 +4891,53 @@ public func socketPair()throws  -> [Int32]  {
     uniffi_acp_uniffi_fn_func_socket_pair($0
     )
 })
+}
+/**
+ * Client side: connects to the remote agent at `url` (`ws://`, `wss://`,
+ * `http://`, `https://`; the scheme picks the transport) with the remote
+ * options of `options` (`headers`, `ca_file`, `connect_timeout_ms`,
+ * `prefer_websocket`, ...), and returns the connection, in the client
+ * role, once the transport is up. Options are checked first
+ * (`InvalidArgument`); a failed connect throws [`AcpError::Remote`] with
+ * its kind (`dns`, `refused`, `timeout`, `tls`, `unauthorized`, ...).
+ */
+public func remoteConnect(url: String, handler: HostHandler, options: ConnectOptions)async throws  -> Connection  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_acp_uniffi_fn_func_remote_connect(FfiConverterString.lower(url),FfiConverterTypeHostHandler_lower(handler),FfiConverterTypeConnectOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_acp_uniffi_rust_future_poll_u64,
+            completeFunc: ffi_acp_uniffi_rust_future_complete_u64,
+            freeFunc: ffi_acp_uniffi_rust_future_free_u64,
+            liftFunc: FfiConverterTypeConnection_lift,
+            errorHandler: FfiConverterTypeAcpError_lift
+        )
+}
+/**
+ * Listens on `listen` (`"127.0.0.1:0"`: any free port on loopback) and
+ * serves remote ACP there: WebSocket and Streamable HTTP on one endpoint
+ * (the option `path`, default `/acp`). Each remote connection goes to
+ * `factory`. The options that apply are those of every connection, of
+ * agents and of a server (`bearer_tokens`, `allowed_origins`,
+ * `max_connections`, `idle_timeout_ms`, `shutdown_grace_ms`, `tls_cert`
+ * and `tls_key`, ...); others are refused (`InvalidArgument`). An address
+ * that cannot be bound throws [`AcpError::Remote`] of kind `io`.
+ */
+public func remoteServe(listen: String, factory: RemoteAgentFactory, options: ConnectOptions)async throws  -> Server  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_acp_uniffi_fn_func_remote_serve(FfiConverterString.lower(listen),FfiConverterTypeRemoteAgentFactory_lower(factory),FfiConverterTypeConnectOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_acp_uniffi_rust_future_poll_u64,
+            completeFunc: ffi_acp_uniffi_rust_future_complete_u64,
+            freeFunc: ffi_acp_uniffi_rust_future_free_u64,
+            liftFunc: FfiConverterTypeServer_lift,
+            errorHandler: FfiConverterTypeAcpError_lift
+        )
 }
 
 private enum InitializationResult {
@@ -3999,7 +4958,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_acp_uniffi_checksum_func_libacp_version() != 11458) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_acp_uniffi_checksum_func_protocol_methods() != 5445) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_acp_uniffi_checksum_func_socket_pair() != 50103) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_func_remote_connect() != 52072) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_func_remote_serve() != 48265) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_method_callcanceller_cancel() != 3343) {
@@ -4101,29 +5069,66 @@ private let initializationResult: InitializationResult = {
     if (uniffi_acp_uniffi_checksum_method_hosthandler_on_call_error() != 61324) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr() != 52692) {
+    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr() != 64769) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_method_hosthandler_on_frame() != 10073) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event() != 5522) {
+    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event() != 19908) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_incomingconnection_connection_id() != 43753) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_incomingconnection_kind() != 64999) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_incomingconnection_reject() != 52707) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_incomingconnection_remote_address() != 27810) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_incomingconnection_start() != 31562) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_remoteagentfactory_on_connection() != 60919) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_server_close() != 33734) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_server_connections() != 22822) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_server_local_address() != 33770) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_server_port() != 63563) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_server_shutdown() != 48125) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_method_server_url() != 37135) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_constructor_callcanceller_new() != 58448) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_constructor_connection_from_fds() != 34560) {
+    if (uniffi_acp_uniffi_checksum_constructor_connection_from_fds() != 5283) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_constructor_connection_serve_stdio() != 1848) {
+    if (uniffi_acp_uniffi_checksum_constructor_connection_serve_stdio() != 30435) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_constructor_connection_spawn() != 21467) {
+    if (uniffi_acp_uniffi_checksum_constructor_connection_spawn() != 35297) {
         return InitializationResult.apiChecksumMismatch
     }
 
     uniffiCallbackInitHostHandler()
+    uniffiCallbackInitRemoteAgentFactory()
     return InitializationResult.ok
 }()
 

@@ -298,6 +298,13 @@ typedef void (*UniffiCallbackInterfaceHostHandlerMethod7)(uint64_t, RustBuffer, 
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_REMOTE_AGENT_FACTORY_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_REMOTE_AGENT_FACTORY_METHOD0
+typedef void (*UniffiCallbackInterfaceRemoteAgentFactoryMethod0)(uint64_t, uint64_t, void* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
+    );
+
+#endif
 #ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_HOST_HANDLER
 #define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_HOST_HANDLER
 typedef struct UniffiVTableCallbackInterfaceHostHandler {
@@ -312,6 +319,15 @@ typedef struct UniffiVTableCallbackInterfaceHostHandler {
     UniffiCallbackInterfaceHostHandlerMethod6 _Nonnull onFrame;
     UniffiCallbackInterfaceHostHandlerMethod7 _Nonnull onEngineEvent;
 } UniffiVTableCallbackInterfaceHostHandler;
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_REMOTE_AGENT_FACTORY
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_REMOTE_AGENT_FACTORY
+typedef struct UniffiVTableCallbackInterfaceRemoteAgentFactory {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceRemoteAgentFactoryMethod0 _Nonnull onConnection;
+} UniffiVTableCallbackInterfaceRemoteAgentFactory;
 
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CLONE_CALLCANCELLER
@@ -550,16 +566,126 @@ void uniffi_acp_uniffi_fn_method_hosthandler_on_frame(uint64_t ptr, RustBuffer d
 void uniffi_acp_uniffi_fn_method_hosthandler_on_engine_event(uint64_t ptr, RustBuffer event, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CLONE_INCOMINGCONNECTION
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CLONE_INCOMINGCONNECTION
+uint64_t uniffi_acp_uniffi_fn_clone_incomingconnection(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FREE_INCOMINGCONNECTION
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FREE_INCOMINGCONNECTION
+void uniffi_acp_uniffi_fn_free_incomingconnection(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_INCOMINGCONNECTION_CONNECTION_ID
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_INCOMINGCONNECTION_CONNECTION_ID
+RustBuffer uniffi_acp_uniffi_fn_method_incomingconnection_connection_id(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_INCOMINGCONNECTION_KIND
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_INCOMINGCONNECTION_KIND
+RustBuffer uniffi_acp_uniffi_fn_method_incomingconnection_kind(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_INCOMINGCONNECTION_REJECT
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_INCOMINGCONNECTION_REJECT
+void uniffi_acp_uniffi_fn_method_incomingconnection_reject(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_INCOMINGCONNECTION_REMOTE_ADDRESS
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_INCOMINGCONNECTION_REMOTE_ADDRESS
+RustBuffer uniffi_acp_uniffi_fn_method_incomingconnection_remote_address(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_INCOMINGCONNECTION_START
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_INCOMINGCONNECTION_START
+uint64_t uniffi_acp_uniffi_fn_method_incomingconnection_start(uint64_t ptr, uint64_t handler, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CLONE_REMOTEAGENTFACTORY
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CLONE_REMOTEAGENTFACTORY
+uint64_t uniffi_acp_uniffi_fn_clone_remoteagentfactory(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FREE_REMOTEAGENTFACTORY
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FREE_REMOTEAGENTFACTORY
+void uniffi_acp_uniffi_fn_free_remoteagentfactory(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_INIT_CALLBACK_VTABLE_REMOTEAGENTFACTORY
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_INIT_CALLBACK_VTABLE_REMOTEAGENTFACTORY
+void uniffi_acp_uniffi_fn_init_callback_vtable_remoteagentfactory(const UniffiVTableCallbackInterfaceRemoteAgentFactory* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_REMOTEAGENTFACTORY_ON_CONNECTION
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_REMOTEAGENTFACTORY_ON_CONNECTION
+void uniffi_acp_uniffi_fn_method_remoteagentfactory_on_connection(uint64_t ptr, uint64_t incoming, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CLONE_SERVER
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_CLONE_SERVER
+uint64_t uniffi_acp_uniffi_fn_clone_server(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FREE_SERVER
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FREE_SERVER
+void uniffi_acp_uniffi_fn_free_server(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_SERVER_CLOSE
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_SERVER_CLOSE
+void uniffi_acp_uniffi_fn_method_server_close(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_SERVER_CONNECTIONS
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_SERVER_CONNECTIONS
+uint64_t uniffi_acp_uniffi_fn_method_server_connections(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_SERVER_LOCAL_ADDRESS
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_SERVER_LOCAL_ADDRESS
+RustBuffer uniffi_acp_uniffi_fn_method_server_local_address(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_SERVER_PORT
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_SERVER_PORT
+uint16_t uniffi_acp_uniffi_fn_method_server_port(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_SERVER_SHUTDOWN
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_SERVER_SHUTDOWN
+uint64_t uniffi_acp_uniffi_fn_method_server_shutdown(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_SERVER_URL
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_METHOD_SERVER_URL
+RustBuffer uniffi_acp_uniffi_fn_method_server_url(uint64_t ptr, RustBuffer kind, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FUNC_LIBACP_VERSION
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FUNC_LIBACP_VERSION
 RustBuffer uniffi_acp_uniffi_fn_func_libacp_version(RustCallStatus *_Nonnull out_status
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FUNC_PROTOCOL_METHODS
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FUNC_PROTOCOL_METHODS
+RustBuffer uniffi_acp_uniffi_fn_func_protocol_methods(RustBuffer side, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FUNC_SOCKET_PAIR
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FUNC_SOCKET_PAIR
 RustBuffer uniffi_acp_uniffi_fn_func_socket_pair(RustCallStatus *_Nonnull out_status
     
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FUNC_REMOTE_CONNECT
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FUNC_REMOTE_CONNECT
+uint64_t uniffi_acp_uniffi_fn_func_remote_connect(RustBuffer url, uint64_t handler, RustBuffer options
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FUNC_REMOTE_SERVE
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FUNC_REMOTE_SERVE
+uint64_t uniffi_acp_uniffi_fn_func_remote_serve(RustBuffer listen, uint64_t factory, RustBuffer options
 );
 #endif
 #ifndef UNIFFI_FFIDEF_FFI_ACP_UNIFFI_RUSTBUFFER_ALLOC
@@ -828,9 +954,27 @@ uint16_t uniffi_acp_uniffi_checksum_func_libacp_version(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_FUNC_PROTOCOL_METHODS
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_FUNC_PROTOCOL_METHODS
+uint16_t uniffi_acp_uniffi_checksum_func_protocol_methods(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_FUNC_SOCKET_PAIR
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_FUNC_SOCKET_PAIR
 uint16_t uniffi_acp_uniffi_checksum_func_socket_pair(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_FUNC_REMOTE_CONNECT
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_FUNC_REMOTE_CONNECT
+uint16_t uniffi_acp_uniffi_checksum_func_remote_connect(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_FUNC_REMOTE_SERVE
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_FUNC_REMOTE_SERVE
+uint16_t uniffi_acp_uniffi_checksum_func_remote_serve(void
     
 );
 #endif
@@ -1047,6 +1191,78 @@ uint16_t uniffi_acp_uniffi_checksum_method_hosthandler_on_frame(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_ENGINE_EVENT
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_HOSTHANDLER_ON_ENGINE_EVENT
 uint16_t uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_INCOMINGCONNECTION_CONNECTION_ID
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_INCOMINGCONNECTION_CONNECTION_ID
+uint16_t uniffi_acp_uniffi_checksum_method_incomingconnection_connection_id(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_INCOMINGCONNECTION_KIND
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_INCOMINGCONNECTION_KIND
+uint16_t uniffi_acp_uniffi_checksum_method_incomingconnection_kind(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_INCOMINGCONNECTION_REJECT
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_INCOMINGCONNECTION_REJECT
+uint16_t uniffi_acp_uniffi_checksum_method_incomingconnection_reject(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_INCOMINGCONNECTION_REMOTE_ADDRESS
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_INCOMINGCONNECTION_REMOTE_ADDRESS
+uint16_t uniffi_acp_uniffi_checksum_method_incomingconnection_remote_address(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_INCOMINGCONNECTION_START
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_INCOMINGCONNECTION_START
+uint16_t uniffi_acp_uniffi_checksum_method_incomingconnection_start(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_REMOTEAGENTFACTORY_ON_CONNECTION
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_REMOTEAGENTFACTORY_ON_CONNECTION
+uint16_t uniffi_acp_uniffi_checksum_method_remoteagentfactory_on_connection(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_SERVER_CLOSE
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_SERVER_CLOSE
+uint16_t uniffi_acp_uniffi_checksum_method_server_close(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_SERVER_CONNECTIONS
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_SERVER_CONNECTIONS
+uint16_t uniffi_acp_uniffi_checksum_method_server_connections(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_SERVER_LOCAL_ADDRESS
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_SERVER_LOCAL_ADDRESS
+uint16_t uniffi_acp_uniffi_checksum_method_server_local_address(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_SERVER_PORT
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_SERVER_PORT
+uint16_t uniffi_acp_uniffi_checksum_method_server_port(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_SERVER_SHUTDOWN
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_SERVER_SHUTDOWN
+uint16_t uniffi_acp_uniffi_checksum_method_server_shutdown(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_SERVER_URL
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_METHOD_SERVER_URL
+uint16_t uniffi_acp_uniffi_checksum_method_server_url(void
     
 );
 #endif

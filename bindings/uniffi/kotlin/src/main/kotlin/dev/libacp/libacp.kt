@@ -644,6 +644,9 @@ internal interface UniffiCallbackInterfaceHostHandlerMethod6 : com.sun.jna.Callb
 internal interface UniffiCallbackInterfaceHostHandlerMethod7 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`event`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
 }
+internal interface UniffiCallbackInterfaceRemoteAgentFactoryMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`incoming`: Long,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
+}
 @Structure.FieldOrder("uniffiFree", "uniffiClone", "onRequest", "onNotifications", "onCancel", "onCallResult", "onCallError", "onStderr", "onFrame", "onEngineEvent")
 internal open class UniffiVTableCallbackInterfaceHostHandler(
     @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
@@ -684,6 +687,25 @@ internal open class UniffiVTableCallbackInterfaceHostHandler(
     }
 
 }
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "onConnection")
+internal open class UniffiVTableCallbackInterfaceRemoteAgentFactory(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `onConnection`: UniffiCallbackInterfaceRemoteAgentFactoryMethod0? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `onConnection`: UniffiCallbackInterfaceRemoteAgentFactoryMethod0? = null,
+    ): UniffiVTableCallbackInterfaceRemoteAgentFactory(`uniffiFree`,`uniffiClone`,`onConnection`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceRemoteAgentFactory) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `onConnection` = other.`onConnection`
+    }
+
+}
 
 // A JNA Library to expose the extern-C FFI definitions.
 // This is an implementation detail which will be called internally by the public API.
@@ -709,7 +731,13 @@ internal object IntegrityCheckingUniffiLib {
     }
     external fun uniffi_acp_uniffi_checksum_func_libacp_version(
     ): Short
+    external fun uniffi_acp_uniffi_checksum_func_protocol_methods(
+    ): Short
     external fun uniffi_acp_uniffi_checksum_func_socket_pair(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_func_remote_connect(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_func_remote_serve(
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_callcanceller_cancel(
     ): Short
@@ -783,6 +811,30 @@ internal object IntegrityCheckingUniffiLib {
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event(
     ): Short
+    external fun uniffi_acp_uniffi_checksum_method_incomingconnection_connection_id(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_incomingconnection_kind(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_incomingconnection_reject(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_incomingconnection_remote_address(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_incomingconnection_start(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_remoteagentfactory_on_connection(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_server_close(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_server_connections(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_server_local_address(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_server_port(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_server_shutdown(
+    ): Short
+    external fun uniffi_acp_uniffi_checksum_method_server_url(
+    ): Short
     external fun uniffi_acp_uniffi_checksum_constructor_callcanceller_new(
     ): Short
     external fun uniffi_acp_uniffi_checksum_constructor_connection_from_fds(
@@ -808,6 +860,7 @@ internal object UniffiLib {
     init {
         Native.register(UniffiLib::class.java, findLibraryName(componentName = "libacp"))
         uniffiCallbackInterfaceHostHandler.register(this)
+        uniffiCallbackInterfaceRemoteAgentFactory.register(this)
         
     }
     external fun uniffi_acp_uniffi_fn_clone_callcanceller(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -904,10 +957,54 @@ external fun uniffi_acp_uniffi_fn_method_hosthandler_on_frame(`ptr`: Long,`direc
 ): Unit
 external fun uniffi_acp_uniffi_fn_method_hosthandler_on_engine_event(`ptr`: Long,`event`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
 ): Unit
+external fun uniffi_acp_uniffi_fn_clone_incomingconnection(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Long
+external fun uniffi_acp_uniffi_fn_free_incomingconnection(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Unit
+external fun uniffi_acp_uniffi_fn_method_incomingconnection_connection_id(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): RustBuffer.ByValue
+external fun uniffi_acp_uniffi_fn_method_incomingconnection_kind(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): RustBuffer.ByValue
+external fun uniffi_acp_uniffi_fn_method_incomingconnection_reject(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Unit
+external fun uniffi_acp_uniffi_fn_method_incomingconnection_remote_address(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): RustBuffer.ByValue
+external fun uniffi_acp_uniffi_fn_method_incomingconnection_start(`ptr`: Long,`handler`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Long
+external fun uniffi_acp_uniffi_fn_clone_remoteagentfactory(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Long
+external fun uniffi_acp_uniffi_fn_free_remoteagentfactory(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Unit
+external fun uniffi_acp_uniffi_fn_init_callback_vtable_remoteagentfactory(`vtable`: UniffiVTableCallbackInterfaceRemoteAgentFactory,
+): Unit
+external fun uniffi_acp_uniffi_fn_method_remoteagentfactory_on_connection(`ptr`: Long,`incoming`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Unit
+external fun uniffi_acp_uniffi_fn_clone_server(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Long
+external fun uniffi_acp_uniffi_fn_free_server(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Unit
+external fun uniffi_acp_uniffi_fn_method_server_close(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Unit
+external fun uniffi_acp_uniffi_fn_method_server_connections(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Long
+external fun uniffi_acp_uniffi_fn_method_server_local_address(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): RustBuffer.ByValue
+external fun uniffi_acp_uniffi_fn_method_server_port(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+): Short
+external fun uniffi_acp_uniffi_fn_method_server_shutdown(`ptr`: Long,
+): Long
+external fun uniffi_acp_uniffi_fn_method_server_url(`ptr`: Long,`kind`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+): RustBuffer.ByValue
 external fun uniffi_acp_uniffi_fn_func_libacp_version(uniffi_out_err: UniffiRustCallStatus, 
+): RustBuffer.ByValue
+external fun uniffi_acp_uniffi_fn_func_protocol_methods(`side`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
 ): RustBuffer.ByValue
 external fun uniffi_acp_uniffi_fn_func_socket_pair(uniffi_out_err: UniffiRustCallStatus, 
 ): RustBuffer.ByValue
+external fun uniffi_acp_uniffi_fn_func_remote_connect(`url`: RustBuffer.ByValue,`handler`: Long,`options`: RustBuffer.ByValue,
+): Long
+external fun uniffi_acp_uniffi_fn_func_remote_serve(`listen`: RustBuffer.ByValue,`factory`: Long,`options`: RustBuffer.ByValue,
+): Long
 external fun ffi_acp_uniffi_rustbuffer_alloc(`size`: Long,uniffi_out_err: UniffiRustCallStatus, 
 ): RustBuffer.ByValue
 external fun ffi_acp_uniffi_rustbuffer_from_bytes(`bytes`: ForeignBytes.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1030,7 +1127,16 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if (lib.uniffi_acp_uniffi_checksum_func_libacp_version() != 11458.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if (lib.uniffi_acp_uniffi_checksum_func_protocol_methods() != 5445.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if (lib.uniffi_acp_uniffi_checksum_func_socket_pair() != 50103.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_func_remote_connect() != 52072.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_func_remote_serve() != 48265.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_method_callcanceller_cancel() != 3343.toShort()) {
@@ -1132,25 +1238,61 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_call_error() != 61324.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr() != 52692.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr() != 64769.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_frame() != 10073.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event() != 5522.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event() != 19908.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_incomingconnection_connection_id() != 43753.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_incomingconnection_kind() != 64999.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_incomingconnection_reject() != 52707.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_incomingconnection_remote_address() != 27810.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_incomingconnection_start() != 31562.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_remoteagentfactory_on_connection() != 60919.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_server_close() != 33734.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_server_connections() != 22822.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_server_local_address() != 33770.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_server_port() != 63563.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_server_shutdown() != 48125.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_method_server_url() != 37135.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_constructor_callcanceller_new() != 58448.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_constructor_connection_from_fds() != 34560.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_constructor_connection_from_fds() != 5283.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_constructor_connection_serve_stdio() != 1848.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_constructor_connection_serve_stdio() != 30435.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_constructor_connection_spawn() != 21467.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_constructor_connection_spawn() != 35297.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
 }
@@ -3117,7 +3259,7 @@ public interface HostHandler {
     
     /**
      * A line the spawned agent wrote to its stderr (only with
-     * `AgentCommand.stderr_to_host`; libacp runtime thread, in order; do
+     * `ConnectOptions.stderr`; libacp runtime thread, in order; do
      * not block).
      */
     fun `onStderr`(`line`: kotlin.String)
@@ -3133,7 +3275,7 @@ public interface HostHandler {
     
     /**
      * Something the engine reports (only with
-     * `ConnectOptions.engine_events`). Called on the thread that handles
+     * `ConnectOptions.events`). Called on the thread that handles
      * the frame concerned (one of libacp's for what the peer sent): quick,
      * thread-safe, no blocking.
      */
@@ -3351,7 +3493,7 @@ open class HostHandlerImpl: Disposable, AutoCloseable, HostHandler
     
     /**
      * A line the spawned agent wrote to its stderr (only with
-     * `AgentCommand.stderr_to_host`; libacp runtime thread, in order; do
+     * `ConnectOptions.stderr`; libacp runtime thread, in order; do
      * not block).
      */
     @Throws(AcpException::class)override fun `onStderr`(`line`: kotlin.String)
@@ -3389,7 +3531,7 @@ open class HostHandlerImpl: Disposable, AutoCloseable, HostHandler
     
     /**
      * Something the engine reports (only with
-     * `ConnectOptions.engine_events`). Called on the thread that handles
+     * `ConnectOptions.events`). Called on the thread that handles
      * the frame concerned (one of libacp's for what the peer sent): quick,
      * thread-safe, no blocking.
      */
@@ -3649,9 +3791,1088 @@ public object FfiConverterTypeHostHandler: FfiConverter<HostHandler, Long> {
 }
 
 
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
 
 /**
- * The agent process a client spawns.
+ * A remote connection waiting for its agent (see [`RemoteAgentFactory`]).
+ */
+public interface IncomingConnectionInterface {
+    
+    /**
+     * The connection's `Acp-Connection-Id`.
+     */
+    fun `connectionId`(): kotlin.String
+    
+    /**
+     * `"websocket"` or `"http"` (the core's names, as in every binding).
+     */
+    fun `kind`(): kotlin.String
+    
+    /**
+     * Refuses the connection: it ends (the remote client sees it close).
+     */
+    fun `reject`()
+    
+    /**
+     * The client's address, `host:port`.
+     */
+    fun `remoteAddress`(): kotlin.String
+    
+    /**
+     * Starts the agent connection on this remote connection with
+     * `handler`, once; [`AcpError::InvalidArgument`] if it was started or
+     * rejected already.
+     */
+    fun `start`(`handler`: HostHandler): Connection
+    
+    companion object
+}
+
+/**
+ * A remote connection waiting for its agent (see [`RemoteAgentFactory`]).
+ */
+open class IncomingConnection: Disposable, AutoCloseable, IncomingConnectionInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_acp_uniffi_fn_free_incomingconnection(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_acp_uniffi_fn_clone_incomingconnection(handle, status)
+        }
+    }
+
+    
+    /**
+     * The connection's `Acp-Connection-Id`.
+     */override fun `connectionId`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_incomingconnection_connection_id(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * `"websocket"` or `"http"` (the core's names, as in every binding).
+     */override fun `kind`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_incomingconnection_kind(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Refuses the connection: it ends (the remote client sees it close).
+     */override fun `reject`()
+        = 
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_incomingconnection_reject(
+        it,
+        _status)
+}
+    }
+    
+    
+
+    
+    /**
+     * The client's address, `host:port`.
+     */override fun `remoteAddress`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_incomingconnection_remote_address(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Starts the agent connection on this remote connection with
+     * `handler`, once; [`AcpError::InvalidArgument`] if it was started or
+     * rejected already.
+     */
+    @Throws(AcpException::class)override fun `start`(`handler`: HostHandler): Connection {
+            return FfiConverterTypeConnection.lift(
+    callWithHandle {
+    uniffiRustCallWithError(AcpException) { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_incomingconnection_start(
+        it,
+        FfiConverterTypeHostHandler.lower(`handler`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeIncomingConnection: FfiConverter<IncomingConnection, Long> {
+    override fun lower(value: IncomingConnection): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): IncomingConnection {
+        return IncomingConnection(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): IncomingConnection {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: IncomingConnection) = 8UL
+
+    override fun write(value: IncomingConnection, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Receives each remote connection of a [`Server`]; the host implements it.
+ */
+public interface RemoteAgentFactory {
+    
+    /**
+     * A remote client connected: start its agent with
+     * [`IncomingConnection::start`] (here or later, from any thread) or
+     * refuse it with [`IncomingConnection::reject`]; one dropped without
+     * either is refused. Called on a libacp runtime thread, possibly for
+     * several connections at once: return quickly, do not block. An error
+     * thrown here refuses the connection.
+     */
+    fun `onConnection`(`incoming`: IncomingConnection)
+    
+    companion object
+}
+
+/**
+ * Receives each remote connection of a [`Server`]; the host implements it.
+ */
+open class RemoteAgentFactoryImpl: Disposable, AutoCloseable, RemoteAgentFactory
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_acp_uniffi_fn_free_remoteagentfactory(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_acp_uniffi_fn_clone_remoteagentfactory(handle, status)
+        }
+    }
+
+    
+    /**
+     * A remote client connected: start its agent with
+     * [`IncomingConnection::start`] (here or later, from any thread) or
+     * refuse it with [`IncomingConnection::reject`]; one dropped without
+     * either is refused. Called on a libacp runtime thread, possibly for
+     * several connections at once: return quickly, do not block. An error
+     * thrown here refuses the connection.
+     */
+    @Throws(AcpException::class)override fun `onConnection`(`incoming`: IncomingConnection)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(AcpException) { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_remoteagentfactory_on_connection(
+        it,
+        FfiConverterTypeIncomingConnection.lower(`incoming`),_status)
+}
+    }
+    
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfaceRemoteAgentFactory {
+    internal object `onConnection`: UniffiCallbackInterfaceRemoteAgentFactoryMethod0 {
+        override fun callback(`uniffiHandle`: Long,`incoming`: Long,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,) {
+            val uniffiObj = FfiConverterTypeRemoteAgentFactory.handleMap.get(uniffiHandle)
+            val makeCall = { ->
+                uniffiObj.`onConnection`(
+                    FfiConverterTypeIncomingConnection.lift(`incoming`),
+                )
+            }
+            val writeReturn = { _: Unit -> Unit }
+            uniffiTraitInterfaceCallWithError(
+                uniffiCallStatus,
+                makeCall,
+                writeReturn,
+                { e: AcpException -> FfiConverterTypeAcpError.lower(e) }
+            )
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypeRemoteAgentFactory.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypeRemoteAgentFactory.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfaceRemoteAgentFactory.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `onConnection`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_acp_uniffi_fn_init_callback_vtable_remoteagentfactory(vtable)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeRemoteAgentFactory: FfiConverter<RemoteAgentFactory, Long> {
+    internal val handleMap = UniffiHandleMap<RemoteAgentFactory>()
+
+    override fun lower(value: RemoteAgentFactory): Long {
+        if (value is RemoteAgentFactoryImpl) {
+             // Rust-implemented object.  Clone the handle and return it
+            return value.uniffiCloneHandle()
+         } else {
+            // Kotlin object, generate a new vtable handle and return that.
+            return handleMap.insert(value)
+         }
+    }
+
+    override fun lift(value: Long): RemoteAgentFactory {
+        if ((value and 1.toLong()) == 0.toLong()) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return RemoteAgentFactoryImpl(UniffiWithHandle, value)
+        } else {
+            // Kotlin-generated handle, get the object from the handle map
+            return handleMap.remove(value)
+        }
+    }
+
+    override fun read(buf: ByteBuffer): RemoteAgentFactory {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: RemoteAgentFactory) = 8UL
+
+    override fun write(value: RemoteAgentFactory, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * A remote ACP server (see the module docs). Closed at once when freed
+ * (Kotlin `close()`, Swift `deinit`): the listener and every remote
+ * connection, whose agent connections see the close.
+ */
+public interface ServerInterface {
+    
+    /**
+     * Closes now: the listener and every remote connection. Idempotent
+     * (also what freeing the server does).
+     */
+    fun `close`()
+    
+    /**
+     * How many remote connections are open now.
+     */
+    fun `connections`(): kotlin.ULong
+    
+    /**
+     * The address it listens on, `host:port`.
+     */
+    fun `localAddress`(): kotlin.String
+    
+    /**
+     * The port it listens on (the one the system chose for port 0).
+     */
+    fun `port`(): kotlin.UShort
+    
+    /**
+     * Stops gracefully: no new connection is accepted, each open one gets
+     * up to `shutdown_grace_ms` (default 10 s) to answer the requests it
+     * was sent, then it is closed. Returns once every remote connection
+     * has ended. Idempotent.
+     */
+    suspend fun `shutdown`()
+    
+    /**
+     * The endpoint's URL for `kind`, `"websocket"` (`ws://`) or `"http"`
+     * (`http://`; `wss://` and `https://` with TLS): what a client passes
+     * to [`remote_connect`]. [`AcpError::InvalidArgument`] for another
+     * kind.
+     */
+    fun `url`(`kind`: kotlin.String): kotlin.String
+    
+    companion object
+}
+
+/**
+ * A remote ACP server (see the module docs). Closed at once when freed
+ * (Kotlin `close()`, Swift `deinit`): the listener and every remote
+ * connection, whose agent connections see the close.
+ */
+open class Server: Disposable, AutoCloseable, ServerInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_acp_uniffi_fn_free_server(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_acp_uniffi_fn_clone_server(handle, status)
+        }
+    }
+
+    
+    /**
+     * Closes now: the listener and every remote connection. Idempotent
+     * (also what freeing the server does).
+     */override fun `close`()
+        = 
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_server_close(
+        it,
+        _status)
+}
+    }
+    
+    
+
+    
+    /**
+     * How many remote connections are open now.
+     */override fun `connections`(): kotlin.ULong {
+            return FfiConverterULong.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_server_connections(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The address it listens on, `host:port`.
+     */override fun `localAddress`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_server_local_address(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The port it listens on (the one the system chose for port 0).
+     */override fun `port`(): kotlin.UShort {
+            return FfiConverterUShort.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_server_port(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Stops gracefully: no new connection is accepted, each open one gets
+     * up to `shutdown_grace_ms` (default 10 s) to answer the requests it
+     * was sent, then it is closed. Returns once every remote connection
+     * has ended. Idempotent.
+     */
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `shutdown`() {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_acp_uniffi_fn_method_server_shutdown(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_acp_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_acp_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_acp_uniffi_rust_future_free_void(future) },
+        // lift function
+        { Unit },
+        
+        // Error FFI converter
+        UniffiNullRustCallStatusErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The endpoint's URL for `kind`, `"websocket"` (`ws://`) or `"http"`
+     * (`http://`; `wss://` and `https://` with TLS): what a client passes
+     * to [`remote_connect`]. [`AcpError::InvalidArgument`] for another
+     * kind.
+     */
+    @Throws(AcpException::class)override fun `url`(`kind`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(AcpException) { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_method_server_url(
+        it,
+        FfiConverterString.lower(`kind`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeServer: FfiConverter<Server, Long> {
+    override fun lower(value: Server): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): Server {
+        return Server(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): Server {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: Server) = 8UL
+
+    override fun write(value: Server, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+
+/**
+ * The agent process a client spawns. Its working directory, environment,
+ * stderr and shutdown ladder are options (`ConnectOptions.cwd`, `env`,
+ * `clear_env`, `stderr`, `grace_after_stdin_close_ms`,
+ * `grace_after_sigterm_ms`), as in every binding.
  */
 data class AgentCommand (
     /**
@@ -3663,39 +4884,6 @@ data class AgentCommand (
      * Its arguments.
      */
     var `args`: List<kotlin.String> = listOf() 
-    , 
-    /**
-     * Its working directory (this process's by default).
-     */
-    var `cwd`: kotlin.String? = null 
-    , 
-    /**
-     * Variables added to this process's environment (or the whole
-     * environment, with `clear_env`).
-     */
-    var `env`: Map<kotlin.String, kotlin.String> = mapOf() 
-    , 
-    /**
-     * Start from an empty environment.
-     */
-    var `clearEnv`: kotlin.Boolean = false 
-    , 
-    /**
-     * Send its stderr lines to `HostHandler.on_stderr` (otherwise they go
-     * to this process's stderr).
-     */
-    var `stderrToHost`: kotlin.Boolean = false 
-    , 
-    /**
-     * The shutdown ladder: after closing its stdin, wait this long before
-     * SIGTERM; after SIGTERM, this long before SIGKILL.
-     */
-    var `graceAfterStdinCloseMs`: kotlin.ULong? = null 
-    , 
-    /**
-     * See `grace_after_stdin_close_ms`.
-     */
-    var `graceAfterSigtermMs`: kotlin.ULong? = null 
     
 ){
     
@@ -3714,35 +4902,17 @@ public object FfiConverterTypeAgentCommand: FfiConverterRustBuffer<AgentCommand>
         return AgentCommand(
             FfiConverterString.read(buf),
             FfiConverterSequenceString.read(buf),
-            FfiConverterOptionalString.read(buf),
-            FfiConverterMapStringString.read(buf),
-            FfiConverterBoolean.read(buf),
-            FfiConverterBoolean.read(buf),
-            FfiConverterOptionalULong.read(buf),
-            FfiConverterOptionalULong.read(buf),
         )
     }
 
     override fun allocationSize(value: AgentCommand) = (
             FfiConverterString.allocationSize(value.`program`) +
-            FfiConverterSequenceString.allocationSize(value.`args`) +
-            FfiConverterOptionalString.allocationSize(value.`cwd`) +
-            FfiConverterMapStringString.allocationSize(value.`env`) +
-            FfiConverterBoolean.allocationSize(value.`clearEnv`) +
-            FfiConverterBoolean.allocationSize(value.`stderrToHost`) +
-            FfiConverterOptionalULong.allocationSize(value.`graceAfterStdinCloseMs`) +
-            FfiConverterOptionalULong.allocationSize(value.`graceAfterSigtermMs`)
+            FfiConverterSequenceString.allocationSize(value.`args`)
     )
 
     override fun write(value: AgentCommand, buf: ByteBuffer) {
             FfiConverterString.write(value.`program`, buf)
             FfiConverterSequenceString.write(value.`args`, buf)
-            FfiConverterOptionalString.write(value.`cwd`, buf)
-            FfiConverterMapStringString.write(value.`env`, buf)
-            FfiConverterBoolean.write(value.`clearEnv`, buf)
-            FfiConverterBoolean.write(value.`stderrToHost`, buf)
-            FfiConverterOptionalULong.write(value.`graceAfterStdinCloseMs`, buf)
-            FfiConverterOptionalULong.write(value.`graceAfterSigtermMs`, buf)
     }
 }
 
@@ -3904,73 +5074,235 @@ public object FfiConverterTypeCallOptions: FfiConverterRustBuffer<CallOptions> {
 
 
 /**
- * Connection settings. Every field is optional; `None`/`false` keeps the
- * core's default.
+ * The settings of a connection or a server: every option of the core's
+ * one table (the same names, units and ranges in every binding;
+ * durations in milliseconds, sizes in bytes). Every field is optional:
+ * `None` keeps the default. Which apply depends on how the connection
+ * is made (spawned, local, connected by URL, served); setting one that
+ * does not apply throws `InvalidArgument` naming it, as does a value
+ * out of range.
  */
 data class ConnectOptions (
     /**
-     * NDJSON (`None`, the default) or `Content-Length` framing.
+     * How messages are delimited on a byte stream: one per line, or LSP-style
+     * Content-Length headers (remote transports carry one message per frame or
+     * event). One of `ndjson`, `content-length`. Default: ndjson.
      */
-    var `framing`: WireFraming? = null 
+    var `framing`: kotlin.String? = null 
     , 
     /**
-     * Frames over this many bytes are skipped (default 64 MiB).
+     * Largest message accepted from the peer, in bytes; a larger one is
+     * answered or reported and skipped. Default: 67108864 (64 MiB).
      */
     var `maxFrameSize`: kotlin.ULong? = null 
     , 
     /**
-     * Default timeout of outgoing calls (none by default).
+     * Default timeout of every outgoing request; the peer is sent
+     * $/cancel_request when it passes. Default: none.
      */
     var `requestTimeoutMs`: kotlin.ULong? = null 
     , 
     /**
-     * After the peer's end of stream: how long requests in flight get to
-     * answer.
+     * After the peer's end of stream, how long requests in flight get to
+     * answer, and queued messages to be written. Default: 2000.
      */
     var `flushTimeoutMs`: kotlin.ULong? = null 
     , 
     /**
-     * Bounds of the outgoing and incoming queues (messages).
+     * Outgoing messages queued before a notify waits. Default: 1024.
      */
-    var `outgoingQueue`: kotlin.UInt? = null 
+    var `outgoingQueue`: kotlin.ULong? = null 
     , 
     /**
-     * See `outgoing_queue`.
+     * Incoming messages queued for the host before the reader waits. Default:
+     * 1024.
      */
-    var `incomingQueue`: kotlin.UInt? = null 
+    var `incomingQueue`: kotlin.ULong? = null 
     , 
     /**
-     * Agent side: `session/new|load|resume` need `authenticate` first.
+     * Requests from the peer in flight (received, not answered) before the
+     * reader waits. Default: 1024.
      */
-    var `requireAuth`: kotlin.Boolean = false 
+    var `incomingRequests`: kotlin.ULong? = null 
     , 
     /**
-     * Client side: fold `session/update`s into a session model
-     * (`Connection.session_snapshot`).
+     * Sees every message, both ways (for debugging). Here a flag: `true` hands
+     * them to `HostHandler.on_frame`. Default: off.
      */
-    var `sessionModel`: kotlin.Boolean = false 
+    var `trace`: kotlin.Boolean? = null 
     , 
     /**
-     * Client side: answer the `fs/` methods with files under each session's cwd.
+     * Receives what the engine reports that is not a message (a frame skipped,
+     * a response to no request, ...). Here a flag: `true` hands them to
+     * `HostHandler.on_engine_event`. Default: off.
      */
-    var `fs`: kotlin.Boolean = false 
+    var `events`: kotlin.Boolean? = null 
     , 
     /**
-     * Client side: answer the `terminal/` methods with real processes.
+     * Agent side: session/new, session/load and session/resume need
+     * authenticate first. Default: false.
      */
-    var `terminals`: kotlin.Boolean = false 
+    var `requireAuth`: kotlin.Boolean? = null 
     , 
     /**
-     * Hand every frame, both ways, to `HostHandler.on_frame` (the wire
-     * trace: for debugging; costs one call into the host per frame).
+     * Client side: fold session/update notifications into a session model the
+     * host can read. Default: false.
      */
-    var `trace`: kotlin.Boolean = false 
+    var `sessionModel`: kotlin.Boolean? = null 
     , 
     /**
-     * Hand what the engine reports (a frame skipped, a response to no
-     * request, a duplicate id...) to `HostHandler.on_engine_event`.
+     * Client side: answer fs/read_text_file and fs/write_text_file in the
+     * core, within each session's directories. Default: false.
      */
-    var `engineEvents`: kotlin.Boolean = false 
+    var `fs`: kotlin.Boolean? = null 
+    , 
+    /**
+     * Client side: answer the terminal/ methods in the core with real
+     * processes. Default: false.
+     */
+    var `terminals`: kotlin.Boolean? = null 
+    , 
+    /**
+     * The spawned agent's working directory. Default: this process's.
+     */
+    var `cwd`: kotlin.String? = null 
+    , 
+    /**
+     * Environment variables for the spawned agent, added to this process's
+     * unless clear_env. Default: none.
+     */
+    var `env`: Map<kotlin.String, kotlin.String>? = null 
+    , 
+    /**
+     * Start the spawned agent with only env. Default: false.
+     */
+    var `clearEnv`: kotlin.Boolean? = null 
+    , 
+    /**
+     * On close, how long the agent gets to exit after its stdin is closed,
+     * before SIGTERM. Default: 2000.
+     */
+    var `graceAfterStdinCloseMs`: kotlin.ULong? = null 
+    , 
+    /**
+     * On close, how long the agent gets to exit after SIGTERM, before SIGKILL.
+     * Default: 2000.
+     */
+    var `graceAfterSigtermMs`: kotlin.ULong? = null 
+    , 
+    /**
+     * Receives the spawned agent's stderr, line by line. Here a flag: `true`
+     * hands them to `HostHandler.on_stderr`. Default: this process's stderr.
+     */
+    var `stderr`: kotlin.Boolean? = null 
+    , 
+    /**
+     * Extra HTTP headers sent on the handshake and every request (for example
+     * Authorization). Default: none.
+     */
+    var `headers`: Map<kotlin.String, kotlin.String>? = null 
+    , 
+    /**
+     * A PEM file of CA certificates trusted beside the platform's roots
+     * (wss://, https://). Default: none.
+     */
+    var `caFile`: kotlin.String? = null 
+    , 
+    /**
+     * Name resolution and TCP connect. Default: 10000.
+     */
+    var `connectTimeoutMs`: kotlin.ULong? = null 
+    , 
+    /**
+     * TLS and the HTTP or WebSocket handshake. Default: 10000.
+     */
+    var `handshakeTimeoutMs`: kotlin.ULong? = null 
+    , 
+    /**
+     * For http(s):// URLs: try a WebSocket upgrade first, fall back to
+     * Streamable HTTP. Default: false.
+     */
+    var `preferWebsocket`: kotlin.Boolean? = null 
+    , 
+    /**
+     * Speak HTTP/2 without TLS (h2c) on http:// (over TLS, ALPN decides).
+     * Default: false.
+     */
+    var `http2PriorKnowledge`: kotlin.Boolean? = null 
+    , 
+    /**
+     * WebSocket pings (and, on a server, SSE keep-alive comments); a client
+     * whose server answers no ping for twice this long is disconnected.
+     * Default: 20000.
+     */
+    var `keepaliveIntervalMs`: kotlin.ULong? = null 
+    , 
+    /**
+     * Largest WebSocket message, POST body or event accepted, in bytes (a
+     * server answers 413). Default: 67108864 (64 MiB).
+     */
+    var `maxMessageSize`: kotlin.ULong? = null 
+    , 
+    /**
+     * Messages queued per direction (and per event stream) between the network
+     * and the engine. Default: 1024.
+     */
+    var `queue`: kotlin.ULong? = null 
+    , 
+    /**
+     * The endpoint's path. Default: /acp.
+     */
+    var `path`: kotlin.String? = null 
+    , 
+    /**
+     * A PEM certificate chain; with tls_key the server speaks TLS only.
+     * Default: none (plain TCP).
+     */
+    var `tlsCert`: kotlin.String? = null 
+    , 
+    /**
+     * The PEM private key of tls_cert. Default: none.
+     */
+    var `tlsKey`: kotlin.String? = null 
+    , 
+    /**
+     * Origin values allowed (* for any); requests without an Origin are always
+     * allowed. Default: none (browsers refused).
+     */
+    var `allowedOrigins`: List<kotlin.String>? = null 
+    , 
+    /**
+     * Tokens accepted in Authorization: Bearer; when set, other requests get
+     * 401 before any agent code runs. Default: none (no token needed).
+     */
+    var `bearerTokens`: List<kotlin.String>? = null 
+    , 
+    /**
+     * Remote connections served at once; one more gets 503. Default: 4096.
+     */
+    var `maxConnections`: kotlin.ULong? = null 
+    , 
+    /**
+     * A connection from which nothing arrived for this long (no message, no
+     * pong, no open event stream) is closed. Default: 60000.
+     */
+    var `idleTimeoutMs`: kotlin.ULong? = null 
+    , 
+    /**
+     * On shutdown, how long connections with requests in flight get to answer
+     * them. Default: 10000.
+     */
+    var `shutdownGraceMs`: kotlin.ULong? = null 
+    , 
+    /**
+     * Serve WebSocket upgrades. Default: true.
+     */
+    var `websocket`: kotlin.Boolean? = null 
+    , 
+    /**
+     * Serve Streamable HTTP. Default: true.
+     */
+    var `streamableHttp`: kotlin.Boolean? = null 
     
 ){
     
@@ -3987,49 +5319,127 @@ data class ConnectOptions (
 public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOptions> {
     override fun read(buf: ByteBuffer): ConnectOptions {
         return ConnectOptions(
-            FfiConverterOptionalTypeWireFraming.read(buf),
+            FfiConverterOptionalString.read(buf),
             FfiConverterOptionalULong.read(buf),
             FfiConverterOptionalULong.read(buf),
             FfiConverterOptionalULong.read(buf),
-            FfiConverterOptionalUInt.read(buf),
-            FfiConverterOptionalUInt.read(buf),
-            FfiConverterBoolean.read(buf),
-            FfiConverterBoolean.read(buf),
-            FfiConverterBoolean.read(buf),
-            FfiConverterBoolean.read(buf),
-            FfiConverterBoolean.read(buf),
-            FfiConverterBoolean.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalMapStringString.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalMapStringString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalSequenceString.read(buf),
+            FfiConverterOptionalSequenceString.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
         )
     }
 
     override fun allocationSize(value: ConnectOptions) = (
-            FfiConverterOptionalTypeWireFraming.allocationSize(value.`framing`) +
+            FfiConverterOptionalString.allocationSize(value.`framing`) +
             FfiConverterOptionalULong.allocationSize(value.`maxFrameSize`) +
             FfiConverterOptionalULong.allocationSize(value.`requestTimeoutMs`) +
             FfiConverterOptionalULong.allocationSize(value.`flushTimeoutMs`) +
-            FfiConverterOptionalUInt.allocationSize(value.`outgoingQueue`) +
-            FfiConverterOptionalUInt.allocationSize(value.`incomingQueue`) +
-            FfiConverterBoolean.allocationSize(value.`requireAuth`) +
-            FfiConverterBoolean.allocationSize(value.`sessionModel`) +
-            FfiConverterBoolean.allocationSize(value.`fs`) +
-            FfiConverterBoolean.allocationSize(value.`terminals`) +
-            FfiConverterBoolean.allocationSize(value.`trace`) +
-            FfiConverterBoolean.allocationSize(value.`engineEvents`)
+            FfiConverterOptionalULong.allocationSize(value.`outgoingQueue`) +
+            FfiConverterOptionalULong.allocationSize(value.`incomingQueue`) +
+            FfiConverterOptionalULong.allocationSize(value.`incomingRequests`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`trace`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`events`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`requireAuth`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`sessionModel`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`fs`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`terminals`) +
+            FfiConverterOptionalString.allocationSize(value.`cwd`) +
+            FfiConverterOptionalMapStringString.allocationSize(value.`env`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`clearEnv`) +
+            FfiConverterOptionalULong.allocationSize(value.`graceAfterStdinCloseMs`) +
+            FfiConverterOptionalULong.allocationSize(value.`graceAfterSigtermMs`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`stderr`) +
+            FfiConverterOptionalMapStringString.allocationSize(value.`headers`) +
+            FfiConverterOptionalString.allocationSize(value.`caFile`) +
+            FfiConverterOptionalULong.allocationSize(value.`connectTimeoutMs`) +
+            FfiConverterOptionalULong.allocationSize(value.`handshakeTimeoutMs`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`preferWebsocket`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`http2PriorKnowledge`) +
+            FfiConverterOptionalULong.allocationSize(value.`keepaliveIntervalMs`) +
+            FfiConverterOptionalULong.allocationSize(value.`maxMessageSize`) +
+            FfiConverterOptionalULong.allocationSize(value.`queue`) +
+            FfiConverterOptionalString.allocationSize(value.`path`) +
+            FfiConverterOptionalString.allocationSize(value.`tlsCert`) +
+            FfiConverterOptionalString.allocationSize(value.`tlsKey`) +
+            FfiConverterOptionalSequenceString.allocationSize(value.`allowedOrigins`) +
+            FfiConverterOptionalSequenceString.allocationSize(value.`bearerTokens`) +
+            FfiConverterOptionalULong.allocationSize(value.`maxConnections`) +
+            FfiConverterOptionalULong.allocationSize(value.`idleTimeoutMs`) +
+            FfiConverterOptionalULong.allocationSize(value.`shutdownGraceMs`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`websocket`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`streamableHttp`)
     )
 
     override fun write(value: ConnectOptions, buf: ByteBuffer) {
-            FfiConverterOptionalTypeWireFraming.write(value.`framing`, buf)
+            FfiConverterOptionalString.write(value.`framing`, buf)
             FfiConverterOptionalULong.write(value.`maxFrameSize`, buf)
             FfiConverterOptionalULong.write(value.`requestTimeoutMs`, buf)
             FfiConverterOptionalULong.write(value.`flushTimeoutMs`, buf)
-            FfiConverterOptionalUInt.write(value.`outgoingQueue`, buf)
-            FfiConverterOptionalUInt.write(value.`incomingQueue`, buf)
-            FfiConverterBoolean.write(value.`requireAuth`, buf)
-            FfiConverterBoolean.write(value.`sessionModel`, buf)
-            FfiConverterBoolean.write(value.`fs`, buf)
-            FfiConverterBoolean.write(value.`terminals`, buf)
-            FfiConverterBoolean.write(value.`trace`, buf)
-            FfiConverterBoolean.write(value.`engineEvents`, buf)
+            FfiConverterOptionalULong.write(value.`outgoingQueue`, buf)
+            FfiConverterOptionalULong.write(value.`incomingQueue`, buf)
+            FfiConverterOptionalULong.write(value.`incomingRequests`, buf)
+            FfiConverterOptionalBoolean.write(value.`trace`, buf)
+            FfiConverterOptionalBoolean.write(value.`events`, buf)
+            FfiConverterOptionalBoolean.write(value.`requireAuth`, buf)
+            FfiConverterOptionalBoolean.write(value.`sessionModel`, buf)
+            FfiConverterOptionalBoolean.write(value.`fs`, buf)
+            FfiConverterOptionalBoolean.write(value.`terminals`, buf)
+            FfiConverterOptionalString.write(value.`cwd`, buf)
+            FfiConverterOptionalMapStringString.write(value.`env`, buf)
+            FfiConverterOptionalBoolean.write(value.`clearEnv`, buf)
+            FfiConverterOptionalULong.write(value.`graceAfterStdinCloseMs`, buf)
+            FfiConverterOptionalULong.write(value.`graceAfterSigtermMs`, buf)
+            FfiConverterOptionalBoolean.write(value.`stderr`, buf)
+            FfiConverterOptionalMapStringString.write(value.`headers`, buf)
+            FfiConverterOptionalString.write(value.`caFile`, buf)
+            FfiConverterOptionalULong.write(value.`connectTimeoutMs`, buf)
+            FfiConverterOptionalULong.write(value.`handshakeTimeoutMs`, buf)
+            FfiConverterOptionalBoolean.write(value.`preferWebsocket`, buf)
+            FfiConverterOptionalBoolean.write(value.`http2PriorKnowledge`, buf)
+            FfiConverterOptionalULong.write(value.`keepaliveIntervalMs`, buf)
+            FfiConverterOptionalULong.write(value.`maxMessageSize`, buf)
+            FfiConverterOptionalULong.write(value.`queue`, buf)
+            FfiConverterOptionalString.write(value.`path`, buf)
+            FfiConverterOptionalString.write(value.`tlsCert`, buf)
+            FfiConverterOptionalString.write(value.`tlsKey`, buf)
+            FfiConverterOptionalSequenceString.write(value.`allowedOrigins`, buf)
+            FfiConverterOptionalSequenceString.write(value.`bearerTokens`, buf)
+            FfiConverterOptionalULong.write(value.`maxConnections`, buf)
+            FfiConverterOptionalULong.write(value.`idleTimeoutMs`, buf)
+            FfiConverterOptionalULong.write(value.`shutdownGraceMs`, buf)
+            FfiConverterOptionalBoolean.write(value.`websocket`, buf)
+            FfiConverterOptionalBoolean.write(value.`streamableHttp`, buf)
     }
 }
 
@@ -4037,7 +5447,7 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
 
 /**
  * Something the engine reports that is not a message: see
- * [`ConnectOptions::engine_events`].
+ * [`ConnectOptions::events`].
  */
 data class EngineEvent (
     /**
@@ -4483,6 +5893,34 @@ sealed class AcpException: kotlin.Exception() {
     }
     
     /**
+     * A remote connection or server failed: connecting (DNS, refused, TLS,
+     * HTTP 401/403/404, the protocol version refused), or the transport
+     * later on.
+     */
+    class Remote(
+        
+        /**
+         * `invalid_url`, `dns`, `refused`, `timeout`, `tls`,
+         * `unauthorized`, `forbidden`, `not_found`, `version_refused`,
+         * `http` or `io` (the core's names, as in every binding).
+         */
+        val `kind`: kotlin.String, 
+        
+        /**
+         * The HTTP status, when the server answered with one.
+         */
+        val `status`: kotlin.UShort?, 
+        
+        /**
+         * What happened.
+         */
+        val `detail`: kotlin.String
+        ) : AcpException() {
+        override val message
+            get() = "kind=${ `kind` }, status=${ `status` }, detail=${ `detail` }"
+    }
+    
+    /**
      * Something failed inside libacp or the host's handler threw something
      * that is not an `AcpError` (answered `-32603`).
      */
@@ -4551,7 +5989,12 @@ public object FfiConverterTypeAcpError : FfiConverterRustBuffer<AcpException> {
             9 -> AcpException.InvalidArgument(
                 FfiConverterString.read(buf),
                 )
-            10 -> AcpException.Internal(
+            10 -> AcpException.Remote(
+                FfiConverterString.read(buf),
+                FfiConverterOptionalUShort.read(buf),
+                FfiConverterString.read(buf),
+                )
+            11 -> AcpException.Internal(
                 FfiConverterString.read(buf),
                 )
             else -> throw RuntimeException("invalid error enum value, something is very wrong!!")
@@ -4611,6 +6054,13 @@ public object FfiConverterTypeAcpError : FfiConverterRustBuffer<AcpException> {
             is AcpException.InvalidArgument -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
                 4UL
+                + FfiConverterString.allocationSize(value.`detail`)
+            )
+            is AcpException.Remote -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`kind`)
+                + FfiConverterOptionalUShort.allocationSize(value.`status`)
                 + FfiConverterString.allocationSize(value.`detail`)
             )
             is AcpException.Internal -> (
@@ -4676,8 +6126,15 @@ public object FfiConverterTypeAcpError : FfiConverterRustBuffer<AcpException> {
                 FfiConverterString.write(value.`detail`, buf)
                 Unit
             }
-            is AcpException.Internal -> {
+            is AcpException.Remote -> {
                 buf.putInt(10)
+                FfiConverterString.write(value.`kind`, buf)
+                FfiConverterOptionalUShort.write(value.`status`, buf)
+                FfiConverterString.write(value.`detail`, buf)
+                Unit
+            }
+            is AcpException.Internal -> {
+                buf.putInt(11)
                 FfiConverterString.write(value.`detail`, buf)
                 Unit
             }
@@ -4767,49 +6224,6 @@ public object FfiConverterTypeWireDirection: FfiConverterRustBuffer<WireDirectio
     override fun allocationSize(value: WireDirection) = 4UL
 
     override fun write(value: WireDirection, buf: ByteBuffer) {
-        buf.putInt(value.ordinal + 1)
-    }
-}
-
-
-
-
-
-/**
- * How messages are delimited on the wire.
- */
-
-enum class WireFraming {
-    
-    /**
-     * One JSON message per line (ACP's default).
-     */
-    NDJSON,
-    /**
-     * LSP-style `Content-Length` headers.
-     */
-    CONTENT_LENGTH;
-
-    
-
-
-    companion object
-}
-
-
-/**
- * @suppress
- */
-public object FfiConverterTypeWireFraming: FfiConverterRustBuffer<WireFraming> {
-    override fun read(buf: ByteBuffer) = try {
-        WireFraming.values()[buf.getInt() - 1]
-    } catch (e: IndexOutOfBoundsException) {
-        throw RuntimeException("invalid enum value, something is very wrong!!", e)
-    }
-
-    override fun allocationSize(value: WireFraming) = 4UL
-
-    override fun write(value: WireFraming, buf: ByteBuffer) {
         buf.putInt(value.ordinal + 1)
     }
 }
@@ -4950,6 +6364,38 @@ public object FfiConverterOptionalULong: FfiConverterRustBuffer<kotlin.ULong?> {
 /**
  * @suppress
  */
+public object FfiConverterOptionalBoolean: FfiConverterRustBuffer<kotlin.Boolean?> {
+    override fun read(buf: ByteBuffer): kotlin.Boolean? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterBoolean.read(buf)
+    }
+
+    override fun allocationSize(value: kotlin.Boolean?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterBoolean.allocationSize(value)
+        }
+    }
+
+    override fun write(value: kotlin.Boolean?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterBoolean.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalString: FfiConverterRustBuffer<kotlin.String?> {
     override fun read(buf: ByteBuffer): kotlin.String? {
         if (buf.get().toInt() == 0) {
@@ -5014,28 +6460,60 @@ public object FfiConverterOptionalTypeExitStatus: FfiConverterRustBuffer<ExitSta
 /**
  * @suppress
  */
-public object FfiConverterOptionalTypeWireFraming: FfiConverterRustBuffer<WireFraming?> {
-    override fun read(buf: ByteBuffer): WireFraming? {
+public object FfiConverterOptionalSequenceString: FfiConverterRustBuffer<List<kotlin.String>?> {
+    override fun read(buf: ByteBuffer): List<kotlin.String>? {
         if (buf.get().toInt() == 0) {
             return null
         }
-        return FfiConverterTypeWireFraming.read(buf)
+        return FfiConverterSequenceString.read(buf)
     }
 
-    override fun allocationSize(value: WireFraming?): ULong {
+    override fun allocationSize(value: List<kotlin.String>?): ULong {
         if (value == null) {
             return 1UL
         } else {
-            return 1UL + FfiConverterTypeWireFraming.allocationSize(value)
+            return 1UL + FfiConverterSequenceString.allocationSize(value)
         }
     }
 
-    override fun write(value: WireFraming?, buf: ByteBuffer) {
+    override fun write(value: List<kotlin.String>?, buf: ByteBuffer) {
         if (value == null) {
             buf.put(0)
         } else {
             buf.put(1)
-            FfiConverterTypeWireFraming.write(value, buf)
+            FfiConverterSequenceString.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalMapStringString: FfiConverterRustBuffer<Map<kotlin.String, kotlin.String>?> {
+    override fun read(buf: ByteBuffer): Map<kotlin.String, kotlin.String>? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterMapStringString.read(buf)
+    }
+
+    override fun allocationSize(value: Map<kotlin.String, kotlin.String>?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterMapStringString.allocationSize(value)
+        }
+    }
+
+    override fun write(value: Map<kotlin.String, kotlin.String>?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterMapStringString.write(value, buf)
         }
     }
 }
@@ -5240,6 +6718,22 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
+         * The wire names of the protocol's methods handled by `side` (requests
+         * and notifications), from the core's method table: the typed Kotlin and
+         * Swift layers check their routing tables against it, so a method the
+         * core learns cannot be missing from them unnoticed.
+         */ fun `protocolMethods`(`side`: AcpRole): List<kotlin.String> {
+            return FfiConverterSequenceString.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_func_protocol_methods(
+    
+        FfiConverterTypeAcpRole.lower(`side`),_status)
+}
+    )
+    }
+    
+
+        /**
          * A connected pair of Unix stream sockets (close-on-exec), as two
          * descriptors the caller owns: both roles in one process
          * ([`Connection::from_fds`] with `read_fd == write_fd`), or a test's
@@ -5255,5 +6749,54 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     )
     }
     
+
+        /**
+         * Client side: connects to the remote agent at `url` (`ws://`, `wss://`,
+         * `http://`, `https://`; the scheme picks the transport) with the remote
+         * options of `options` (`headers`, `ca_file`, `connect_timeout_ms`,
+         * `prefer_websocket`, ...), and returns the connection, in the client
+         * role, once the transport is up. Options are checked first
+         * (`InvalidArgument`); a failed connect throws [`AcpError::Remote`] with
+         * its kind (`dns`, `refused`, `timeout`, `tls`, `unauthorized`, ...).
+         */
+    @Throws(AcpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+     suspend fun `remoteConnect`(`url`: kotlin.String, `handler`: HostHandler, `options`: ConnectOptions) : Connection {
+        return uniffiRustCallAsync(
+        UniffiLib.uniffi_acp_uniffi_fn_func_remote_connect(FfiConverterString.lower(`url`),FfiConverterTypeHostHandler.lower(`handler`),FfiConverterTypeConnectOptions.lower(`options`),),
+        { future, callback, continuation -> UniffiLib.ffi_acp_uniffi_rust_future_poll_u64(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_acp_uniffi_rust_future_complete_u64(future, continuation) },
+        { future -> UniffiLib.ffi_acp_uniffi_rust_future_free_u64(future) },
+        // lift function
+        { FfiConverterTypeConnection.lift(it) },
+        // Error FFI converter
+        AcpException.ErrorHandler,
+    )
+    }
+
+        /**
+         * Listens on `listen` (`"127.0.0.1:0"`: any free port on loopback) and
+         * serves remote ACP there: WebSocket and Streamable HTTP on one endpoint
+         * (the option `path`, default `/acp`). Each remote connection goes to
+         * `factory`. The options that apply are those of every connection, of
+         * agents and of a server (`bearer_tokens`, `allowed_origins`,
+         * `max_connections`, `idle_timeout_ms`, `shutdown_grace_ms`, `tls_cert`
+         * and `tls_key`, ...); others are refused (`InvalidArgument`). An address
+         * that cannot be bound throws [`AcpError::Remote`] of kind `io`.
+         */
+    @Throws(AcpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+     suspend fun `remoteServe`(`listen`: kotlin.String, `factory`: RemoteAgentFactory, `options`: ConnectOptions) : Server {
+        return uniffiRustCallAsync(
+        UniffiLib.uniffi_acp_uniffi_fn_func_remote_serve(FfiConverterString.lower(`listen`),FfiConverterTypeRemoteAgentFactory.lower(`factory`),FfiConverterTypeConnectOptions.lower(`options`),),
+        { future, callback, continuation -> UniffiLib.ffi_acp_uniffi_rust_future_poll_u64(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_acp_uniffi_rust_future_complete_u64(future, continuation) },
+        { future -> UniffiLib.ffi_acp_uniffi_rust_future_free_u64(future) },
+        // lift function
+        { FfiConverterTypeServer.lift(it) },
+        // Error FFI converter
+        AcpException.ErrorHandler,
+    )
+    }
 
 
