@@ -40,6 +40,14 @@ use std::time::Duration;
 
 pub use server::{AgentFactory, AuthHook, Incoming, Server, ServerOptions};
 
+/// What the fuzz targets (`fuzz/fuzz_targets/remote_route.rs`) reach of
+/// the remote transports' handling of untrusted bytes: not part of the API.
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use super::pipe::one_line;
+    pub use super::route::{Kind, Peeked, engine_response_id, is_batch, peek};
+}
+
 use crate::error::ConnectionError;
 use crate::transport::Transport;
 

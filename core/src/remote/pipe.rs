@@ -211,7 +211,7 @@ impl AsyncWrite for LineWriter {
 }
 
 /// `message` as one NDJSON line, newline included (see the module docs).
-pub(crate) fn one_line(message: &[u8]) -> Bytes {
+pub fn one_line(message: &[u8]) -> Bytes {
     let body: Cow<'_, [u8]> = if memchr::memchr2(b'\n', b'\r', message).is_none() {
         Cow::Borrowed(message)
     } else {

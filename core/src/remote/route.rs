@@ -10,22 +10,27 @@ use serde_json::value::RawValue;
 
 /// What kind of JSON-RPC message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub enum Kind {
+    /// A method and an id.
     Request,
+    /// A method, no id.
     Notification,
+    /// A result or an error.
     Response,
 }
 
 /// The routing facts of one message.
 #[derive(Debug, Clone)]
-pub(crate) struct Peeked {
-    pub(crate) kind: Kind,
+pub struct Peeked {
+    /// Request, notification or response.
+    pub kind: Kind,
     /// The id's JSON text (`7`, `"a"`), for requests and responses.
-    pub(crate) id: Option<String>,
-    pub(crate) method: Option<String>,
+    pub id: Option<String>,
+    /// The method, for requests and notifications.
+    pub method: Option<String>,
     /// `params.sessionId` (requests, notifications) or `result.sessionId`
     /// (responses).
-    pub(crate) session: Option<String>,
+    pub session: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -58,7 +63,7 @@ fn session_of(raw: Option<&RawValue>) -> Option<String> {
 
 /// Whether the text is a JSON array (a batch): the first byte that is not
 /// white space is `[`.
-pub(crate) fn is_batch(message: &[u8]) -> bool {
+pub fn is_batch(message: &[u8]) -> bool {
     message
         .iter()
         .find(|b| !b.is_ascii_whitespace())
@@ -66,7 +71,7 @@ pub(crate) fn is_batch(message: &[u8]) -> bool {
 }
 
 /// The routing facts of `message`; `None` when it is not a JSON-RPC object.
-pub(crate) fn peek(message: &[u8]) -> Option<Peeked> {
+pub fn peek(message: &[u8]) -> Option<Peeked> {
     let env: Envelope<'_> = serde_json::from_slice(message).ok()?;
     let id = env
         .id
@@ -92,7 +97,7 @@ pub(crate) fn peek(message: &[u8]) -> Option<Peeked> {
 /// (`{"jsonrpc":"2.0","id":ID,"result"...` or `..."error"...`) without
 /// parsing the message; `None` for anything else. Only for the engine's own
 /// output (`message::encode_response`), whose layout a test pins.
-pub(crate) fn engine_response_id(message: &[u8]) -> Option<&str> {
+pub fn engine_response_id(message: &[u8]) -> Option<&str> {
     const HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
     let rest = message.strip_prefix(HEAD)?;
     let end = if rest.first() == Some(&b'"') {
