@@ -219,11 +219,18 @@ pub fn one_line(message: &[u8]) -> Bytes {
         let (mut in_string, mut escaped) = (false, false);
         for byte in &mut out {
             match *byte {
+                // A raw line break is never kept, whatever precedes it: one
+                // right after a backslash would otherwise end the line, and
+                // what follows it would reach the engine as a message of
+                // its own (found by fuzz/fuzz_targets/remote_route.rs).
+                b'\n' | b'\r' if in_string => {
+                    *byte = 0x01;
+                    escaped = false;
+                }
+                b'\n' | b'\r' => *byte = b' ',
                 _ if escaped => escaped = false,
                 b'\\' if in_string => escaped = true,
                 b'"' => in_string = !in_string,
-                b'\n' | b'\r' if in_string => *byte = 0x01,
-                b'\n' | b'\r' => *byte = b' ',
                 _ => {}
             }
         }
@@ -250,6 +257,17 @@ mod tests {
     fn a_raw_line_break_inside_a_string_stays_invalid() {
         let line = one_line(b"{\"a\": \"x\ny\"}");
         assert_eq!(&line[..], b"{\"a\": \"x\x01y\"}\n");
+        assert!(serde_json::from_slice::<serde_json::Value>(&line).is_err());
+    }
+
+    #[test]
+    fn a_line_break_after_a_backslash_cannot_start_a_second_message() {
+        // One frame that, split at its raw line break, would be an invalid
+        // line and then a valid request of its own.
+        let frame = b"{\"a\":\"\\\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}";
+        let line = one_line(frame);
+        assert_eq!(line.iter().filter(|b| **b == b'\n').count(), 1);
+        assert_eq!(line.last(), Some(&b'\n'));
         assert!(serde_json::from_slice::<serde_json::Value>(&line).is_err());
     }
 

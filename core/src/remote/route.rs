@@ -72,6 +72,11 @@ pub fn is_batch(message: &[u8]) -> bool {
 
 /// The routing facts of `message`; `None` when it is not a JSON-RPC object.
 pub fn peek(message: &[u8]) -> Option<Peeked> {
+    // serde's derived structs also read arrays, by position: `[1, "m"]`
+    // would pass for a request (found by fuzz/fuzz_targets/remote_route.rs).
+    if message.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
     let env: Envelope<'_> = serde_json::from_slice(message).ok()?;
     let id = env
         .id
@@ -129,6 +134,12 @@ pub fn engine_response_id(message: &[u8]) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_array_is_not_a_message() {
+        assert!(peek(br#"[6, "session/prompt", {"sessionId": "s1"}]"#).is_none());
+        assert!(peek(br#"  {"jsonrpc":"2.0","method":"m"}"#).is_some());
+    }
 
     #[test]
     fn requests_notifications_and_responses_are_told_apart() {
