@@ -100,7 +100,20 @@ struct Settle {
 }
 
 impl Settle {
-    fn run(mut self, result: CallResult) -> CallResult {
+    /// Settles the answer and closes the connection when it says so (an
+    /// agent version this client cannot speak), at once.
+    fn run(self, result: CallResult) -> CallResult {
+        let (result, close) = self.settle(result);
+        if let Some(peer) = close {
+            close_later(peer);
+        }
+        result
+    }
+
+    /// Settles the answer; the peer to close once the caller has delivered
+    /// the result, if the answer says to close (so that a host's inbox gets
+    /// the call's outcome before the close).
+    fn settle(mut self, result: CallResult) -> (CallResult, Option<Peer>) {
         let effect = self.effect.take().unwrap_or(Effect::None);
         let result = match (result, self.acp_method) {
             (Ok(raw), Some(method)) => {
@@ -122,6 +135,13 @@ impl Settle {
     }
 }
 
+/// Closes the connection from a task: the spec says a client that cannot
+/// speak the agent's version closes it.
+fn close_later(peer: Peer) {
+    let closer = peer.clone();
+    peer.spawn(async move { closer.close().await });
+}
+
 impl Drop for Settle {
     fn drop(&mut self) {
         if let Some(effect) = self.effect.take() {
@@ -135,15 +155,22 @@ pub(crate) fn empty_object() -> Box<RawValue> {
     RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| Box::<RawValue>::default())
 }
 
-fn apply(state: &Arc<Mutex<State>>, peer: &Peer, effect: Effect, result: CallResult) -> CallResult {
+/// Records `result` in the protocol state; the second value is the peer to
+/// close when the answer makes the connection unusable.
+fn apply(
+    state: &Arc<Mutex<State>>,
+    peer: &Peer,
+    effect: Effect,
+    result: CallResult,
+) -> (CallResult, Option<Peer>) {
     let mut state = lock(state);
     let Effect::Initialize { .. } = effect else {
         effect.record(&mut state, result.as_ref().ok().map(|raw| &**raw));
-        return result;
+        return (result, None);
     };
     let Ok(raw) = result else {
         state.phase = Phase::AwaitingInitialize;
-        return result;
+        return (result, None);
     };
     let answer = tree(Some(&raw));
     let version = answer.get("protocolVersion").and_then(Value::as_u64);
@@ -153,15 +180,12 @@ fn apply(state: &Arc<Mutex<State>>, peer: &Peer, effect: Effect, result: CallRes
     else {
         state.phase = Phase::AwaitingInitialize;
         drop(state);
-        // The spec: a client that cannot speak the agent's version closes
-        // the connection.
-        let closer = peer.clone();
-        peer.spawn(async move { closer.close().await });
-        return Err(CallError::Refused(Refusal::UnsupportedVersion {
+        let refused = Err(CallError::Refused(Refusal::UnsupportedVersion {
             version: answer
                 .get("protocolVersion")
                 .map_or_else(|| "(none)".to_owned(), Value::to_string),
         }));
+        return (refused, Some(peer.clone()));
     };
     state.version = Some(version);
     state.peer_caps = answer
@@ -173,7 +197,7 @@ fn apply(state: &Arc<Mutex<State>>, peer: &Peer, effect: Effect, result: CallRes
         .cloned()
         .unwrap_or_else(|| Value::Array(Vec::new()));
     state.phase = Phase::Ready;
-    Ok(raw)
+    (Ok(raw), None)
 }
 
 /// A call that passed the checks: the params to send (rewritten for
@@ -261,7 +285,14 @@ pub(crate) fn call(
     on_answer: impl FnOnce(CallResult) + Send + 'static,
 ) -> Result<CancelHandle, CallError> {
     let Prepared { params, settle } = prepare(state, peer, method, params)?;
-    peer.call(method, params, options, move |r| on_answer(settle.run(r)))
+    peer.call(method, params, options, move |r| {
+        // The outcome first: a host's inbox must have it before the close.
+        let (result, close) = settle.settle(r);
+        on_answer(result);
+        if let Some(peer) = close {
+            close_later(peer);
+        }
+    })
 }
 
 /// Checks an outgoing notification; `Err` means it must not be sent.
