@@ -27,7 +27,7 @@ interface AcpHandler {
 
     /**
      * A line of the spawned agent's stderr (with
-     * `AgentCommand.stderrToHost`). Called on a libacp thread: do not block.
+     * `ConnectOptions(stderr = true)`). Called on a libacp thread: do not block.
      */
     fun onStderr(line: String) {}
 
@@ -41,7 +41,7 @@ interface AcpHandler {
 
     /**
      * What the engine reports (a frame skipped, a response to no request,
-     * a duplicate id...), with `ConnectOptions(engineEvents = true)`. Called
+     * a duplicate id...), with `ConnectOptions(events = true)`. Called
      * on the thread that handles the frame concerned (one of libacp's for
      * what the peer sent): quick, thread-safe, no blocking.
      */
@@ -82,8 +82,11 @@ class AcpConnection private constructor(
     companion object {
         /**
          * Client side: spawns [command] and talks ACP over its stdio.
-         * Handlers run in [context]. Throws [AcpException.Spawn] if the
-         * program cannot be started.
+         * Handlers run in [context]. The agent's working directory,
+         * environment, stderr and shutdown ladder are [options] (`cwd`,
+         * `env`, `clearEnv`, `stderr`, `graceAfterStdinCloseMs`,
+         * `graceAfterSigtermMs`). Throws [AcpException.Spawn] if the program
+         * cannot be started.
          */
         fun spawn(
             command: AgentCommand,

@@ -36,7 +36,7 @@ internal interface RawHost {
     /** A traced frame (with `ConnectOptions.trace`; see [AcpHandler.onFrame]). */
     fun frame(direction: WireDirection, frame: String)
 
-    /** An engine event (with `ConnectOptions.engineEvents`). */
+    /** An engine event (with `ConnectOptions.events`). */
     fun engineEvent(event: EngineEvent)
 }
 

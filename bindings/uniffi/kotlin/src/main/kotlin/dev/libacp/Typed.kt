@@ -125,12 +125,12 @@ interface Client {
     /** A notification of another method (an extension), or a `session/update` the models cannot decode. */
     suspend fun extNotification(method: String, params: JsonElement?) {}
 
-    /** A line of the agent's stderr (libacp thread; with `AgentCommand.stderrToHost`). */
+    /** A line of the agent's stderr (libacp thread; with `ConnectOptions(stderr = true)`). */
     fun onStderr(line: String) {}
     /** A traced frame, with `ConnectOptions(trace = true)`: see [AcpHandler.onFrame]. */
     fun onFrame(direction: WireDirection, frame: String) {}
 
-    /** An engine event, with `ConnectOptions(engineEvents = true)`: see [AcpHandler.onEngineEvent]. */
+    /** An engine event, with `ConnectOptions(events = true)`: see [AcpHandler.onEngineEvent]. */
     fun onEngineEvent(event: EngineEvent) {}
 }
 
@@ -174,7 +174,7 @@ interface Agent {
     /** A traced frame, with `ConnectOptions(trace = true)`: see [AcpHandler.onFrame]. */
     fun onFrame(direction: WireDirection, frame: String) {}
 
-    /** An engine event, with `ConnectOptions(engineEvents = true)`: see [AcpHandler.onEngineEvent]. */
+    /** An engine event, with `ConnectOptions(events = true)`: see [AcpHandler.onEngineEvent]. */
     fun onEngineEvent(event: EngineEvent) {}
 }
 

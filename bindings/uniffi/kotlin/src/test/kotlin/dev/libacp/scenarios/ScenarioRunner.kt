@@ -118,7 +118,8 @@ internal class ScenarioRun(val scenario: Scenario) {
                 libFd,
                 libFd,
                 ScenarioHost(this),
-                ConnectOptions(requireAuth = scenario.requireAuth),
+                // Set only when asked: an option that does not apply is refused.
+                ConnectOptions(requireAuth = if (scenario.requireAuth) true else null),
             )
         } catch (e: AcpException) {
             closeDescriptor(libFd)
