@@ -338,6 +338,18 @@ class ClientConnection private constructor(val connection: AcpConnection) : Auto
                 Connection.fromFds(AcpRole.CLIENT, readFd, writeFd, it, options)
             },
         )
+
+        /**
+         * Connects to the remote agent at [url] (`ws://`, `wss://`: WebSocket;
+         * `http://`, `https://`: Streamable HTTP); [client] answers what it
+         * asks. See [AcpConnection.connect] for the options and errors.
+         */
+        suspend fun connect(
+            url: String,
+            client: Client,
+            options: ConnectOptions = ConnectOptions(),
+            context: CoroutineContext = Dispatchers.Default,
+        ) = ClientConnection(AcpConnection.connect(url, ClientHost(client), options, context))
     }
 
     /** `initialize`. */
@@ -377,7 +389,7 @@ class ClientConnection private constructor(val connection: AcpConnection) : Auto
  * The agent side with typed ACP methods toward the client. [connection] is
  * the same connection's dynamic API.
  */
-class AgentConnection private constructor(val connection: AcpConnection) : AutoCloseable {
+class AgentConnection internal constructor(val connection: AcpConnection) : AutoCloseable {
     companion object {
         /** Serves [agent] on this process's stdin/stdout. */
         fun serveStdio(
