@@ -7,7 +7,8 @@
 #   * the Rust test peers (cargo build -p libacp-tests --bins: the official
 #     Rust SDK's agent, spawned by the tests);
 #   * `mvn test`: JUnit 5 (both roles, cancellation both ways, closing, the
-#     shared scenarios in tests/scenarios);
+#     shared scenarios in tests/scenarios, also over the remote links through
+#     libacp-remote-splice, remote ACP between a Kotlin client and server);
 #   * `mvn install` of the binding, then the examples (examples/kotlin/run.sh:
 #     the example client spawns the example agent and prints a turn).
 #
@@ -28,7 +29,7 @@ check "generated UniFFI sources are up to date (scripts/uniffi/generate.sh --che
   scripts/uniffi/generate.sh --check
 [ -f target/release/libacp_uniffi.so ] || fail "target/release/libacp_uniffi.so was not built"
 
-echo "== Kotlin: the Rust test peers (cargo build -p libacp-tests --bins)"
+echo "== Kotlin: the Rust test peers and libacp-remote-splice (cargo build -p libacp-tests --bins)"
 cargo build --locked --quiet -p libacp-tests --bins || fail "cargo build -p libacp-tests failed"
 
 check "official SDKs for the interop tests (scripts/setup-interop.sh)" ./scripts/setup-interop.sh
