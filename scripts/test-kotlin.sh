@@ -10,7 +10,9 @@
 #     shared scenarios in tests/scenarios, also over the remote links through
 #     libacp-remote-splice, remote ACP between a Kotlin client and server);
 #   * `mvn install` of the binding, then the examples (examples/kotlin/run.sh:
-#     the example client spawns the example agent and prints a turn).
+#     the example client spawns the example agent and prints a turn;
+#     examples/kotlin/run-remote.sh: the remote quickstart of the README, a
+#     server on 127.0.0.1 and a client connecting to it by URL).
 #
 # Needs a JDK >= 17 and Maven; every library comes from Maven Central at the
 # versions pinned in the poms. The JUnit counts and each check (1 passed or
@@ -53,5 +55,6 @@ fi
 check "mvn install of the binding (for the examples)" \
   sh -c 'cd bindings/uniffi/kotlin && mvn -B -q -ntp install -DskipTests'
 check "examples/kotlin: the client spawns the agent and prints a turn" examples/kotlin/run.sh
+check "examples/kotlin: the remote client reaches the remote server and prints a turn" examples/kotlin/run-remote.sh
 
 report "$junit_passed" "$junit_failed"
