@@ -7,9 +7,12 @@
 #   * the Rust test peers (cargo build -p libacp-tests --bins: the official
 #     Rust SDK's agent, spawned by the tests);
 #   * `mvn test`: JUnit 5 (both roles, cancellation both ways, closing, the
-#     shared scenarios in tests/scenarios);
+#     shared scenarios in tests/scenarios, also over the remote links through
+#     libacp-remote-splice, remote ACP between a Kotlin client and server);
 #   * `mvn install` of the binding, then the examples (examples/kotlin/run.sh:
-#     the example client spawns the example agent and prints a turn).
+#     the example client spawns the example agent and prints a turn;
+#     examples/kotlin/run-remote.sh: the remote quickstart of the README, a
+#     server on 127.0.0.1 and a client connecting to it by URL).
 #
 # Needs a JDK >= 17 and Maven; every library comes from Maven Central at the
 # versions pinned in the poms. The JUnit counts and each check (1 passed or
@@ -28,7 +31,7 @@ check "generated UniFFI sources are up to date (scripts/uniffi/generate.sh --che
   scripts/uniffi/generate.sh --check
 [ -f target/release/libacp_uniffi.so ] || fail "target/release/libacp_uniffi.so was not built"
 
-echo "== Kotlin: the Rust test peers (cargo build -p libacp-tests --bins)"
+echo "== Kotlin: the Rust test peers and libacp-remote-splice (cargo build -p libacp-tests --bins)"
 cargo build --locked --quiet -p libacp-tests --bins || fail "cargo build -p libacp-tests failed"
 
 check "official SDKs for the interop tests (scripts/setup-interop.sh)" ./scripts/setup-interop.sh
@@ -52,5 +55,6 @@ fi
 check "mvn install of the binding (for the examples)" \
   sh -c 'cd bindings/uniffi/kotlin && mvn -B -q -ntp install -DskipTests'
 check "examples/kotlin: the client spawns the agent and prints a turn" examples/kotlin/run.sh
+check "examples/kotlin: the remote client reaches the remote server and prints a turn" examples/kotlin/run-remote.sh
 
 report "$junit_passed" "$junit_failed"

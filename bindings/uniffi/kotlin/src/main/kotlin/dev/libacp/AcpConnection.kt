@@ -27,7 +27,7 @@ interface AcpHandler {
 
     /**
      * A line of the spawned agent's stderr (with
-     * `AgentCommand.stderrToHost`). Called on a libacp thread: do not block.
+     * `ConnectOptions(stderr = true)`). Called on a libacp thread: do not block.
      */
     fun onStderr(line: String) {}
 
@@ -41,14 +41,14 @@ interface AcpHandler {
 
     /**
      * What the engine reports (a frame skipped, a response to no request,
-     * a duplicate id...), with `ConnectOptions(engineEvents = true)`. Called
+     * a duplicate id...), with `ConnectOptions(events = true)`. Called
      * on the thread that handles the frame concerned (one of libacp's for
      * what the peer sent): quick, thread-safe, no blocking.
      */
     fun onEngineEvent(event: EngineEvent) {}
 }
 
-private class DynamicHost(private val handler: AcpHandler) : RawHost {
+internal class DynamicHost(private val handler: AcpHandler) : RawHost {
     override suspend fun request(call: IncomingCall): String = handler.onRequest(call).toString()
 
     override suspend fun notification(method: String, params: String?) =
@@ -74,16 +74,34 @@ private class DynamicHost(private val handler: AcpHandler) : RawHost {
  * [close] closes without waiting (also what `use {}` does); [shutdown] closes
  * and waits until everything was written and a spawned agent is gone.
  */
-class AcpConnection private constructor(
-    private val native: Connection,
-    private val bridge: HostBridge,
-    private val notifications: Notifications,
-) : AutoCloseable {
+class AcpConnection private constructor(context: CoroutineContext) : AutoCloseable {
+    /** The native connection: set once, when made ([attach]). */
+    @Volatile private var made: Connection? = null
+
+    /**
+     * The native connection, for what cannot wait. Only a connection an
+     * [AcpServer]'s factory was given can be unmade here (in the factory,
+     * or in a coroutine it started that runs before libacp started it).
+     */
+    private val native: Connection
+        get() = made ?: throw IllegalStateException(
+            "the connection is not started yet: use it from its handlers, or once its factory returned",
+        )
+
+    /** The native connection; what suspends waits until it is made. */
+    private suspend fun connection(): Connection = made ?: bridge.made()
+
+    private val notifications = Notifications { connection() }
+    internal val bridge = HostBridge(context, notifications)
+
     companion object {
         /**
          * Client side: spawns [command] and talks ACP over its stdio.
-         * Handlers run in [context]. Throws [AcpException.Spawn] if the
-         * program cannot be started.
+         * Handlers run in [context]. The agent's working directory,
+         * environment, stderr and shutdown ladder are [options] (`cwd`,
+         * `env`, `clearEnv`, `stderr`, `graceAfterStdinCloseMs`,
+         * `graceAfterSigtermMs`). Throws [AcpException.Spawn] if the program
+         * cannot be started.
          */
         fun spawn(
             command: AgentCommand,
@@ -113,23 +131,77 @@ class AcpConnection private constructor(
         ): AcpConnection =
             open(DynamicHost(handler), context) { Connection.fromFds(role, readFd, writeFd, it, options) }
 
+        /**
+         * Client side: connects to the remote agent at [url] and returns once
+         * the transport is up. The scheme picks the transport: `ws://`,
+         * `wss://` WebSocket; `http://`, `https://` Streamable HTTP
+         * (`preferWebsocket = true` tries a WebSocket upgrade first,
+         * `http2PriorKnowledge = true` speaks h2c). The remote options are
+         * `headers` (`mapOf("Authorization" to "Bearer ...")`), `caFile`,
+         * `connectTimeoutMs`, `handshakeTimeoutMs`, `keepaliveIntervalMs`,
+         * `maxMessageSize`, `queue`, beside the options of every connection.
+         *
+         * Throws [AcpException.InvalidArgument] (naming it) for an option
+         * that does not apply to a client connecting by URL (a server's, a
+         * spawned agent's) before anything is tried, and
+         * [AcpException.Remote] when it cannot connect: `kind` is
+         * `invalid_url`, `dns`, `refused`, `timeout`, `tls`, `unauthorized`
+         * or `forbidden` (with the HTTP `status`), `not_found`,
+         * `version_refused`, `http` or `io`. Over Streamable HTTP nothing is
+         * sent before the first request (`initialize`): a server that
+         * refuses it (401, 404, ...) closes the connection, and the call
+         * throws [AcpException.Closed] naming the HTTP status (as does
+         * [closed]).
+         */
+        suspend fun connect(
+            url: String,
+            handler: AcpHandler = object : AcpHandler {},
+            options: ConnectOptions = ConnectOptions(),
+            context: CoroutineContext = Dispatchers.Default,
+        ): AcpConnection = connect(url, DynamicHost(handler), options, context)
+
+        internal suspend fun connect(
+            url: String,
+            host: RawHost,
+            options: ConnectOptions,
+            context: CoroutineContext,
+        ): AcpConnection {
+            val conn = prepare(host, context)
+            conn.attach(remoteConnect(url, conn.bridge, options))
+            return conn
+        }
+
         internal fun open(
             host: RawHost,
             context: CoroutineContext,
             make: (HostHandler) -> Connection,
         ): AcpConnection {
+            val conn = prepare(host, context)
+            conn.attach(make(conn.bridge))
+            return conn
+        }
+
+        /**
+         * A connection not made yet: [attach] makes it with what libacp
+         * returns for its [bridge] (AcpServer makes the host first, with the
+         * connection it will serve, then sets [HostBridge.host]).
+         */
+        internal fun prepare(host: RawHost?, context: CoroutineContext): AcpConnection {
             NativeThreads.ensure()
-            // Nothing is sent before `make` returns (no one holds the
-            // connection yet), so the batch never needs `native` earlier.
-            var native: Connection? = null
-            val notifications = Notifications { checkNotNull(native) { "the connection is not made yet" } }
-            val bridge = HostBridge(host, context, notifications)
-            val made = make(bridge)
-            native = made
-            bridge.attach(made)
-            return AcpConnection(made, bridge, notifications)
+            val conn = AcpConnection(context)
+            if (host != null) conn.bridge.host = host
+            return conn
         }
     }
+
+    /** Makes the connection [prepare]d: the native one libacp made for [bridge]. */
+    internal fun attach(connection: Connection) {
+        made = connection
+        bridge.attach(connection)
+    }
+
+    /** A [prepare]d connection that will never be made: what waits for it throws [AcpException.Closed]. */
+    internal fun abandon() = bridge.abandon()
 
     /** The role this end plays. */
     val role: AcpRole
@@ -160,7 +232,7 @@ class AcpConnection private constructor(
         val inNotification = currentCoroutineContext()[InNotification]?.bridge === bridge
         // 0: the connection's default.
         val timeoutMs = timeout?.inWholeMilliseconds?.coerceAtLeast(1)?.toULong() ?: 0UL
-        return bridge.call(native, method, params, timeoutMs, noTimeout, inNotification)
+        return bridge.call(connection(), method, params, timeoutMs, noTimeout, inNotification)
     }
 
     /**
@@ -190,7 +262,7 @@ class AcpConnection private constructor(
      */
     suspend fun cancelSession(sessionId: String) {
         notifications.flushQuietly()
-        native.cancelSession(sessionId)
+        connection().cancelSession(sessionId)
     }
 
     /** Closes and waits until written out and a spawned agent is gone. Idempotent. */
@@ -200,14 +272,14 @@ class AcpConnection private constructor(
         } catch (e: AcpException) {
             // Closing anyway: a refused notification changes nothing now.
         }
-        native.shutdown()
+        connection().shutdown()
     }
 
     /** Waits until the connection closes; returns why. */
-    suspend fun closed(): String = native.closed()
+    suspend fun closed(): String = connection().closed()
 
     /** Waits until closed, written out and a spawned agent is gone. */
-    suspend fun terminated() = native.terminated()
+    suspend fun terminated() = connection().terminated()
 
     /** Why the connection closed; `null` while open. */
     val closeReason: String?
@@ -241,7 +313,7 @@ class AcpConnection private constructor(
         get() = native.exitStatus()
 
     /** Waits until the spawned agent exits (`null` if none was spawned). */
-    suspend fun waitExit(): ExitStatus? = native.waitExit()
+    suspend fun waitExit(): ExitStatus? = connection().waitExit()
 
     /** Kills the spawned agent's process group now. */
     fun killNow() = native.killNow()
@@ -251,7 +323,8 @@ class AcpConnection private constructor(
      * is handed to libacp first, without waiting for room). Idempotent.
      */
     override fun close() {
-        notifications.flushNow()
+        val native = made ?: return abandon() // never made: nothing to free
+        notifications.flushNow(native)
         native.destroy()
     }
 }

@@ -36,7 +36,7 @@ internal interface RawHost {
     /** A traced frame (with `ConnectOptions.trace`; see [AcpHandler.onFrame]). */
     fun frame(direction: WireDirection, frame: String)
 
-    /** An engine event (with `ConnectOptions.engineEvents`). */
+    /** An engine event (with `ConnectOptions.events`). */
     fun engineEvent(event: EngineEvent)
 }
 
@@ -70,10 +70,16 @@ internal class InNotification(val bridge: HostBridge) : AbstractCoroutineContext
  * call (`$/cancel_request`).
  */
 internal class HostBridge(
-    private val host: RawHost,
     private val context: CoroutineContext,
     private val notifications: Notifications,
 ) : HostHandler {
+    /**
+     * Where the peer's messages go: set once, before the bridge is handed
+     * to libacp (which calls nothing before that), so a served connection's
+     * host can be made with the connection it serves (AcpServer).
+     */
+    @Volatile lateinit var host: RawHost
+
     /** The peer's requests being handled, by key. */
     private val inflight = ConcurrentHashMap<ULong, IncomingCall>()
 
@@ -83,15 +89,52 @@ internal class HostBridge(
 
     /** The connection, once made: requests may arrive before [attach]. */
     @Volatile private var native: Connection? = null
-    private val attached = CompletableDeferred<Connection>()
+    private val attached = CompletableDeferred<Unit>()
 
     fun attach(connection: Connection) {
         native = connection
-        attached.complete(connection)
+        attached.complete(Unit)
     }
 
-    private suspend fun connection(): Connection =
-        native ?: withContext(NonCancellable) { attached.await() }
+    /** The connection, for a caller that waits until it is made. */
+    suspend fun made(): Connection = connection() ?: throw AcpException.Closed("the connection has ended")
+
+    /** The connection will never be made: [made] throws [AcpException.Closed]. */
+    fun abandon() {
+        attached.completeExceptionally(AcpException.Closed("the connection was never started (its server refused it)"))
+    }
+
+    /** The connection, once made; `null` once [release]d. */
+    private suspend fun connection(): Connection? {
+        native?.let { return it }
+        withContext(NonCancellable) { attached.await() }
+        return native
+    }
+
+    /**
+     * The connection has ended (terminated: nothing more is delivered):
+     * lets go of the host and of the connection. libacp holds this bridge
+     * for as long as the connection exists, and the connection exists for
+     * as long as someone holds it; with this, that is only the host's own
+     * code (a served connection's agent: AcpServer), not the bridge.
+     */
+    fun release() {
+        host = Released
+        native = null
+    }
+
+    /** A released bridge's host: nothing reaches it any more. */
+    private object Released : RawHost {
+        override suspend fun request(call: IncomingCall): String = throw AcpException.Closed("the connection has ended")
+
+        override suspend fun notification(method: String, params: String?) {}
+
+        override fun stderr(line: String) {}
+
+        override fun frame(direction: WireDirection, frame: String) {}
+
+        override fun engineEvent(event: EngineEvent) {}
+    }
 
     /** Sends request [method] and waits for its outcome (see the class docs). */
     suspend fun call(
@@ -140,8 +183,12 @@ internal class HostBridge(
         call.job = self
         if (call.isCancelled) self.cancel(peerCancelled(call.method))
         // A request may come before the connection is made: its handler
-        // starts once it is (it may send, and it answers through it).
-        val native = connection()
+        // starts once it is (it may send, and it answers through it). Once
+        // released, libacp has answered it already (the connection closed).
+        val native = connection() ?: run {
+            inflight.remove(call.key)
+            return
+        }
         var result: String? = null
         var error: AcpException? = null
         try {
@@ -170,6 +217,9 @@ internal class HostBridge(
     }
 
     override suspend fun onNotifications(batch: List<Notification>) {
+        // As for requests: a handler may use the connection, so it runs
+        // once the connection is made.
+        connection() ?: return
         withContext(context + InNotification(this)) {
             for (n in batch) {
                 try {

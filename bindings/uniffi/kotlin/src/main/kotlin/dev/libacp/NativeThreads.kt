@@ -28,6 +28,9 @@ internal object NativeThreads {
             uniffiCallbackInterfaceHostHandler.`onEngineEvent`,
             uniffiCallbackInterfaceHostHandler.uniffiFree,
             uniffiCallbackInterfaceHostHandler.uniffiClone,
+            uniffiCallbackInterfaceRemoteAgentFactory.`onConnection`,
+            uniffiCallbackInterfaceRemoteAgentFactory.uniffiFree,
+            uniffiCallbackInterfaceRemoteAgentFactory.uniffiClone,
             uniffiForeignFutureDroppedCallbackImpl,
             uniffiRustFutureContinuationCallbackImpl,
         )

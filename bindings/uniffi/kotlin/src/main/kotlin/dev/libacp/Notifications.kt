@@ -31,7 +31,7 @@ import kotlinx.coroutines.sync.withLock
  * answer (those flush with [flushQuietly]: what they throw is their own);
  * [flush] makes it synchronous for a caller that wants to know at once.
  */
-internal class Notifications(private val native: () -> Connection) {
+internal class Notifications(private val native: suspend () -> Connection) {
     private val lock = Any()
     private var pending = ArrayList<OutgoingNotification>()
     private var flushScheduled = false
@@ -111,12 +111,12 @@ internal class Notifications(private val native: () -> Connection) {
         }
     }
 
-    /** Sends what is gathered without waiting (for a close that does not wait). */
-    fun flushNow() {
+    /** Sends what is gathered to [native] without waiting (for a close that does not wait). */
+    fun flushNow(native: Connection) {
         val batch = synchronized(lock) { pending.also { pending = ArrayList() } }
         if (batch.isNotEmpty()) {
             try {
-                native().tryNotifyBatch(batch)
+                native.tryNotifyBatch(batch)
             } catch (e: AcpException) {
                 // Closing: nothing is waiting for the outcome.
             }

@@ -62,15 +62,20 @@ private suspend fun <P, R> AcpConnection.typed(
     rs: KSerializer<R>,
 ): R = decode(rs, callJson(method, ACPJson.encodeToString(ps, params)), params = false)
 
+/** How a request of one method is served: its answer as JSON text, or an [AcpException] thrown. */
+internal typealias Route = suspend (IncomingCall) -> String
+
 /** Serves a request by decoding its params with [ps] and encoding the result with [rs]. */
-private class Route<P, R>(
-    val ps: KSerializer<P>,
-    val rs: KSerializer<R>,
-    val handle: suspend (P, IncomingCall) -> R,
-) {
-    suspend fun serve(call: IncomingCall): String =
-        ACPJson.encodeToString(rs, handle(decode(ps, call.paramsJson, params = true), call))
-}
+private fun <P, R> route(ps: KSerializer<P>, rs: KSerializer<R>, handle: suspend (P, IncomingCall) -> R): Route =
+    { call -> ACPJson.encodeToString(rs, handle(decode(ps, call.paramsJson, params = true), call)) }
+
+/** Serves a request whose params and result stay JSON (a method the SDK's models do not cover). */
+private fun jsonRoute(handle: suspend (IncomingCall) -> JsonElement): Route = { call -> handle(call).toString() }
+
+/** How a notification of one method is handled, given its params as JSON text. */
+internal typealias NotificationRoute = suspend (String?) -> Unit
+
+private fun parse(params: String?): JsonElement? = params?.let { Json.parseToJsonElement(it) }
 
 /**
  * The client side's handlers: what an editor answers. Every method has a
@@ -113,6 +118,15 @@ interface Client {
         throw AcpErrors.methodNotFound(call.method)
 
     /**
+     * `elicitation/create` (advertise `elicitation`). The SDK's models have
+     * no type for it: the params are [IncomingCall.params], the result JSON.
+     */
+    suspend fun createElicitation(call: IncomingCall): JsonElement = throw AcpErrors.methodNotFound(call.method)
+
+    /** `elicitation/complete`, params as JSON (the SDK's models have no type for it). */
+    suspend fun elicitationComplete(params: JsonElement?) {}
+
+    /**
      * `session/update`, in order; a prompt returns only after the updates the
      * agent sent before its answer were handled here. An update the models
      * cannot decode reaches [extNotification] instead (nothing is dropped).
@@ -125,12 +139,12 @@ interface Client {
     /** A notification of another method (an extension), or a `session/update` the models cannot decode. */
     suspend fun extNotification(method: String, params: JsonElement?) {}
 
-    /** A line of the agent's stderr (libacp thread; with `AgentCommand.stderrToHost`). */
+    /** A line of the agent's stderr (libacp thread; with `ConnectOptions(stderr = true)`). */
     fun onStderr(line: String) {}
     /** A traced frame, with `ConnectOptions(trace = true)`: see [AcpHandler.onFrame]. */
     fun onFrame(direction: WireDirection, frame: String) {}
 
-    /** An engine event, with `ConnectOptions(engineEvents = true)`: see [AcpHandler.onEngineEvent]. */
+    /** An engine event, with `ConnectOptions(events = true)`: see [AcpHandler.onEngineEvent]. */
     fun onEngineEvent(event: EngineEvent) {}
 }
 
@@ -163,6 +177,28 @@ interface Agent {
     suspend fun setSessionMode(request: SetSessionModeRequest, call: IncomingCall): SetSessionModeResponse =
         throw AcpErrors.methodNotFound(call.method)
 
+    // The methods below have no type in the SDK's models (acp-model-jvm
+    // 0.10.5): their params are `call.params` (JSON) and they return the
+    // result as JSON. libacp checks both against the schema all the same.
+
+    /** `session/set_config_option`. */
+    suspend fun setSessionConfigOption(call: IncomingCall): JsonElement = throw AcpErrors.methodNotFound(call.method)
+
+    /** `session/list` (advertise `sessionCapabilities.list`). */
+    suspend fun listSessions(call: IncomingCall): JsonElement = throw AcpErrors.methodNotFound(call.method)
+
+    /** `session/resume` (advertise `sessionCapabilities.resume`). */
+    suspend fun resumeSession(call: IncomingCall): JsonElement = throw AcpErrors.methodNotFound(call.method)
+
+    /** `session/close` (advertise `sessionCapabilities.close`; libacp cancels the session's running turn). */
+    suspend fun closeSession(call: IncomingCall): JsonElement = throw AcpErrors.methodNotFound(call.method)
+
+    /** `session/delete` (advertise `sessionCapabilities.delete`). */
+    suspend fun deleteSession(call: IncomingCall): JsonElement = throw AcpErrors.methodNotFound(call.method)
+
+    /** `logout` (advertise `auth.logout`). */
+    suspend fun logout(call: IncomingCall): JsonElement = throw AcpErrors.methodNotFound(call.method)
+
     /** `session/cancel` (the prompt's coroutine is already being cancelled). */
     suspend fun cancel(notification: CancelNotification) {}
 
@@ -174,38 +210,69 @@ interface Agent {
     /** A traced frame, with `ConnectOptions(trace = true)`: see [AcpHandler.onFrame]. */
     fun onFrame(direction: WireDirection, frame: String) {}
 
-    /** An engine event, with `ConnectOptions(engineEvents = true)`: see [AcpHandler.onEngineEvent]. */
+    /** An engine event, with `ConnectOptions(events = true)`: see [AcpHandler.onEngineEvent]. */
     fun onEngineEvent(event: EngineEvent) {}
 }
 
-private class ClientHost(private val client: Client) : RawHost {
-    private val routes: Map<String, Route<*, *>> = mapOf(
-        "session/request_permission" to Route(RequestPermissionRequest.serializer(), RequestPermissionResponse.serializer(), client::requestPermission),
-        "fs/read_text_file" to Route(ReadTextFileRequest.serializer(), ReadTextFileResponse.serializer(), client::readTextFile),
-        "fs/write_text_file" to Route(WriteTextFileRequest.serializer(), WriteTextFileResponse.serializer(), client::writeTextFile),
-        "terminal/create" to Route(CreateTerminalRequest.serializer(), CreateTerminalResponse.serializer(), client::createTerminal),
-        "terminal/output" to Route(TerminalOutputRequest.serializer(), TerminalOutputResponse.serializer(), client::terminalOutput),
-        "terminal/release" to Route(ReleaseTerminalRequest.serializer(), ReleaseTerminalResponse.serializer(), client::releaseTerminal),
-        "terminal/wait_for_exit" to Route(WaitForTerminalExitRequest.serializer(), WaitForTerminalExitResponse.serializer(), client::waitForTerminalExit),
-        "terminal/kill" to Route(KillTerminalCommandRequest.serializer(), KillTerminalCommandResponse.serializer(), client::killTerminal),
-    )
+/**
+ * The typed layer's routing tables: a handler for each method of the
+ * protocol that this side handles ([methods] is checked against libacp's
+ * own table, `protocolMethods`, by the tests), anything else to the
+ * `ext` handlers.
+ */
+internal abstract class TypedHost : RawHost {
+    protected abstract val requests: Map<String, Route>
+    protected abstract val notifications: Map<String, NotificationRoute>
+
+    /** The methods routed to a typed handler, requests and notifications. */
+    val methods: Set<String>
+        get() = requests.keys + notifications.keys
+
+    protected abstract suspend fun extMethod(call: IncomingCall): JsonElement
+
+    protected abstract suspend fun extNotification(method: String, params: JsonElement?)
 
     override suspend fun request(call: IncomingCall): String =
-        routes[call.method]?.serve(call) ?: client.extMethod(call).toString()
+        requests[call.method]?.invoke(call) ?: extMethod(call).toString()
 
     override suspend fun notification(method: String, params: String?) {
-        if (method == "session/update") {
-            // An update the models cannot decode (a variant from a newer
-            // protocol, say) goes to extNotification whole, not dropped.
-            val update = try {
-                decode(SessionNotification.serializer(), params, params = true)
-            } catch (e: AcpException.InvalidParams) {
-                null
-            }
-            if (update != null) return client.sessionUpdate(update)
-        }
-        client.extNotification(method, params?.let { Json.parseToJsonElement(it) })
+        val route = notifications[method]
+        if (route != null) route(params) else extNotification(method, parse(params))
     }
+}
+
+internal class ClientHost(private val client: Client) : TypedHost() {
+    override val requests: Map<String, Route> = mapOf(
+        "session/request_permission" to route(RequestPermissionRequest.serializer(), RequestPermissionResponse.serializer(), client::requestPermission),
+        "fs/read_text_file" to route(ReadTextFileRequest.serializer(), ReadTextFileResponse.serializer(), client::readTextFile),
+        "fs/write_text_file" to route(WriteTextFileRequest.serializer(), WriteTextFileResponse.serializer(), client::writeTextFile),
+        "terminal/create" to route(CreateTerminalRequest.serializer(), CreateTerminalResponse.serializer(), client::createTerminal),
+        "terminal/output" to route(TerminalOutputRequest.serializer(), TerminalOutputResponse.serializer(), client::terminalOutput),
+        "terminal/release" to route(ReleaseTerminalRequest.serializer(), ReleaseTerminalResponse.serializer(), client::releaseTerminal),
+        "terminal/wait_for_exit" to route(WaitForTerminalExitRequest.serializer(), WaitForTerminalExitResponse.serializer(), client::waitForTerminalExit),
+        "terminal/kill" to route(KillTerminalCommandRequest.serializer(), KillTerminalCommandResponse.serializer(), client::killTerminal),
+        "elicitation/create" to jsonRoute(client::createElicitation),
+    )
+
+    override val notifications: Map<String, NotificationRoute> = mapOf(
+        "session/update" to ::sessionUpdate,
+        "elicitation/complete" to { params -> client.elicitationComplete(parse(params)) },
+    )
+
+    private suspend fun sessionUpdate(params: String?) {
+        // An update the models cannot decode (a variant from a newer
+        // protocol, say) goes to extNotification whole, not dropped.
+        val update = try {
+            decode(SessionNotification.serializer(), params, params = true)
+        } catch (e: AcpException.InvalidParams) {
+            null
+        }
+        if (update != null) client.sessionUpdate(update) else client.extNotification("session/update", parse(params))
+    }
+
+    override suspend fun extMethod(call: IncomingCall) = client.extMethod(call)
+
+    override suspend fun extNotification(method: String, params: JsonElement?) = client.extNotification(method, params)
 
     override fun stderr(line: String) = client.onStderr(line)
 
@@ -214,26 +281,29 @@ private class ClientHost(private val client: Client) : RawHost {
     override fun engineEvent(event: EngineEvent) = client.onEngineEvent(event)
 }
 
-private class AgentHost(private val agent: Agent) : RawHost {
-    private val routes: Map<String, Route<*, *>> = mapOf(
-        "initialize" to Route(InitializeRequest.serializer(), InitializeResponse.serializer(), agent::initialize),
-        "authenticate" to Route(AuthenticateRequest.serializer(), AuthenticateResponse.serializer(), agent::authenticate),
-        "session/new" to Route(NewSessionRequest.serializer(), NewSessionResponse.serializer(), agent::newSession),
-        "session/load" to Route(LoadSessionRequest.serializer(), LoadSessionResponse.serializer(), agent::loadSession),
-        "session/prompt" to Route(PromptRequest.serializer(), PromptResponse.serializer(), agent::prompt),
-        "session/set_mode" to Route(SetSessionModeRequest.serializer(), SetSessionModeResponse.serializer(), agent::setSessionMode),
+internal class AgentHost(private val agent: Agent) : TypedHost() {
+    override val requests: Map<String, Route> = mapOf(
+        "initialize" to route(InitializeRequest.serializer(), InitializeResponse.serializer(), agent::initialize),
+        "authenticate" to route(AuthenticateRequest.serializer(), AuthenticateResponse.serializer(), agent::authenticate),
+        "session/new" to route(NewSessionRequest.serializer(), NewSessionResponse.serializer(), agent::newSession),
+        "session/load" to route(LoadSessionRequest.serializer(), LoadSessionResponse.serializer(), agent::loadSession),
+        "session/prompt" to route(PromptRequest.serializer(), PromptResponse.serializer(), agent::prompt),
+        "session/set_mode" to route(SetSessionModeRequest.serializer(), SetSessionModeResponse.serializer(), agent::setSessionMode),
+        "session/set_config_option" to jsonRoute(agent::setSessionConfigOption),
+        "session/list" to jsonRoute(agent::listSessions),
+        "session/resume" to jsonRoute(agent::resumeSession),
+        "session/close" to jsonRoute(agent::closeSession),
+        "session/delete" to jsonRoute(agent::deleteSession),
+        "logout" to jsonRoute(agent::logout),
     )
 
-    override suspend fun request(call: IncomingCall): String =
-        routes[call.method]?.serve(call) ?: agent.extMethod(call).toString()
+    override val notifications: Map<String, NotificationRoute> = mapOf(
+        "session/cancel" to { params -> agent.cancel(decode(CancelNotification.serializer(), params, params = true)) },
+    )
 
-    override suspend fun notification(method: String, params: String?) {
-        if (method == "session/cancel") {
-            agent.cancel(decode(CancelNotification.serializer(), params, params = true))
-        } else {
-            agent.extNotification(method, params?.let { Json.parseToJsonElement(it) })
-        }
-    }
+    override suspend fun extMethod(call: IncomingCall) = agent.extMethod(call)
+
+    override suspend fun extNotification(method: String, params: JsonElement?) = agent.extNotification(method, params)
 
     override fun stderr(line: String) {}
 
@@ -268,6 +338,18 @@ class ClientConnection private constructor(val connection: AcpConnection) : Auto
                 Connection.fromFds(AcpRole.CLIENT, readFd, writeFd, it, options)
             },
         )
+
+        /**
+         * Connects to the remote agent at [url] (`ws://`, `wss://`: WebSocket;
+         * `http://`, `https://`: Streamable HTTP); [client] answers what it
+         * asks. See [AcpConnection.connect] for the options and errors.
+         */
+        suspend fun connect(
+            url: String,
+            client: Client,
+            options: ConnectOptions = ConnectOptions(),
+            context: CoroutineContext = Dispatchers.Default,
+        ) = ClientConnection(AcpConnection.connect(url, ClientHost(client), options, context))
     }
 
     /** `initialize`. */
@@ -307,7 +389,7 @@ class ClientConnection private constructor(val connection: AcpConnection) : Auto
  * The agent side with typed ACP methods toward the client. [connection] is
  * the same connection's dynamic API.
  */
-class AgentConnection private constructor(val connection: AcpConnection) : AutoCloseable {
+class AgentConnection internal constructor(val connection: AcpConnection) : AutoCloseable {
     companion object {
         /** Serves [agent] on this process's stdin/stdout. */
         fun serveStdio(

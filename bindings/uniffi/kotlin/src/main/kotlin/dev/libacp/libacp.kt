@@ -4580,7 +4580,7 @@ public interface ServerInterface {
      * Closes now: the listener and every remote connection. Idempotent
      * (also what freeing the server does).
      */
-    fun `close`()
+    fun `closeNow`()
     
     /**
      * How many remote connections are open now.
@@ -4721,7 +4721,7 @@ open class Server: Disposable, AutoCloseable, ServerInterface
     /**
      * Closes now: the listener and every remote connection. Idempotent
      * (also what freeing the server does).
-     */override fun `close`()
+     */override fun `closeNow`()
         = 
     callWithHandle {
     uniffiRustCall() { _status ->

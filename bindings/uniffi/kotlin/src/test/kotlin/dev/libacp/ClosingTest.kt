@@ -112,8 +112,9 @@ class ClosingTest {
             }
         }
         val conn = AcpConnection.spawn(
-            AgentCommand("/bin/sh", listOf("-c", "echo one >&2; echo two >&2; sleep 30"), stderrToHost = true),
+            AgentCommand("/bin/sh", listOf("-c", "echo one >&2; echo two >&2; sleep 30")),
             handler,
+            ConnectOptions(stderr = true),
         )
         done.await()
         assertEquals(listOf("one", "two"), lines.toList())

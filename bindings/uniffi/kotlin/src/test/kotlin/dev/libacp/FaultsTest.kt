@@ -51,15 +51,12 @@ import org.junit.jupiter.api.Timeout
 class FaultsTest {
     private val faults = File(repo, "tests/faults")
 
-    /** A fault agent of tests/faults, with a short shutdown ladder. */
-    private fun agent(name: String, args: List<String> = emptyList(), stderrToHost: Boolean = false) =
-        AgentCommand(
-            File(faults, name).path,
-            args,
-            stderrToHost = stderrToHost,
-            graceAfterStdinCloseMs = 200UL,
-            graceAfterSigtermMs = 200UL,
-        )
+    /** A fault agent of tests/faults. */
+    private fun agent(name: String, args: List<String> = emptyList()) = AgentCommand(File(faults, name).path, args)
+
+    /** [options] with a short shutdown ladder, as every fault agent is spawned. */
+    private fun quick(options: ConnectOptions = ConnectOptions()) =
+        options.copy(graceAfterStdinCloseMs = 200UL, graceAfterSigtermMs = 200UL)
 
     /** Spawns [command], then `initialize` and `session/new` (session `s1`). */
     private suspend fun client(
@@ -68,7 +65,7 @@ class FaultsTest {
         options: ConnectOptions = ConnectOptions(),
         context: kotlin.coroutines.CoroutineContext = Dispatchers.Default,
     ): AcpConnection {
-        val conn = AcpConnection.spawn(command, handler, options, context)
+        val conn = AcpConnection.spawn(command, handler, quick(options), context)
         within("initialize") { conn.callJson("initialize", """{"protocolVersion":1}""") }
         within("session/new") { conn.callJson("session/new", """{"cwd":"/tmp","mcpServers":[]}""") }
         return conn
@@ -96,12 +93,12 @@ class FaultsTest {
 
     private fun spawnFailuresAreClearErrorsAtOnce() {
         val cases = listOf(
-            AgentCommand("/nonexistent/acp-agent") to "No such file",
-            agent("not_executable.sh") to "ermission denied",
-            agent("stops_reading.sh").copy(cwd = "/nonexistent/missing-dir") to "No such file",
+            Triple(AgentCommand("/nonexistent/acp-agent"), ConnectOptions(), "No such file"),
+            Triple(agent("not_executable.sh"), ConnectOptions(), "ermission denied"),
+            Triple(agent("stops_reading.sh"), ConnectOptions(cwd = "/nonexistent/missing-dir"), "No such file"),
         )
-        for ((command, says) in cases) {
-            val outcome = runCatching { AcpConnection.spawn(command) }
+        for ((command, options, says) in cases) {
+            val outcome = runCatching { AcpConnection.spawn(command, options = quick(options)) }
             outcome.getOrNull()?.let {
                 it.close()
                 fail("spawned $command")
@@ -186,7 +183,7 @@ class FaultsTest {
                 lines.incrementAndGet()
             }
         }
-        val conn = client(agent("stderr_flood.sh", stderrToHost = true), handler)
+        val conn = client(agent("stderr_flood.sh"), handler, ConnectOptions(stderr = true))
         try {
             val answer = within("the answer after the flood") { conn.callJson("session/prompt", prompt()) }
             assertEquals(
@@ -259,7 +256,7 @@ class FaultsTest {
 
     /**
      * The agent writes a response to a request nobody made (id 99) before
-     * its prompt's answer: with `trace` and `engineEvents` on, the handler
+     * its prompt's answer: with `trace` and `events` on, the handler
      * sees the frames both ways, the stray one among them, and an
      * `unmatched_response` event naming id 99; with them off, neither hook
      * is called.
@@ -277,7 +274,7 @@ class FaultsTest {
                     events.add(event)
                 }
             }
-            val conn = client(agent("stray_response.sh"), recorder, ConnectOptions(trace = on, engineEvents = on))
+            val conn = client(agent("stray_response.sh"), recorder, ConnectOptions(trace = on, events = on))
             try {
                 within("the prompt's answer") { conn.callJson("session/prompt", prompt()) }
                 if (!on) {

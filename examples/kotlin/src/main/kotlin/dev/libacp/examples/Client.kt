@@ -17,6 +17,7 @@ import com.agentclientprotocol.model.SessionUpdate
 import dev.libacp.AgentCommand
 import dev.libacp.Client
 import dev.libacp.ClientConnection
+import dev.libacp.ConnectOptions
 import kotlinx.coroutines.runBlocking
 
 /** Prints what the agent streams. */
@@ -35,12 +36,13 @@ class PrintingClient : Client {
 fun main(args: Array<String>) = runBlocking {
     val agentArgs = args.dropWhile { it != "--" }.drop(1)
     val command = if (agentArgs.isNotEmpty()) {
-        AgentCommand(agentArgs[0], agentArgs.drop(1), stderrToHost = true)
+        AgentCommand(agentArgs[0], agentArgs.drop(1))
     } else {
         val java = ProcessHandle.current().info().command().orElse("java")
-        AgentCommand(java, listOf("-cp", System.getProperty("java.class.path"), "dev.libacp.examples.AgentKt"), stderrToHost = true)
+        AgentCommand(java, listOf("-cp", System.getProperty("java.class.path"), "dev.libacp.examples.AgentKt"))
     }
-    ClientConnection.spawn(command, PrintingClient()).use { client ->
+    // `stderr = true`: the agent's stderr lines go to PrintingClient.onStderr.
+    ClientConnection.spawn(command, PrintingClient(), ConnectOptions(stderr = true)).use { client ->
         val init = client.initialize(
             InitializeRequest(1, ClientCapabilities(), Implementation("libacp-kotlin-example-client", "0.1.0")),
         )

@@ -70,6 +70,7 @@ import dev.libacp.AcpException
 import dev.libacp.AgentCommand
 import dev.libacp.Client
 import dev.libacp.ClientConnection
+import dev.libacp.ConnectOptions
 import dev.libacp.IncomingCall
 import java.io.ByteArrayOutputStream
 import java.io.File
@@ -536,13 +537,9 @@ private suspend fun run(argv: List<String>, workDir: String, left: Leftovers) {
     left.client = client
     val agent = try {
         ClientConnection.spawn(
-            AgentCommand(
-                argv[0],
-                argv.drop(1),
-                graceAfterStdinCloseMs = EXIT_GRACE_MS.toULong(),
-                graceAfterSigtermMs = 1_000u,
-            ),
+            AgentCommand(argv[0], argv.drop(1)),
             client,
+            ConnectOptions(graceAfterStdinCloseMs = EXIT_GRACE_MS.toULong(), graceAfterSigtermMs = 1_000u),
         )
     } catch (e: AcpException.Spawn) {
         throw CheckFailure("cannot start agent ${show(argv[0])}: ${e.detail}")

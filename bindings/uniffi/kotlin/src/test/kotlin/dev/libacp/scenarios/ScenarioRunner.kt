@@ -3,6 +3,7 @@ package dev.libacp.scenarios
 import dev.libacp.AcpConnection
 import dev.libacp.AcpException
 import dev.libacp.AcpRole
+import dev.libacp.AcpServer
 import dev.libacp.ConnectOptions
 import dev.libacp.socketPair
 import java.util.concurrent.ConcurrentHashMap
@@ -14,6 +15,7 @@ import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.future.await
 import kotlinx.coroutines.job
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
@@ -34,6 +36,15 @@ import kotlinx.serialization.json.JsonPrimitive
 // end of `socketPair()`, in the scenario's role, whose handler is the host
 // (ScenarioHost.kt: the vocabulary's rules and programs); this file plays
 // the scripted raw peer on the other end (RawPeer.kt: libc through JNA).
+//
+// Over a remote link ("websocket", "http" or "h2c"), as the Python runner
+// does it: the other end of the socket pair is the stdin and stdout of
+// `libacp-remote-splice` (tests/bin/remote_splice.rs, Splice.kt), which
+// joins it to a remote connection, byte for byte. An agent is served by
+// `AcpServer.serveDynamic` (its connection made when the splice, run with
+// `--connect URL [--http2]`, connects); a client connects with
+// `AcpConnection.connect` to the splice run with `--listen 127.0.0.1:0`
+// (`http2PriorKnowledge` for h2c).
 
 /** How long one waiting step may take, in milliseconds (a hang detector). */
 const val STEP_LIMIT_MS = 5_000L
@@ -46,7 +57,13 @@ const val SCENARIO_LIMIT_MS = 60_000L
  * where and how it parted from the script), or `null` if it passed. Never
  * takes much longer than [SCENARIO_LIMIT_MS] plus the teardown's bounds.
  */
-fun runScenario(scenario: Scenario): String? = runBlocking { ScenarioRun(scenario).run() }
+fun runScenario(scenario: Scenario, link: String? = null): String? = runBlocking { ScenarioRun(scenario, link).run() }
+
+/** The remote links the scenarios run over, besides the socket pair. */
+val REMOTE_LINKS = listOf("websocket", "http", "h2c")
+
+/** `libacp-remote-splice`, built by `cargo build -p libacp-tests --bins` (scripts/test-kotlin.sh). */
+private val SPLICE = dev.libacp.testBinary("libacp-remote-splice")
 
 /**
  * One scenario's run: the connection, the raw peer, the host's events, and
@@ -60,16 +77,23 @@ fun runScenario(scenario: Scenario): String? = runBlocking { ScenarioRun(scenari
  * frame or event. At the end the programs still waiting are stopped, the
  * connection is shut down and closed, and the peer's descriptor closed.
  */
-internal class ScenarioRun(val scenario: Scenario) {
+internal class ScenarioRun(val scenario: Scenario, private val link: String? = null) {
     /** Captured values, shared with the host's programs. */
     val captures: MutableMap<String, JsonElement> = ConcurrentHashMap()
 
     /** The host's programs and the background actions; cancelled at the end. */
     val scope = CoroutineScope(SupervisorJob() + Dispatchers.Default)
 
-    /** The libacp side, once made. */
-    lateinit var connection: AcpConnection
-        private set
+    /** The libacp side, once made (a served remote connection is made when the splice connects). */
+    private val made = CompletableDeferred<AcpConnection>()
+
+    /** The server of a remote agent, and the splice process of a remote link. */
+    private var server: AcpServer? = null
+    private var splice: Splice? = null
+
+    /** The libacp side; a step waits for it up to [STEP_LIMIT_MS]. */
+    suspend fun connection(): AcpConnection =
+        withTimeoutOrNull(STEP_LIMIT_MS) { made.await() } ?: throw StepFailure("the connection was never made")
 
     private val gates = ConcurrentHashMap<String, CompletableDeferred<Unit>>()
     private val events = TimedQueue<JsonObject>()
@@ -99,9 +123,9 @@ internal class ScenarioRun(val scenario: Scenario) {
      */
     suspend fun send(verb: String, method: String, params: JsonElement?): JsonElement =
         if (verb == "call") {
-            Json.parseToJsonElement(connection.callJson(method, params?.toString()))
+            Json.parseToJsonElement(connection().callJson(method, params?.toString()))
         } else {
-            connection.notifyJson(method, params?.toString())
+            connection().notifyJson(method, params?.toString())
             JsonNull
         }
 
@@ -112,18 +136,27 @@ internal class ScenarioRun(val scenario: Scenario) {
         val fds = socketPair()
         val (libFd, peerFd) = fds[0] to fds[1]
         val role = if (scenario.role == ScenarioRole.AGENT) AcpRole.AGENT else AcpRole.CLIENT
-        connection = try {
-            AcpConnection.fromFds(
-                role,
-                libFd,
-                libFd,
-                ScenarioHost(this),
-                ConnectOptions(requireAuth = scenario.requireAuth),
-            )
+        val options = ConnectOptions(requireAuth = if (scenario.requireAuth) true else null)
+        val notMade = try {
+            if (link == null) {
+                made.complete(AcpConnection.fromFds(role, libFd, libFd, ScenarioHost(this), options))
+                null
+            } else {
+                val done = withTimeoutOrNull(STEP_LIMIT_MS) { connectRemote(role, libFd, options) }
+                if (done == null) "no remote connection within ${seconds(STEP_LIMIT_MS)}" else null
+            }
         } catch (e: AcpException) {
-            closeDescriptor(libFd)
+            if (link == null) closeDescriptor(libFd) // refused: not taken over
+            "the binding cannot make this connection: ${e.message}"
+        } catch (e: StepFailure) {
+            e.message
+        } finally {
+            if (link != null) closeDescriptor(libFd) // the splice process has its copy
+        }
+        if (notMade != null) {
             closeDescriptor(peerFd)
-            return "the binding cannot make this connection: ${e.message}"
+            teardownRemote()
+            return notMade
         }
         peer = RawPeer(peerFd)
         try {
@@ -136,6 +169,49 @@ internal class ScenarioRun(val scenario: Scenario) {
         } finally {
             teardown()
         }
+    }
+
+    /**
+     * The libacp side over the remote link: the raw peer's socket ([libFd])
+     * is the stdin and stdout of `libacp-remote-splice`. An agent is served
+     * (made when the splice connects: [connection] waits for it); a client
+     * connects to the splice's server.
+     */
+    private suspend fun connectRemote(role: AcpRole, libFd: Int, options: ConnectOptions): Unit {
+        check(SPLICE.canExecute()) { "$SPLICE is missing: run cargo build -p libacp-tests --bins" }
+        val h2c = link == "h2c"
+        val kind = if (link == "websocket") "websocket" else "http"
+        if (role == AcpRole.AGENT) {
+            val served = AcpServer.serveDynamic("127.0.0.1:0", options) { incoming ->
+                made.complete(incoming.connection)
+                ScenarioHost(this)
+            }
+            server = served
+            val args = listOf("--connect", served.url(kind)) + (if (h2c) listOf("--http2") else emptyList())
+            splice = Splice(SPLICE, args, libFd, captureStderr = false)
+            return
+        }
+        val listening = Splice(SPLICE, listOf("--listen", "127.0.0.1:0"), libFd, captureStderr = true)
+        splice = listening
+        val line = listening.stderrLine.await()
+        if (line == null || !line.startsWith("listening on ")) {
+            throw StepFailure("libacp-remote-splice did not listen: $line")
+        }
+        val address = line.split(" ").last()
+        val scheme = if (kind == "websocket") "ws" else "http"
+        made.complete(
+            AcpConnection.connect(
+                "$scheme://$address/acp",
+                ScenarioHost(this),
+                options.copy(http2PriorKnowledge = if (h2c) true else null),
+            ),
+        )
+    }
+
+    /** Closes the server and waits for the splice (killing it past [STEP_LIMIT_MS]). */
+    private suspend fun teardownRemote() {
+        server?.close()
+        splice?.waitOrKill(STEP_LIMIT_MS)
     }
 
     private suspend fun script(): String? {
@@ -169,9 +245,13 @@ internal class ScenarioRun(val scenario: Scenario) {
      */
     private suspend fun teardown() {
         withTimeoutOrNull(STEP_LIMIT_MS) { scope.coroutineContext.job.cancelAndJoin() }
-        withTimeoutOrNull(STEP_LIMIT_MS) { connection.shutdown() }
-        connection.close()
+        if (made.isCompleted) {
+            val connection = made.await()
+            withTimeoutOrNull(STEP_LIMIT_MS) { connection.shutdown() }
+            connection.close()
+        }
         peer.close()
+        teardownRemote()
     }
 
     // -- the script
@@ -316,7 +396,7 @@ internal class ScenarioRun(val scenario: Scenario) {
                 val sessionId = fill(step.getValue("sessionId"), captures).stringOrNull()
                     ?: throw StepFailure("`sessionId` must be a string")
                 return {
-                    connection.cancelSession(sessionId)
+                    connection().cancelSession(sessionId)
                     JsonNull
                 }
             }
@@ -325,7 +405,7 @@ internal class ScenarioRun(val scenario: Scenario) {
                 return { JsonNull }
             }
             else -> return { // close
-                connection.shutdown()
+                connection().shutdown()
                 JsonNull
             }
         }

@@ -22,6 +22,17 @@ import org.junit.jupiter.api.TestFactory
 private val SCENARIOS = System.getProperty("libacp.scenarios")?.let(::File) ?: File(repo, "tests/scenarios")
 
 /**
+ * Scenarios that cannot mean the same over a remote link, and why (as in
+ * the Rust and Python runners: tests/rust/scenarios.rs,
+ * bindings/python/tests/test_scenarios.py); every other one must pass over
+ * every link.
+ */
+private val NOT_REMOTE = mapOf(
+    "peer_closes_mid_turn" to "a remote transport has no half-close: the agent ending its " +
+        "output ends the connection, so no answer can follow",
+)
+
+/**
  * The shared, language-neutral scenarios (the `.json` files of
  * tests/scenarios) through the Kotlin binding: one dynamic test per file,
  * in name order (adding a file adds a test), named after the file. As with
@@ -45,11 +56,33 @@ class ScenariosTest {
         return files.filter { only in it.nameWithoutExtension }.map { file -> DynamicTest.dynamicTest(file.nameWithoutExtension, file.toURI()) { runFile(file) } }
     }
 
+    /**
+     * The same scenarios over each remote link ([REMOTE_LINKS]: WebSocket,
+     * Streamable HTTP/1.1, h2c) through `libacp-remote-splice`, as the
+     * Python runner runs them (ScenarioRunner.kt): one dynamic test per
+     * file and link, named `<file> over <link>`. A scenario that cannot mean
+     * the same remotely ([NOT_REMOTE]) is skipped, with the reason.
+     */
+    @TestFactory
+    fun `the shared scenarios over a remote link`(): List<DynamicTest> {
+        val files = SCENARIOS.listFiles { f -> f.isFile && f.name.endsWith(".json") }.orEmpty().sortedBy { it.name }
+        assertTrue(files.isNotEmpty(), "no scenarios in $SCENARIOS")
+        val only = System.getenv("SCENARIO").orEmpty()
+        return files.filter { only in it.nameWithoutExtension }.flatMap { file ->
+            REMOTE_LINKS.map { link ->
+                DynamicTest.dynamicTest("${file.nameWithoutExtension} over $link", file.toURI()) {
+                    NOT_REMOTE[file.nameWithoutExtension]?.let { Assumptions.abort<Unit>(it) }
+                    runFile(file, link)
+                }
+            }
+        }
+    }
+
     /** Runs one scenario file and reports PASS, XFAIL (aborted), or fails (FAIL, XPASS). */
-    private fun runFile(file: File) {
-        val name = file.nameWithoutExtension
+    private fun runFile(file: File, link: String? = null) {
+        val name = file.nameWithoutExtension + (link?.let { " over $it" } ?: "")
         val scenario = parseScenario(file.readText())
-        val failure = runScenario(scenario)
+        val failure = runScenario(scenario, link)
         val known = scenario.knownFailure
         when {
             known != null && failure != null -> {
@@ -170,6 +203,39 @@ class ScenariosTest {
         )
         assertNotNull(err)
         assertTrue("unexpected frame" in err && "-32700" in err, err)
+    }
+
+    @Test
+    fun `over a remote link too, a wrong expectation fails and the libacp side is remote`() {
+        for (link in REMOTE_LINKS) {
+            val err = runScenario(
+                parseScenario(
+                    """{"description": "", "role": "agent",
+                    "host": {"requests": [{"method": "initialize", "do": [{"respond": {"protocolVersion": 1}}]}]},
+                    "script": [
+                      {"send": {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}},
+                      {"expect": {"id": 1, "result": {"protocolVersion": 2}}}
+                    ]}""",
+                ),
+                link,
+            )
+            assertNotNull(err, link)
+            assertTrue("at /result/protocolVersion: expected 2, got 1" in err, "$link: $err")
+            // A client: the script's call reaches the raw peer through the splice's server.
+            val client = runScenario(
+                parseScenario(
+                    """{"description": "", "role": "client",
+                    "script": [
+                      {"action": "call", "method": "initialize", "params": {"protocolVersion": 1}, "as": "init"},
+                      {"expect": {"id": "${'$'}capture:id", "method": "initialize", "params": {"protocolVersion": 1}}},
+                      {"send": {"jsonrpc": "2.0", "id": "${'$'}ref:id", "result": {"protocolVersion": 1}}},
+                      {"expect_event": {"event": "returned", "as": "init", "result": {"protocolVersion": 1}}}
+                    ]}""",
+                ),
+                link,
+            )
+            assertNull(client, "$link: $client")
+        }
     }
 
     @Test
