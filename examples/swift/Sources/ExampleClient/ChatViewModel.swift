@@ -29,9 +29,10 @@ final class ChatViewModel: Client, @unchecked Sendable {
         render(now)
     }
 
-    /// Spawns the agent, initializes and opens a session in `cwd`.
+    /// Spawns the agent (its stderr comes to `onStderr`), initializes and
+    /// opens a session in `cwd`.
     func connect(to command: AgentCommand, cwd: String) async throws {
-        let client = try ClientConnection.spawn(command, client: self)
+        let client = try ClientConnection.spawn(command, client: self, options: ConnectOptions(stderr: true))
         self.client = client
         let initialized = try await client.initialize(InitializeRequest(
             protocolVersion: 1,

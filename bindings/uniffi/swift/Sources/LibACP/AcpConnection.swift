@@ -15,7 +15,7 @@ public protocol AcpHandler: Sendable {
     func onNotification(method: String, params: JSONValue?) async
 
     /// A line of the spawned agent's stderr (with
-    /// `AgentCommand.stderrToHost`). Called on a libacp thread: do not block.
+    /// `ConnectOptions(stderr: true)`). Called on a libacp thread: do not block.
     func onStderr(_ line: String)
 
     /// A frame as read (`.incoming`) or written (`.outgoing`), with
@@ -25,7 +25,7 @@ public protocol AcpHandler: Sendable {
     func onFrame(direction: WireDirection, frame: String)
 
     /// What the engine reports (a frame skipped, a response to no request,
-    /// a duplicate id...), with `ConnectOptions(engineEvents: true)`.
+    /// a duplicate id...), with `ConnectOptions(events: true)`.
     /// Called on the thread that handles the frame concerned (one of
     /// libacp's for what the peer sent): quick, thread-safe, no blocking.
     func onEngineEvent(_ event: EngineEvent)

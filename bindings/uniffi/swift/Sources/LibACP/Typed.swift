@@ -69,11 +69,11 @@ public protocol Client: Sendable {
     /// A notification of another method (an extension), or one whose
     /// params did not decode.
     func extNotification(method: String, params: JSONValue?) async
-    /// A line of the agent's stderr (libacp thread; with `AgentCommand.stderrToHost`).
+    /// A line of the agent's stderr (libacp thread; with `ConnectOptions(stderr: true)`).
     func onStderr(_ line: String)
     /// A traced frame, with `ConnectOptions(trace: true)`: see `AcpHandler.onFrame`.
     func onFrame(direction: WireDirection, frame: String)
-    /// An engine event, with `ConnectOptions(engineEvents: true)`: see `AcpHandler.onEngineEvent`.
+    /// An engine event, with `ConnectOptions(events: true)`: see `AcpHandler.onEngineEvent`.
     func onEngineEvent(_ event: EngineEvent)
 }
 
@@ -295,7 +295,7 @@ public protocol Agent: Sendable {
     func extNotification(method: String, params: JSONValue?) async
     /// A traced frame, with `ConnectOptions(trace: true)`: see `AcpHandler.onFrame`.
     func onFrame(direction: WireDirection, frame: String)
-    /// An engine event, with `ConnectOptions(engineEvents: true)`: see `AcpHandler.onEngineEvent`.
+    /// An engine event, with `ConnectOptions(events: true)`: see `AcpHandler.onEngineEvent`.
     func onEngineEvent(_ event: EngineEvent)
 }
 

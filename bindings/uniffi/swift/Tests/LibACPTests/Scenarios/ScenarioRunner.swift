@@ -530,7 +530,8 @@ extension Scenarios {
             do {
                 let c = try AcpConnection.fromFds(
                     role: scenario.role, readFd: libEnd, writeFd: libEnd, handler: Host(self),
-                    options: ConnectOptions(requireAuth: scenario.requireAuth)
+                    // An agent option: given only when the scenario asks for it.
+                    options: ConnectOptions(requireAuth: scenario.requireAuth ? true : nil)
                 )
                 lock.withLock { conn = c }
             } catch {
