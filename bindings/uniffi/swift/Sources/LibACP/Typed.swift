@@ -189,7 +189,19 @@ public final class ClientConnection: Sendable {
         self.connection = connection
     }
 
-    /// Spawns the agent `command`; `client` answers what it asks.
+    /// Connects to the remote agent at `url` (`ws://`, `wss://`, `http://`,
+    /// `https://`); `client` answers what it asks. Throws as
+    /// `AcpConnection.connect(url:handler:options:)` (`AcpError.Remote`
+    /// for a failed connect, `.InvalidArgument` for an option that does
+    /// not apply).
+    public static func connect(url: String, client: Client, options: ConnectOptions = ConnectOptions()) async throws -> ClientConnection {
+        ClientConnection(try await AcpConnection.connecting(host: ClientHost(client)) {
+            try await remoteConnect(url: url, handler: $0, options: options)
+        })
+    }
+
+    /// Spawns the agent `command` (its `cwd`, `env`, `stderr`... are
+    /// options); `client` answers what it asks.
     public static func spawn(_ command: AgentCommand, client: Client, options: ConnectOptions = ConnectOptions()) throws -> ClientConnection {
         ClientConnection(try AcpConnection(host: ClientHost(client)) {
             try Connection.spawn(command: command, handler: $0, options: options)
@@ -401,7 +413,7 @@ struct AgentHost: RawHost {
 public final class AgentConnection: Sendable {
     public let connection: AcpConnection
 
-    private init(_ connection: AcpConnection) {
+    init(_ connection: AcpConnection) {
         self.connection = connection
     }
 
