@@ -19,6 +19,9 @@ link=(-Xlinker -L"$lib" -Xlinker -rpath -Xlinker "$lib")
 bin=$("${swift[@]}" build -c debug "${link[@]}" --show-bin-path)
 run=()
 [ "$(uname -s)" = Linux ] && run=("$repo/scripts/swift/run.sh")
+# Hang detectors (coreutils' timeout; macOS has it only from Homebrew).
+bounded=()
+command -v timeout >/dev/null && bounded=(timeout -k 5 120)
 
 work=$(mktemp -d)
 server=
@@ -36,12 +39,14 @@ turn() {
   local env=(env)
   [ -n "$token" ] && env+=(ACP_TOKEN="$token")
   mkfifo "$work/out-$kind"
-  ${run[@]+"${run[@]}"} "${env[@]}" "$bin/acp-example-remote-server" 127.0.0.1:0 --once >"$work/out-$kind" &
+  # It exits once its client has gone (--once).
+  ${bounded[@]+"${bounded[@]}"} ${run[@]+"${run[@]}"} "${env[@]}" "$bin/acp-example-remote-server" 127.0.0.1:0 --once \
+    >"$work/out-$kind" &
   server=$!
   exec 3<"$work/out-$kind"
   local line
-  # A hang detector: the server prints its URLs at once.
-  if ! read -r -t 60 line <&3; then
+  # The server prints its URLs at once.
+  if ! read -r -t 120 line <&3; then
     echo "run-remote.sh: the server printed no URL" >&2
     return 1
   fi
@@ -52,13 +57,20 @@ turn() {
     websocket) url=$(echo "$line" | awk '{print $2}') ;;
     http) url=$(echo "$line" | awk '{print $4}') ;;
   esac
-  local out
-  out=$(timeout -k 5 60 ${run[@]+"${run[@]}"} "${env[@]}" "$bin/acp-example-remote-client" "$url")
+  local out status=0
+  out=$(${bounded[@]+"${bounded[@]}"} ${run[@]+"${run[@]}"} "${env[@]}" "$bin/acp-example-remote-client" "$url") || status=$?
   echo "$out"
-  timeout -k 5 60 tail --pid="$server" -f /dev/null
-  wait "$server"
+  if [ "$status" -ne 0 ]; then
+    echo "run-remote.sh: the client exited $status over $kind" >&2
+    return 1
+  fi
+  wait "$server" || status=$?
   server=
   exec 3<&-
+  if [ "$status" -ne 0 ]; then
+    echo "run-remote.sh: the server exited $status over $kind" >&2
+    return 1
+  fi
   grep -qx "echo: hello" <<<"$out" || { echo "run-remote.sh: no turn printed over $kind" >&2; return 1; }
   grep -qx "=> end_turn" <<<"$out" || { echo "run-remote.sh: the turn did not end over $kind" >&2; return 1; }
 }
