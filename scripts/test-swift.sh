@@ -11,10 +11,13 @@
 #     (scripts/swift/gen_models.py --check);
 #   * the Rust test peers (cargo build -p libacp-tests --bins);
 #   * `swift test`: XCTest (both roles, cancellation both ways, closing, the
-#     models, the shared scenarios in tests/scenarios);
+#     models, remote client and server, the shared scenarios in
+#     tests/scenarios, locally and over WebSocket, Streamable HTTP and h2c
+#     through target/debug/libacp-remote-splice);
 #   * interop with the official SDKs both ways (tests/interop/swift/run.py);
 #   * the examples (examples/swift/run.sh: the client spawns the agent and
-#     prints a turn).
+#     prints a turn; examples/swift/run-remote.sh: the README's remote
+#     quickstart, a server on 127.0.0.1 and a client printing a turn).
 #
 # Needs root (the chroot) and Debian's mirror. Ends with
 # "Swift: N passed, M failed" (XCTest cases, interop pairs and checks).
@@ -46,7 +49,8 @@ scripts/swift/run.sh swift build --build-tests "${link[@]}" || fail "swift build
 echo "== Swift: swift test"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-# A hang detector far above the suite's time (about 15 s).
+# A hang detector far above the suite's time (about 40 s, 10 of them the
+# shared scenarios over the three remote links).
 timeout -k 10 900 scripts/swift/run.sh swift test --skip-build 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 # XCTest's summary: the line after "Test Suite 'All tests' ..." reads
@@ -74,5 +78,6 @@ if [ "$interop_status" -ne 0 ] && [ "$i_failed" -eq 0 ]; then
 fi
 
 check "examples/swift: the client spawns the agent and prints a turn" examples/swift/run.sh
+check "examples/swift: the remote quickstart (server and client on 127.0.0.1, one turn)" examples/swift/run-remote.sh
 
 report "$((xc_passed + i_passed))" "$((xc_failed + i_failed))"

@@ -1,7 +1,9 @@
 // swift-tools-version:5.9
 // The Swift examples of libacp: an agent (`acp-example-agent`) and a client
 // (`acp-example-client`) shaped as a macOS app would use it, behind a view
-// model. They depend on the LibACP package (the repository root) by path. See ./run.sh.
+// model (./run.sh), and remote ACP: a server (`acp-example-remote-server`)
+// and a client reaching it by URL (`acp-example-remote-client`;
+// ./run-remote.sh). They depend on the LibACP package (the repository root) by path.
 import Foundation
 import PackageDescription
 
@@ -27,6 +29,16 @@ let package = Package(
             name: "acp-example-client",
             dependencies: [.product(name: "LibACP", package: libacp)],
             path: "Sources/ExampleClient"
+        ),
+        .executableTarget(
+            name: "acp-example-remote-server",
+            dependencies: [.product(name: "LibACP", package: libacp)],
+            path: "Sources/RemoteServer"
+        ),
+        .executableTarget(
+            name: "acp-example-remote-client",
+            dependencies: [.product(name: "LibACP", package: libacp)],
+            path: "Sources/RemoteClient"
         ),
     ],
     swiftLanguageVersions: [.v5]

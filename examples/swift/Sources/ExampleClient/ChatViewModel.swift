@@ -29,9 +29,19 @@ final class ChatViewModel: Client, @unchecked Sendable {
         render(now)
     }
 
-    /// Spawns the agent, initializes and opens a session in `cwd`.
+    /// Spawns the agent (its stderr comes to `onStderr`), initializes and
+    /// opens a session in `cwd`.
     func connect(to command: AgentCommand, cwd: String) async throws {
-        let client = try ClientConnection.spawn(command, client: self)
+        try await start(try ClientConnection.spawn(command, client: self, options: ConnectOptions(stderr: true)), cwd: cwd)
+    }
+
+    /// Connects to the remote agent at `url` (`ws://`, `http://`, ...),
+    /// initializes and opens a session in `cwd`.
+    func connect(to url: String, options: ConnectOptions = ConnectOptions(), cwd: String) async throws {
+        try await start(try await ClientConnection.connect(url: url, client: self, options: options), cwd: cwd)
+    }
+
+    private func start(_ client: ClientConnection, cwd: String) async throws {
         self.client = client
         let initialized = try await client.initialize(InitializeRequest(
             protocolVersion: 1,

@@ -10,10 +10,10 @@ import LibACP
 let args = CommandLine.arguments
 let command: AgentCommand
 if let dash = args.firstIndex(of: "--"), dash + 1 < args.count {
-    command = AgentCommand(program: args[dash + 1], args: Array(args[(dash + 2)...]), stderrToHost: true)
+    command = AgentCommand(program: args[dash + 1], args: Array(args[(dash + 2)...]))
 } else {
     let here = URL(fileURLWithPath: args[0]).deletingLastPathComponent()
-    command = AgentCommand(program: here.appendingPathComponent("acp-example-agent").path, stderrToHost: true)
+    command = AgentCommand(program: here.appendingPathComponent("acp-example-agent").path)
 }
 
 let printed = Printed()

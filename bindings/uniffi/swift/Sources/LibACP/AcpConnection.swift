@@ -15,7 +15,7 @@ public protocol AcpHandler: Sendable {
     func onNotification(method: String, params: JSONValue?) async
 
     /// A line of the spawned agent's stderr (with
-    /// `AgentCommand.stderrToHost`). Called on a libacp thread: do not block.
+    /// `ConnectOptions(stderr: true)`). Called on a libacp thread: do not block.
     func onStderr(_ line: String)
 
     /// A frame as read (`.incoming`) or written (`.outgoing`), with
@@ -25,7 +25,7 @@ public protocol AcpHandler: Sendable {
     func onFrame(direction: WireDirection, frame: String)
 
     /// What the engine reports (a frame skipped, a response to no request,
-    /// a duplicate id...), with `ConnectOptions(engineEvents: true)`.
+    /// a duplicate id...), with `ConnectOptions(events: true)`.
     /// Called on the thread that handles the frame concerned (one of
     /// libacp's for what the peer sent): quick, thread-safe, no blocking.
     func onEngineEvent(_ event: EngineEvent)
@@ -50,7 +50,7 @@ public struct DefaultHandler: AcpHandler {
     public init() {}
 }
 
-private struct DynamicHost: RawHost {
+struct DynamicHost: RawHost {
     let handler: AcpHandler
 
     func request(_ call: IncomingCall) async throws -> String {
@@ -93,11 +93,28 @@ public final class AcpConnection: @unchecked Sendable {
     let native: Connection
     let bridge: HostBridge
 
-    init(host: RawHost, make: (HostHandler) throws -> Connection) throws {
-        let bridge = HostBridge(host: host)
+    /// What the remote server said about this connection (`nil` unless it
+    /// was served by `AcpServer`).
+    public let remote: RemotePeer?
+
+    /// Wraps `native`, made with `bridge`, and hands it to the bridge.
+    init(bridge: HostBridge, native: Connection, remote: RemotePeer? = nil) {
         self.bridge = bridge
-        native = try make(bridge)
+        self.native = native
+        self.remote = remote
         bridge.attach(native)
+    }
+
+    /// The bridge first, then the connection made with it, then attached.
+    convenience init(host: RawHost, make: (HostHandler) throws -> Connection) throws {
+        let bridge = HostBridge(host: host)
+        self.init(bridge: bridge, native: try make(bridge))
+    }
+
+    /// `init(host:make:)` for a connection made asynchronously (`remoteConnect`).
+    static func connecting(host: RawHost, make: (HostHandler) async throws -> Connection) async throws -> AcpConnection {
+        let bridge = HostBridge(host: host)
+        return AcpConnection(bridge: bridge, native: try await make(bridge))
     }
 
     /// Client side: spawns `command` and talks ACP over its stdio. Throws
@@ -109,6 +126,25 @@ public final class AcpConnection: @unchecked Sendable {
     ) throws -> AcpConnection {
         try AcpConnection(host: DynamicHost(handler: handler)) {
             try Connection.spawn(command: command, handler: $0, options: options)
+        }
+    }
+
+    /// Client side: connects to the remote agent at `url` (`ws://`,
+    /// `wss://`: WebSocket; `http://`, `https://`: Streamable HTTP) and
+    /// returns once the transport is up. The remote options are
+    /// `ConnectOptions`' (`headers`, `caFile`, `connectTimeoutMs`,
+    /// `preferWebsocket`, `http2PriorKnowledge`, ...); one that does not
+    /// apply to a client throws `AcpError.InvalidArgument` naming it. A
+    /// failed connect throws `AcpError.Remote` (`kind`: `refused`,
+    /// `unauthorized`, ...). Over Streamable HTTP the first request is
+    /// `initialize`, so a refused token shows there.
+    public static func connect(
+        url: String,
+        handler: AcpHandler = DefaultHandler(),
+        options: ConnectOptions = ConnectOptions()
+    ) async throws -> AcpConnection {
+        try await connecting(host: DynamicHost(handler: handler)) {
+            try await remoteConnect(url: url, handler: $0, options: options)
         }
     }
 

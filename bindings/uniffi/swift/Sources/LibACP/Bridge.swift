@@ -12,7 +12,7 @@ protocol RawHost: Sendable {
     func stderr(_ line: String)
     /// A traced frame (with `ConnectOptions.trace`; see `AcpHandler.onFrame`).
     func frame(direction: WireDirection, frame: String)
-    /// An engine event (with `ConnectOptions.engineEvents`).
+    /// An engine event (with `ConnectOptions.events`).
     func engineEvent(_ event: EngineEvent)
 }
 

@@ -20,7 +20,7 @@ extension AcpConnection {
 
 /// Serves a request by decoding its params as `P` (a failure answers
 /// `-32602`) and encoding the handler's `R`.
-private struct Route: Sendable {
+struct Route: Sendable {
     let serve: @Sendable (IncomingCall) async throws -> String
 
     static func of<P: Decodable, R: Encodable>(
@@ -28,6 +28,21 @@ private struct Route: Sendable {
     ) -> Route {
         Route { call in
             try JSON.encode(try await handle(JSON.decode(P.self, call.paramsJSON, params: true), call))
+        }
+    }
+}
+
+/// Hands a notification to its typed handler when its params decode as
+/// `P`; `handle` returns `false` when they do not (the notification then
+/// goes to `extNotification`, so nothing is lost).
+struct NotificationRoute: Sendable {
+    let handle: @Sendable (String?) async -> Bool
+
+    static func of<P: Decodable>(_: P.Type, _ handle: @escaping @Sendable (P) async -> Void) -> NotificationRoute {
+        NotificationRoute { params in
+            guard let p = try? JSON.decode(P.self, params, params: true) else { return false }
+            await handle(p)
+            return true
         }
     }
 }
@@ -69,11 +84,11 @@ public protocol Client: Sendable {
     /// A notification of another method (an extension), or one whose
     /// params did not decode.
     func extNotification(method: String, params: JSONValue?) async
-    /// A line of the agent's stderr (libacp thread; with `AgentCommand.stderrToHost`).
+    /// A line of the agent's stderr (libacp thread; with `ConnectOptions(stderr: true)`).
     func onStderr(_ line: String)
     /// A traced frame, with `ConnectOptions(trace: true)`: see `AcpHandler.onFrame`.
     func onFrame(direction: WireDirection, frame: String)
-    /// An engine event, with `ConnectOptions(engineEvents: true)`: see `AcpHandler.onEngineEvent`.
+    /// An engine event, with `ConnectOptions(events: true)`: see `AcpHandler.onEngineEvent`.
     func onEngineEvent(_ event: EngineEvent)
 }
 
@@ -116,9 +131,12 @@ extension Client {
     public func onEngineEvent(_ event: EngineEvent) {}
 }
 
-private struct ClientHost: RawHost {
+/// The client's routing tables: every method the core's table has the
+/// client handle (`protocolMethods(side: .client)`, checked by a test).
+struct ClientHost: RawHost {
     let client: Client
     let routes: [String: Route]
+    let notifications: [String: NotificationRoute]
 
     init(_ client: Client) {
         self.client = client
@@ -133,6 +151,10 @@ private struct ClientHost: RawHost {
             "terminal/kill": .of(KillTerminalRequest.self) { try await client.killTerminal($0, call: $1) },
             "elicitation/create": .of(CreateElicitationRequest.self) { try await client.createElicitation($0, call: $1) },
         ]
+        notifications = [
+            "session/update": .of(SessionNotification.self) { await client.sessionUpdate($0) },
+            "elicitation/complete": .of(CompleteElicitationNotification.self) { await client.completeElicitation($0) },
+        ]
     }
 
     func request(_ call: IncomingCall) async throws -> String {
@@ -141,18 +163,7 @@ private struct ClientHost: RawHost {
     }
 
     func notification(method: String, params: String?) async {
-        switch method {
-        case "session/update":
-            if let n = try? JSON.decode(SessionNotification.self, params, params: true) {
-                return await client.sessionUpdate(n)
-            }
-        case "elicitation/complete":
-            if let n = try? JSON.decode(CompleteElicitationNotification.self, params, params: true) {
-                return await client.completeElicitation(n)
-            }
-        default:
-            break
-        }
+        if let route = notifications[method], await route.handle(params) { return }
         await client.extNotification(method: method, params: params.flatMap { try? JSONValue.parse($0) })
     }
 
@@ -178,7 +189,19 @@ public final class ClientConnection: Sendable {
         self.connection = connection
     }
 
-    /// Spawns the agent `command`; `client` answers what it asks.
+    /// Connects to the remote agent at `url` (`ws://`, `wss://`, `http://`,
+    /// `https://`); `client` answers what it asks. Throws as
+    /// `AcpConnection.connect(url:handler:options:)` (`AcpError.Remote`
+    /// for a failed connect, `.InvalidArgument` for an option that does
+    /// not apply).
+    public static func connect(url: String, client: Client, options: ConnectOptions = ConnectOptions()) async throws -> ClientConnection {
+        ClientConnection(try await AcpConnection.connecting(host: ClientHost(client)) {
+            try await remoteConnect(url: url, handler: $0, options: options)
+        })
+    }
+
+    /// Spawns the agent `command` (its `cwd`, `env`, `stderr`... are
+    /// options); `client` answers what it asks.
     public static func spawn(_ command: AgentCommand, client: Client, options: ConnectOptions = ConnectOptions()) throws -> ClientConnection {
         ClientConnection(try AcpConnection(host: ClientHost(client)) {
             try Connection.spawn(command: command, handler: $0, options: options)
@@ -295,7 +318,7 @@ public protocol Agent: Sendable {
     func extNotification(method: String, params: JSONValue?) async
     /// A traced frame, with `ConnectOptions(trace: true)`: see `AcpHandler.onFrame`.
     func onFrame(direction: WireDirection, frame: String)
-    /// An engine event, with `ConnectOptions(engineEvents: true)`: see `AcpHandler.onEngineEvent`.
+    /// An engine event, with `ConnectOptions(events: true)`: see `AcpHandler.onEngineEvent`.
     func onEngineEvent(_ event: EngineEvent)
 }
 
@@ -336,9 +359,12 @@ extension Agent {
     public func onEngineEvent(_ event: EngineEvent) {}
 }
 
-private struct AgentHost: RawHost {
+/// The agent's routing tables: every method the core's table has the
+/// agent handle (`protocolMethods(side: .agent)`, checked by a test).
+struct AgentHost: RawHost {
     let agent: Agent
     let routes: [String: Route]
+    let notifications: [String: NotificationRoute]
 
     init(_ agent: Agent) {
         self.agent = agent
@@ -356,6 +382,9 @@ private struct AgentHost: RawHost {
             "session/set_config_option": .of(SetSessionConfigOptionRequest.self) { try await agent.setSessionConfigOption($0, call: $1) },
             "session/prompt": .of(PromptRequest.self) { try await agent.prompt($0, call: $1) },
         ]
+        notifications = [
+            "session/cancel": .of(CancelNotification.self) { await agent.cancel($0) },
+        ]
     }
 
     func request(_ call: IncomingCall) async throws -> String {
@@ -364,9 +393,7 @@ private struct AgentHost: RawHost {
     }
 
     func notification(method: String, params: String?) async {
-        if method == "session/cancel", let n = try? JSON.decode(CancelNotification.self, params, params: true) {
-            return await agent.cancel(n)
-        }
+        if let route = notifications[method], await route.handle(params) { return }
         await agent.extNotification(method: method, params: params.flatMap { try? JSONValue.parse($0) })
     }
 
@@ -386,7 +413,7 @@ private struct AgentHost: RawHost {
 public final class AgentConnection: Sendable {
     public let connection: AcpConnection
 
-    private init(_ connection: AcpConnection) {
+    init(_ connection: AcpConnection) {
         self.connection = connection
     }
 

@@ -120,8 +120,8 @@ final class ClosingTests: XCTestCase {
         try await bounded {
             let handler = Lines()
             let conn = try AcpConnection.spawn(
-                AgentCommand(program: "/bin/sh", args: ["-c", "echo one >&2; echo two >&2; sleep 30"], stderrToHost: true),
-                handler: handler)
+                AgentCommand(program: "/bin/sh", args: ["-c", "echo one >&2; echo two >&2; sleep 30"]),
+                handler: handler, options: ConnectOptions(stderr: true))
             _ = await handler.done.wait()
             XCTAssertEqual(handler.lines.all, ["one", "two"])
             conn.killNow()

@@ -46,22 +46,25 @@ final class FaultsTests: XCTestCase {
 
     private static let faults = repo.appendingPathComponent("tests/faults")
 
-    /// A fault agent of tests/faults, with a short shutdown ladder.
-    private static func agent(_ name: String, args: [String] = [], stderrToHost: Bool = false) -> AgentCommand {
-        AgentCommand(
-            program: faults.appendingPathComponent(name).path,
-            args: args,
-            stderrToHost: stderrToHost,
-            graceAfterStdinCloseMs: 200,
-            graceAfterSigtermMs: 200
-        )
+    /// A fault agent of tests/faults.
+    private static func agent(_ name: String, args: [String] = []) -> AgentCommand {
+        AgentCommand(program: faults.appendingPathComponent(name).path, args: args)
     }
 
-    /// Spawns `command`, then `initialize` and `session/new` (session `s1`).
+    /// `options` with the short shutdown ladder the fault agents get.
+    private static func ladder(_ options: ConnectOptions = ConnectOptions()) -> ConnectOptions {
+        var options = options
+        options.graceAfterStdinCloseMs = 200
+        options.graceAfterSigtermMs = 200
+        return options
+    }
+
+    /// Spawns `command` (with the short ladder), then `initialize` and
+    /// `session/new` (session `s1`).
     private static func client(
         _ command: AgentCommand, handler: AcpHandler = DefaultHandler(), options: ConnectOptions = ConnectOptions()
     ) async throws -> AcpConnection {
-        let conn = try AcpConnection.spawn(command, handler: handler, options: options)
+        let conn = try AcpConnection.spawn(command, handler: handler, options: ladder(options))
         _ = try await waitFor("initialize") { try await conn.callJSON("initialize", paramsJSON: #"{"protocolVersion":1}"#) }
         _ = try await waitFor("session/new") {
             try await conn.callJSON("session/new", paramsJSON: #"{"cwd":"/tmp","mcpServers":[]}"#)
@@ -119,16 +122,14 @@ final class FaultsTests: XCTestCase {
     // MARK: - the faults
 
     private static func spawnFailuresAreClearErrorsAtOnce() {
-        var missingCwd = agent("stops_reading.sh")
-        missingCwd.cwd = "/nonexistent/missing-dir"
-        let cases: [(AgentCommand, String)] = [
-            (AgentCommand(program: "/nonexistent/acp-agent"), "No such file"),
-            (agent("not_executable.sh"), "ermission denied"),
-            (missingCwd, "No such file"),
+        let cases: [(AgentCommand, ConnectOptions, String)] = [
+            (AgentCommand(program: "/nonexistent/acp-agent"), ConnectOptions(), "No such file"),
+            (agent("not_executable.sh"), ConnectOptions(), "ermission denied"),
+            (agent("stops_reading.sh"), ConnectOptions(cwd: "/nonexistent/missing-dir"), "No such file"),
         ]
-        for (command, says) in cases {
+        for (command, options, says) in cases {
             do {
-                let conn = try AcpConnection.spawn(command)
+                let conn = try AcpConnection.spawn(command, options: ladder(options))
                 conn.close()
                 XCTFail("spawned \(command)")
             } catch AcpError.Spawn(let program, let detail) {
@@ -209,7 +210,7 @@ final class FaultsTests: XCTestCase {
     /// 20 MB of stderr while it answers: the answer arrives, the host got every line.
     private static func aStderrFloodDoesNotStopTheConnection() async throws {
         let handler = StderrLines()
-        let conn = try await client(agent("stderr_flood.sh", stderrToHost: true), handler: handler)
+        let conn = try await client(agent("stderr_flood.sh"), handler: handler, options: ConnectOptions(stderr: true))
         defer { conn.close() }
         let answer = try await waitFor("the answer after the flood") {
             try await conn.callJSON("session/prompt", paramsJSON: prompt())
@@ -280,7 +281,7 @@ final class FaultsTests: XCTestCase {
     }
 
     /// The agent writes a response to a request nobody made (id 99) before
-    /// its prompt's answer: with `trace` and `engineEvents` on, the handler
+    /// its prompt's answer: with `trace` and `events` on, the handler
     /// sees the frames both ways, the stray one among them, and an
     /// `unmatched_response` event naming id 99; with them off, neither hook
     /// is called.
@@ -288,7 +289,7 @@ final class FaultsTests: XCTestCase {
         for on in [true, false] {
             let recorder = Recorder()
             let conn = try await client(
-                agent("stray_response.sh"), handler: recorder, options: ConnectOptions(trace: on, engineEvents: on))
+                agent("stray_response.sh"), handler: recorder, options: ConnectOptions(trace: on, events: on))
             defer { conn.close() }
             _ = try await waitFor("the prompt's answer") { try await conn.callJSON("session/prompt", paramsJSON: prompt()) }
             if !on {

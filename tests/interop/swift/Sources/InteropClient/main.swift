@@ -120,11 +120,10 @@ func run(_ target: AgentTarget, workDir: String, leftovers: Leftovers) async thr
 func connect(_ target: AgentTarget, client: RecordingClient) throws -> ClientConnection {
     switch target {
     case .spawn(let argv):
-        let command = AgentCommand(
-            program: argv[0], args: Array(argv.dropFirst()),
-            graceAfterStdinCloseMs: exitGraceMilliseconds, graceAfterSigtermMs: 1_000)
+        let command = AgentCommand(program: argv[0], args: Array(argv.dropFirst()))
+        let ladder = ConnectOptions(graceAfterStdinCloseMs: exitGraceMilliseconds, graceAfterSigtermMs: 1_000)
         do {
-            return try ClientConnection.spawn(command, client: client)
+            return try ClientConnection.spawn(command, client: client, options: ladder)
         } catch AcpError.Spawn(let program, let detail) {
             throw CheckFailure("cannot start agent \(show(program)): \(detail)")
         }

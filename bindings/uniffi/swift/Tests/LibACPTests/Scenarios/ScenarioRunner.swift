@@ -7,7 +7,12 @@
 // Per scenario: an `AcpConnection` made with `AcpConnection.fromFds` on one
 // end of `socketPair()`, in the scenario's role, whose handler is the host
 // (the vocabulary's rules and programs, `Host`); `RawPeer` is the scripted
-// raw peer on the other end. The same rules as the other runners: unknown
+// raw peer on the other end. Over a remote link (WebSocket, Streamable
+// HTTP/1.1, h2c), as in the Python runner, the other end of the socket pair
+// is the stdin and stdout of `libacp-remote-splice` (tests/bin/remote_splice.rs),
+// which joins it to a remote connection: the libacp side is then served by
+// `AcpServer` (agent; made when the peer connects, or over HTTP when its
+// `initialize` arrives) or made by `AcpConnection.connect` (client). The same rules as the other runners: unknown
 // keys are errors, every waiting step is bounded by 5 s and the whole
 // scenario by 60 s (hang detectors), mismatches are reported with the step,
 // the JSON pointer where value and pattern part, and the whole frame or event.
@@ -53,8 +58,10 @@ extension Scenarios {
 
     /// Runs one scenario: `nil` when it passed, else why it failed (the
     /// step, its text and what went wrong).
-    static func run(_ scenario: Scenario) async -> String? {
-        await Run(scenario).run()
+    /// `link`: `nil` (a Unix socket pair) or a remote link, `"websocket"`,
+    /// `"http"` or `"h2c"`, through the `splice` binary (`libacp-remote-splice`).
+    static func run(_ scenario: Scenario, link: String? = nil, splice: String = "") async -> String? {
+        await Run(scenario, link: link, splice: splice).run()
     }
 
     // -----------------------------------------------------------------------
@@ -144,6 +151,12 @@ extension Scenarios {
     /// (captures, gates, events, problems) and the script.
     final class Run: @unchecked Sendable {
         let scenario: Scenario
+        /// `nil`, `"websocket"`, `"http"` or `"h2c"`.
+        let link: String?
+        /// The path of `libacp-remote-splice` (remote links).
+        let splice: String
+        /// Opened once the connection is made (a served one, on demand).
+        let made = Latch()
         /// The host events, in the order they were recorded.
         let events = AsyncQueue<JSONValue>()
         /// Opened at the end: the programs still waiting give way.
@@ -159,9 +172,20 @@ extension Scenarios {
         private var tasks: [Task<Void, Never>] = []
         private var conn: AcpConnection?
         private var peer: RawPeer?
+        /// Over a remote link: the server (agent role) and the splice process.
+        private var server: AcpServer?
+        private var process: Process?
 
-        init(_ scenario: Scenario) {
+        init(_ scenario: Scenario, link: String?, splice: String) {
             self.scenario = scenario
+            self.link = link
+            self.splice = splice
+        }
+
+        /// The connection is made: actions may use it.
+        func connected(_ connection: AcpConnection) {
+            lock.withLock { conn = connection }
+            made.open()
         }
 
         // -- shared state (any thread)
@@ -466,6 +490,10 @@ extension Scenarios {
         /// outcome becomes a `returned` event; without, the step waits for
         /// it (the step limit) and fails unless it succeeds.
         private func action(_ step: [String: JSONValue]) async throws {
+            // A served remote connection is made on demand.
+            if await within(stepLimit, { await self.made.wait() }) == nil {
+                throw StepFailure("the connection was never made")
+            }
             let work = try actionWork(step)
             if let name = step["as"]?.stringValue {
                 spawn {
@@ -527,22 +555,112 @@ extension Scenarios {
                 return "socketPair failed: \(error)"
             }
             let (libEnd, peerEnd) = (fds[0], fds[1])
-            do {
-                let c = try AcpConnection.fromFds(
-                    role: scenario.role, readFd: libEnd, writeFd: libEnd, handler: Host(self),
-                    options: ConnectOptions(requireAuth: scenario.requireAuth)
-                )
-                lock.withLock { conn = c }
-            } catch {
-                _ = closeFd(libEnd)
-                _ = closeFd(peerEnd)
-                return "the binding cannot make this connection: \(error)"
+            // An agent option: given only when the scenario asks for it.
+            let options = ConnectOptions(requireAuth: scenario.requireAuth ? true : nil)
+            if let link {
+                let made = await within(stepLimit) { () -> Result<Void, Error> in
+                    do {
+                        return .success(try await self.connectRemote(libEnd, link: link, options: options))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                _ = closeFd(libEnd) // the splice process has its copy
+                switch made {
+                case nil:
+                    _ = closeFd(peerEnd)
+                    await teardown()
+                    return "no remote connection within \(seconds(stepLimit))"
+                case .failure(let error)?:
+                    _ = closeFd(peerEnd)
+                    await teardown()
+                    return "the binding cannot make this connection: \(error)"
+                case .success?:
+                    break
+                }
+            } else {
+                do {
+                    connected(try AcpConnection.fromFds(
+                        role: scenario.role, readFd: libEnd, writeFd: libEnd, handler: Host(self), options: options
+                    ))
+                } catch {
+                    _ = closeFd(libEnd)
+                    _ = closeFd(peerEnd)
+                    return "the binding cannot make this connection: \(error)"
+                }
             }
             lock.withLock { peer = RawPeer(fd: peerEnd) }
             let failure = await within(scenarioLimit) { await self.script() }
             await teardown()
             guard let failure else { return "the scenario took over \(seconds(scenarioLimit))" }
             return failure
+        }
+
+        /// The libacp side over a remote link: the raw peer's socket (`libEnd`)
+        /// is the stdin and stdout of `libacp-remote-splice`, which joins it
+        /// to a remote connection. An agent is served by `AcpServer` (made
+        /// when the peer's connection arrives); a client connects to the
+        /// splice's server.
+        private func connectRemote(_ libEnd: Int32, link: String, options: ConnectOptions) async throws {
+            let http2 = link == "h2c"
+            let kind = link == "websocket" ? "websocket" : "http"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: splice)
+            process.standardInput = FileHandle(fileDescriptor: libEnd, closeOnDealloc: false)
+            process.standardOutput = FileHandle(fileDescriptor: libEnd, closeOnDealloc: false)
+            if scenario.role == .agent {
+                let server = try await AcpServer.serve(listen: "127.0.0.1:0", options: options) { connection in
+                    self.connected(connection)
+                    return Host(self)
+                }
+                lock.withLock { self.server = server }
+                process.arguments = ["--connect", try server.url(kind: kind)] + (http2 ? ["--http2"] : [])
+                try process.run()
+                lock.withLock { self.process = process }
+                return
+            }
+            let errors = Pipe()
+            process.arguments = ["--listen", "127.0.0.1:0"]
+            process.standardError = errors
+            try process.run()
+            lock.withLock { self.process = process }
+            let line = await Self.firstLine(errors.fileHandleForReading)
+            guard line.hasPrefix("listening on "), let address = line.split(separator: " ").last else {
+                throw StepFailure("libacp-remote-splice did not listen: \(quoted(line))")
+            }
+            var remote = options
+            remote.http2PriorKnowledge = http2 ? true : nil
+            let scheme = kind == "websocket" ? "ws" : "http"
+            connected(try await AcpConnection.connect(url: "\(scheme)://\(address)/acp", handler: Host(self), options: remote))
+        }
+
+        /// The first line read from `handle` (without its newline; what was
+        /// read if it ended first), then the rest drained until it ends, on
+        /// a thread of its own (so that the writer never blocks).
+        private static func firstLine(_ handle: FileHandle) async -> String {
+            await withCheckedContinuation { (c: CheckedContinuation<String, Never>) in
+                let thread = Thread {
+                    var line: [UInt8] = []
+                    var answered = false
+                    var byte: UInt8 = 0
+                    while true {
+                        let n = read(handle.fileDescriptor, &byte, 1)
+                        if n < 0 && errno == EINTR { continue }
+                        if n <= 0 { break }
+                        if answered { continue }
+                        if byte == UInt8(ascii: "\n") {
+                            answered = true
+                            c.resume(returning: String(decoding: line, as: UTF8.self))
+                        } else {
+                            line.append(byte)
+                        }
+                    }
+                    if !answered { c.resume(returning: String(decoding: line, as: UTF8.self)) }
+                    try? handle.close()
+                }
+                thread.name = "splice stderr"
+                thread.start()
+            }
         }
 
         /// The steps in order: `nil` when all passed, else the first failure
@@ -583,6 +701,23 @@ extension Scenarios {
                 await p.close(timeout: stepLimit)
             }
             lock.withLock { conn = nil }
+            // The splice ends once its stdin is closed (the peer) or its remote
+            // connection is gone (the server).
+            lock.withLock { server }?.close()
+            if let process = lock.withLock({ process }) {
+                let exited = await within(stepLimit, cancelOnTimeout: false) { () -> Bool in
+                    await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
+                        DispatchQueue.global().async {
+                            process.waitUntilExit()
+                            c.resume(returning: true)
+                        }
+                    }
+                }
+                if exited == nil {
+                    kill(process.processIdentifier, SIGKILL)
+                }
+            }
+            lock.withLock { server = nil; process = nil }
         }
     }
 
