@@ -58,6 +58,14 @@ pub struct Connection {
     requests: Arc<Requests>,
     /// The calls started with `start_call` still in flight.
     calls: Arc<Calls>,
+    /// The inbox tasks' wake-ups: told when this is freed (`drain.rs`).
+    wakes: Arc<Wakes>,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.wakes.freed();
+    }
 }
 
 impl std::fmt::Debug for Connection {
@@ -100,6 +108,7 @@ impl Connection {
             owner: Mutex::new(Some(conn)),
             requests,
             calls,
+            wakes,
         })
     }
 

@@ -15,9 +15,13 @@
 //!   task) and the requests' cancellation signals, so it never waits on
 //!   host code.
 //!
-//! Both end when the connection's close is delivered.
+//! The ordered task ends when the connection's close is delivered. The
+//! urgent task goes on until the `Connection` is freed: the core accepts a
+//! call's outcome after the close (a timeout or an answer racing the
+//! close), in the urgent lane, and it must still reach its caller.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use libacp_core::Signal;
 use libacp_core::host::{Delivery, Inbox};
@@ -35,11 +39,20 @@ const BATCH: usize = 256;
 pub(crate) struct Wakes {
     ordered: Notify,
     urgent: Notify,
+    /// The `Connection` was freed: the urgent task ends.
+    freed: AtomicBool,
 }
 
 impl Wakes {
     pub(crate) fn wake(&self) {
         self.ordered.notify_one();
+        self.urgent.notify_one();
+    }
+
+    /// The `Connection` is being freed: nobody can wait for an outcome any
+    /// more, so the urgent task may end.
+    pub(crate) fn freed(&self) {
+        self.freed.store(true, Ordering::Release);
         self.urgent.notify_one();
     }
 }
@@ -82,7 +95,7 @@ async fn urgent(inbox: Arc<Inbox<Tag>>, wakes: Arc<Wakes>, host: Host) {
                 _ => {}
             }
         }
-        if inbox.is_closed() && inbox.is_empty() {
+        if wakes.freed.load(Ordering::Acquire) {
             return;
         }
     }
@@ -107,11 +120,7 @@ async fn ordered(inbox: Arc<Inbox<Tag>>, wakes: Arc<Wakes>, host: Host) {
                                 host.requests.start(&*host.handler, request);
                             }
                             Delivery::Result { tag, outcome } => tag.deliver(outcome),
-                            Delivery::Closed(_) => {
-                                // The urgent task ends on its next wake.
-                                wakes.urgent.notify_one();
-                                return;
-                            }
+                            Delivery::Closed(_) => return,
                             _ => {}
                         }
                     }

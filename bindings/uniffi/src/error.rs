@@ -11,7 +11,7 @@
 use std::fmt;
 
 use libacp_core::remote::RemoteError;
-use libacp_core::{CallError, ConnectionError, Refusal, RpcError};
+use libacp_core::{CallError, CloseReason, ConnectionError, Refusal, RpcError};
 
 /// Why a call or an operation failed.
 #[derive(Debug, Clone, PartialEq, uniffi::Error)]
@@ -89,7 +89,9 @@ pub enum AcpError {
     },
     /// A remote connection or server failed: connecting (DNS, refused, TLS,
     /// HTTP 401/403/404, the protocol version refused), or the transport
-    /// later on.
+    /// later on, which closes the connection: calls then fail with this
+    /// rather than `Closed` (handle both where a closed connection is
+    /// expected; Python's and Node's `RemoteError` is a `ConnectionClosed`).
     Remote {
         /// `invalid_url`, `dns`, `refused`, `timeout`, `tls`,
         /// `unauthorized`, `forbidden`, `not_found`, `version_refused`,
@@ -170,6 +172,10 @@ impl AcpError {
 impl From<ConnectionError> for AcpError {
     fn from(e: ConnectionError) -> Self {
         match e {
+            // Closed because the remote transport failed (a 401 to the
+            // initialize POST, the server gone): typed as at connect time,
+            // as Python's and Node's `RemoteError` (a `ConnectionClosed`).
+            ConnectionError::Closed(CloseReason::Remote(e)) => e.into(),
             ConnectionError::Closed(reason) => Self::Closed {
                 detail: reason.to_string(),
             },

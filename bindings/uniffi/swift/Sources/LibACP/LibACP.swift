@@ -4010,7 +4010,9 @@ public enum AcpError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
     /**
      * A remote connection or server failed: connecting (DNS, refused, TLS,
      * HTTP 401/403/404, the protocol version refused), or the transport
-     * later on.
+     * later on, which closes the connection: calls then fail with this
+     * rather than `Closed` (handle both where a closed connection is
+     * expected; Python's and Node's `RemoteError` is a `ConnectionClosed`).
      */
     case Remote(
         /**

@@ -80,15 +80,7 @@ final class ScenariosTests: XCTestCase {
     /// Scenarios that hit a known race outside the Swift layer over a link,
     /// and why: a failure there is reported `XFAIL` (with its details), not
     /// failed; a pass is a pass. Remove an entry once its race is fixed.
-    static let knownRaces = [
-        "h2c": [
-            "version_unsupported_client": "libacp-uniffi: the core spawns the close before it hands over the "
-                + "refused initialize's outcome (core/src/protocol/outgoing.rs), and both drain tasks of "
-                + "bindings/uniffi/src/drain.rs end at the close; when the close wins (about 1 run in 3 over "
-                + "h2c here) the outcome lands in the inbox after they ended and the call waits until the "
-                + "connection is shut down",
-        ],
-    ]
+    static let knownRaces: [String: [String: String]] = [:]
 
     /// Runs every scenario (over `link`, if not `nil`), one line each.
     private func runAll(link: String?) async throws {

@@ -91,6 +91,10 @@ extension Scenarios {
         case let .InvalidParams(detail): return ["kind": "InvalidParams", "message": .string(detail)]
         case let .InvalidResult(detail): return ["kind": "InvalidResult", "message": .string(detail)]
         case let .Closed(detail): return ["kind": "Closed", "message": .string(detail)]
+        // A remote transport's failure closed the connection: a close, in
+        // the scenarios' vocabulary (as Python's and Node's RemoteError is a
+        // ConnectionClosed).
+        case let .Remote(_, _, detail): return ["kind": "Closed", "message": .string(detail)]
         case let .Cancelled(detail): return ["kind": "Cancelled", "message": .string(detail)]
         case let .Timeout(detail): return ["kind": "Timeout", "message": .string(detail)]
         default:

@@ -222,16 +222,11 @@ class RemoteTest {
             }
             assertEquals("unauthorized" to 401, again.kind to again.status?.toInt(), "$again")
             // Streamable HTTP: the first POST, initialize, is refused and the
-            // connection closes with the 401. The UniFFI crate turns a close
-            // whose reason is the remote transport's error into `Closed`
-            // (bindings/uniffi/src/error.rs), where Python and Node raise
-            // their remote error (kind and status): either is accepted here
-            // until that is settled, the 401 being in it either way.
+            // connection closes with the 401: the call fails with the same
+            // typed error.
             ClientConnection.connect(server.url("http"), TurnClient()).use { conn ->
-                val refused = assertFailsWith<AcpException> { conn.initialize(initRequest()) }
-                val typed = refused is AcpException.Remote && refused.kind == "unauthorized" && refused.status?.toInt() == 401
-                val closed = refused is AcpException.Closed && "401" in refused.detail
-                assertTrue(typed || closed, "$refused")
+                val refused = assertFailsWith<AcpException.Remote> { conn.initialize(initRequest()) }
+                assertEquals("unauthorized" to 401, refused.kind to refused.status?.toInt(), "$refused")
                 assertTrue("401" in conn.connection.closed(), "the close reason names the 401")
             }
             assertEquals(0, started.get(), "no agent code ran without the token")

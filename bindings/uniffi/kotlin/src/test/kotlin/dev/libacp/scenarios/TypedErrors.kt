@@ -39,6 +39,10 @@ fun errorJson(e: Throwable): JsonObject = buildJsonObject {
         is AcpException.InvalidParams -> kind("InvalidParams", e.detail)
         is AcpException.InvalidResult -> kind("InvalidResult", e.detail)
         is AcpException.Closed -> kind("Closed", e.detail)
+        // A remote transport's failure closed the connection: a close, in
+        // the scenarios' vocabulary (as Python's and Node's RemoteError is a
+        // ConnectionClosed).
+        is AcpException.Remote -> kind("Closed", e.detail)
         is AcpException.Cancelled -> kind("Cancelled", e.detail)
         is AcpException.Timeout -> kind("Timeout", e.detail)
         else -> kind("Other: ${e::class.simpleName}", e.message ?: e.toString())
