@@ -12,6 +12,7 @@ lint:
 	cargo clippy --locked --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --locked --workspace --no-deps
 	./scripts/lint-python.sh
+	./scripts/check-spec.sh
 
 # Not a newcomer command and not part of CI: the benchmark suite against the
 # official SDKs (bench/README.md); prints the table.

@@ -37,19 +37,6 @@ function files(dir) {
     .sort();
 }
 
-test("tests/spec/v1-schema.json is the spec's v1/schema.json (when ../shared is present)", (t) => {
-  const shared = path.resolve(ROOT, "..", "shared", "spec", "v1", "schema.json");
-  if (!fs.existsSync(shared)) {
-    t.skip(`${shared} is not on this machine (the Rust suite checks the copy where it is)`);
-    return;
-  }
-  assert.ok(
-    fs
-      .readFileSync(shared)
-      .equals(fs.readFileSync(path.join(ROOT, "tests", "spec", "v1-schema.json"))),
-  );
-});
-
 test("ts/schema.ts is what json-schema-to-typescript makes of the v1 schema", async () => {
   await node(["scripts/generate-schema.mjs", "--check"]);
 });

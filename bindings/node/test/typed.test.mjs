@@ -12,7 +12,7 @@ import { AGENT_METHODS, AgentConnection, CLIENT_METHODS, MethodNotFound, socketP
 
 import { closeBoth, typedPair, turns, within, ROOT, INIT_PARAMS } from "./support.mjs";
 
-const META = JSON.parse(fs.readFileSync(path.join(ROOT, "tests", "spec", "v1-meta.json"), "utf8"));
+const META = JSON.parse(fs.readFileSync(path.join(ROOT, "spec", "v1", "meta.json"), "utf8"));
 
 test("AGENT_METHODS and CLIENT_METHODS name exactly the schema's methods", () => {
   assert.deepEqual(Object.keys(AGENT_METHODS).sort(), Object.values(META.agentMethods).sort());

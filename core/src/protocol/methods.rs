@@ -1,5 +1,6 @@
-//! The ACP v1 method table (`shared/spec/v1/meta.json`): who handles each
-//! method, whether it is scoped to a session, and which advertised
+//! The ACP v1 method table (checked against `spec/v1/meta.json`, the
+//! project's copy of the spec's): who handles each method, whether it is
+//! scoped to a session, and which advertised
 //! capability it needs.
 
 use serde_json::Value;
@@ -254,8 +255,8 @@ mod tests {
     /// The table covers exactly the methods of the spec's meta.json.
     #[test]
     fn table_matches_the_spec_meta() {
-        let meta: Value = serde_json::from_str(include_str!("../../../tests/spec/v1-meta.json"))
-            .expect("meta.json");
+        let meta: Value =
+            serde_json::from_str(include_str!("../../../spec/v1/meta.json")).expect("meta.json");
         let mut spec: Vec<(String, Role)> = Vec::new();
         for (group, role) in [("agentMethods", Agent), ("clientMethods", Client)] {
             for name in meta[group].as_object().expect(group).values() {
@@ -268,6 +269,40 @@ mod tests {
             .map(|m| (m.name.to_owned(), m.handled_by))
             .collect();
         ours.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(ours, spec);
+    }
+
+    /// The table is what the schema itself says: each definition's
+    /// `x-method` and `x-side` (the side that handles it), and whether the
+    /// method is a notification (its params are a `...Notification`, and no
+    /// `...Response` names it). `$/cancel_request` (side `protocol`) is the
+    /// engine's.
+    #[test]
+    fn table_matches_the_schema_x_method_and_x_side() {
+        let schema: Value = serde_json::from_str(include_str!("../../../spec/v1/schema.json"))
+            .expect("schema.json");
+        let defs = schema["$defs"].as_object().expect("$defs");
+        let mut spec: std::collections::BTreeMap<String, (Role, bool)> = Default::default();
+        for (name, def) in defs {
+            let (Some(method), Some(side)) = (def["x-method"].as_str(), def["x-side"].as_str())
+            else {
+                continue;
+            };
+            let role = match side {
+                "agent" => Agent,
+                "client" => Client,
+                _ => continue,
+            };
+            let entry = spec.entry(method.to_owned()).or_insert((role, true));
+            assert_eq!(entry.0, role, "{method}: two sides");
+            if name.ends_with("Request") || name.ends_with("Response") {
+                entry.1 = false;
+            }
+        }
+        let ours: std::collections::BTreeMap<String, (Role, bool)> = METHODS
+            .iter()
+            .map(|m| (m.name.to_owned(), (m.handled_by, m.notification)))
+            .collect();
         assert_eq!(ours, spec);
     }
 
