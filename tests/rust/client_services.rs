@@ -39,6 +39,14 @@ impl Agent {
 /// A client with every service on, initialized, with one session in a
 /// fresh directory. The host handler must never be called for fs/terminal.
 async fn setup() -> (AcpConnection, Agent, std::path::PathBuf, Events) {
+    setup_with(&[]).await
+}
+
+/// [`setup`], the session also granted `additional` directories (the
+/// agent advertises `sessionCapabilities.additionalDirectories`).
+async fn setup_with(
+    additional: &[std::path::PathBuf],
+) -> (AcpConnection, Agent, std::path::PathBuf, Events) {
     let dir = std::env::temp_dir().join(format!(
         "libacp-services-{}-{}",
         std::process::id(),
@@ -78,18 +86,19 @@ async fn setup() -> (AcpConnection, Agent, std::path::PathBuf, Events) {
         json!({"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": true}),
         "services advertised"
     );
+    let caps = json!({"sessionCapabilities": {"additionalDirectories": {}}});
     agent
-        .send(json!({"jsonrpc": "2.0", "id": request["id"], "result": {"protocolVersion": 1}}))
+        .send(json!({"jsonrpc": "2.0", "id": request["id"],
+            "result": {"protocolVersion": 1, "agentCapabilities": caps}}))
         .await;
     within("init", init).await.expect("task").expect("ok");
+    let mut params = json!({"cwd": dir, "mcpServers": []});
+    if !additional.is_empty() {
+        params["additionalDirectories"] = json!(additional);
+    }
     let new = tokio::spawn({
         let client = client.clone();
-        let dir = dir.clone();
-        async move {
-            client
-                .request_json("session/new", &json!({"cwd": dir, "mcpServers": []}))
-                .await
-        }
+        async move { client.request_json("session/new", &params).await }
     });
     let request = agent.recv().await;
     agent
@@ -149,6 +158,60 @@ async fn fs_is_served_inside_the_session_directory() {
     let refused = events.wait_for("passwd").await;
     assert!(refused.contains("-32602"), "{refused}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The directories the client grants with `additionalDirectories` are
+/// served like the session's own: the agent reads and writes inside them,
+/// and still nowhere else.
+#[tokio::test]
+async fn fs_is_served_inside_the_additional_directories_too() {
+    let extra = std::env::temp_dir().join(format!(
+        "libacp-services-extra-{}-{}",
+        std::process::id(),
+        rand_suffix()
+    ));
+    std::fs::create_dir_all(&extra).expect("dir");
+    let extra = extra.canonicalize().expect("canonical");
+    std::fs::write(extra.join("shared.txt"), "from the extra root\n").expect("file");
+    let (_client, mut agent, dir, _events) = setup_with(std::slice::from_ref(&extra)).await;
+    let answer = agent
+        .call(
+            1,
+            "fs/read_text_file",
+            json!({"sessionId": "s1", "path": extra.join("shared.txt")}),
+        )
+        .await;
+    assert_eq!(
+        answer["result"]["content"], "from the extra root\n",
+        "{answer}"
+    );
+    let answer = agent
+        .call(
+            2,
+            "fs/write_text_file",
+            json!({"sessionId": "s1", "path": extra.join("out/b.txt"), "content": "x"}),
+        )
+        .await;
+    assert!(answer.get("result").is_some(), "{answer}");
+    assert_eq!(
+        std::fs::read_to_string(extra.join("out/b.txt")).expect("written"),
+        "x"
+    );
+    let answer = agent
+        .call(
+            3,
+            "fs/read_text_file",
+            json!({"sessionId": "s1", "path": extra.join("../../etc/passwd")}),
+        )
+        .await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    assert_eq!(
+        answer["error"]["data"]["additionalRoots"],
+        json!([extra]),
+        "{answer}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&extra);
 }
 
 #[tokio::test]

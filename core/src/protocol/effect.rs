@@ -34,6 +34,9 @@ pub(crate) enum Effect {
         session_id: Option<String>,
         /// The session's working directory.
         cwd: Option<String>,
+        /// The `additionalDirectories` the client granted (client side:
+        /// roots of its fs service too).
+        additional: Vec<String>,
         /// Counted in [`State::opening`] (our own call, in flight).
         counted: bool,
         /// Registered when admitted (the peer's load, so that its replay
@@ -76,6 +79,7 @@ impl Effect {
             Effect::Open {
                 session_id,
                 cwd,
+                additional,
                 counted,
                 registered,
             } => {
@@ -92,7 +96,7 @@ impl Effect {
                         });
                         if let Some(id) = id {
                             let cwd: Option<PathBuf> = cwd.map(Into::into);
-                            state.services.opened(&id, cwd.as_deref());
+                            state.services.opened(&id, cwd.as_deref(), &additional);
                             state.sessions.entry(id).or_default().cwd = cwd;
                         }
                     }

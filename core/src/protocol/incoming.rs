@@ -539,6 +539,7 @@ fn reserve(
         (Role::Agent, "session/new") => Effect::Open {
             session_id: None,
             cwd: cwd(),
+            additional: Vec::new(),
             counted: false,
             registered: false,
         },
@@ -551,6 +552,7 @@ fn reserve(
             Effect::Open {
                 session_id: Some(id),
                 cwd: cwd(),
+                additional: Vec::new(),
                 counted: false,
                 registered,
             }

@@ -427,6 +427,16 @@ fn check(
                     session_id
                 },
                 cwd: params.get("cwd").and_then(Value::as_str).map(str::to_owned),
+                additional: params
+                    .get("additionalDirectories")
+                    .and_then(Value::as_array)
+                    .map(|dirs| {
+                        dirs.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
                 counted: true,
                 registered: false,
             }

@@ -68,12 +68,16 @@ impl ClientServices {
         }
     }
 
-    pub(crate) fn opened(&self, session_id: &str, cwd: Option<&Path>) {
+    /// A session opened with `cwd` and the client's `additionalDirectories`
+    /// (roots of the fs service too; terminals may already run in any
+    /// existing directory).
+    pub(crate) fn opened(&self, session_id: &str, cwd: Option<&Path>, additional: &[String]) {
         let Some(cwd) = cwd else { return };
         // A cwd the services cannot use (not a directory) only disables
         // them for that session: their calls then answer -32002.
         if let Some(fs) = &self.fs {
-            let _ = fs.add_session(session_id, cwd);
+            let additional: Vec<std::path::PathBuf> = additional.iter().map(Into::into).collect();
+            let _ = fs.add_session_roots(session_id, cwd, &additional);
         }
         if let Some(t) = &self.terminals {
             let _ = t.add_session(session_id, cwd);

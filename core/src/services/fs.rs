@@ -1,10 +1,13 @@
 //! Sandboxed `fs/read_text_file` and `fs/write_text_file` handlers.
 //!
-//! A [`SandboxedFs`] maps each session id to a *root*: the session's working
-//! directory, canonicalised once when the host registers the session with
-//! [`SandboxedFs::add_session`]. Every request is resolved against the real
-//! file system (symlinks followed, `..` applied the way the kernel applies
-//! it) and refused unless the resolved path lies inside that root. This holds
+//! A [`SandboxedFs`] maps each session id to its *roots*: the session's
+//! working directory, and the `additionalDirectories` the client granted it
+//! (`session/new`, `load`, `resume`), each canonicalised once when the host
+//! registers the session with [`SandboxedFs::add_session`] or
+//! [`SandboxedFs::add_session_roots`]. Every request is resolved against the
+//! real file system (symlinks followed, `..` applied the way the kernel
+//! applies it) and refused unless the resolved path lies inside one of
+//! them (below, "the root" is the one it lies in). This holds
 //! for files that do not exist yet too: the deepest existing ancestor is
 //! canonicalised and the missing components are appended, so a new file
 //! below a symlink that points outside the root is refused, and so is a
@@ -35,7 +38,7 @@
 //! |---|---|---|
 //! | session not registered | `-32002` | `{sessionId}` |
 //! | `path` not absolute | `-32602` | `{path}` |
-//! | resolved path outside the root | `-32602` | `{path, root}` |
+//! | resolved path outside every root | `-32602` | `{path, root}` (the working directory), and `additionalRoots` when there are some |
 //! | `line` is `0` | `-32602` | `{path, line}` |
 //! | file (or a parent directory, when reading) missing | `-32002` | `{path}` |
 //! | not a regular file (directory, FIFO, device, ...) | `-32602` | `{path}` |
@@ -70,11 +73,26 @@ pub const DEFAULT_MAX_READ_BYTES: usize = 16 * 1024 * 1024;
 /// How many symlinks one path resolution may follow (as Linux's `MAXSYMLINKS`).
 const MAX_SYMLINK_HOPS: usize = 40;
 
+/// A session's roots, canonical: its working directory first, then the
+/// additional directories.
+#[derive(Debug)]
+struct Roots(Vec<PathBuf>);
+
+impl Roots {
+    /// The root `resolved` (canonical) lies in, if any.
+    fn containing(&self, resolved: &Path) -> Option<&Path> {
+        self.0
+            .iter()
+            .map(PathBuf::as_path)
+            .find(|root| resolved.starts_with(root))
+    }
+}
+
 /// `fs/read_text_file` and `fs/write_text_file`, confined to each session's
-/// working directory. See the [module documentation](self) for the contract.
+/// working directory and additional directories. See the [module documentation](self) for the contract.
 #[derive(Debug)]
 pub struct SandboxedFs {
-    roots: Mutex<HashMap<String, Arc<Path>>>,
+    roots: Mutex<HashMap<String, Arc<Roots>>>,
     max_read_bytes: usize,
 }
 
@@ -110,6 +128,19 @@ impl SandboxedFs {
     /// Errors: `-32602` with `data: {cwd}` (and `error` for an OS error) when
     /// `cwd` is relative, missing or not a directory.
     pub fn add_session(&self, session_id: &str, cwd: &Path) -> Result<(), RpcError> {
+        self.add_session_roots(session_id, cwd, &[])
+    }
+
+    /// [`SandboxedFs::add_session`] with the session's additional
+    /// directories (the client's `additionalDirectories`), also roots. One
+    /// that is not absolute or not an existing directory is left out (the
+    /// session still opens: the agent's requests inside it are refused).
+    pub fn add_session_roots(
+        &self,
+        session_id: &str,
+        cwd: &Path,
+        additional: &[PathBuf],
+    ) -> Result<(), RpcError> {
         let bad_cwd = |message: &str, error: Option<io::Error>| {
             let mut data = json!({ "cwd": cwd.to_string_lossy() });
             if let Some(e) = error {
@@ -125,7 +156,16 @@ impl SandboxedFs {
         if !root.is_dir() {
             return Err(bad_cwd("cwd is not a directory", None));
         }
-        lock(&self.roots).insert(session_id.to_owned(), Arc::from(root));
+        let mut roots = vec![root];
+        for dir in additional.iter().filter(|d| d.is_absolute()) {
+            if let Ok(dir) = std::fs::canonicalize(dir)
+                && dir.is_dir()
+                && !roots.contains(&dir)
+            {
+                roots.push(dir);
+            }
+        }
+        lock(&self.roots).insert(session_id.to_owned(), Arc::new(Roots(roots)));
         Ok(())
     }
 
@@ -135,9 +175,21 @@ impl SandboxedFs {
         lock(&self.roots).remove(session_id);
     }
 
-    /// The canonical root registered for `session_id`, if any.
+    /// The canonical root registered for `session_id` (its working
+    /// directory), if any.
     pub fn root(&self, session_id: &str) -> Option<PathBuf> {
-        lock(&self.roots).get(session_id).map(|r| r.to_path_buf())
+        lock(&self.roots)
+            .get(session_id)
+            .and_then(|r| r.0.first().cloned())
+    }
+
+    /// Every canonical root of `session_id`: its working directory, then its
+    /// additional directories (empty for an unknown session).
+    pub fn roots(&self, session_id: &str) -> Vec<PathBuf> {
+        lock(&self.roots)
+            .get(session_id)
+            .map(|r| r.0.clone())
+            .unwrap_or_default()
     }
 
     /// Handles `fs/read_text_file`.
@@ -182,7 +234,7 @@ impl SandboxedFs {
         Ok(v1::WriteTextFileResponse::new())
     }
 
-    fn session_root(&self, session_id: &v1::SessionId) -> Result<Arc<Path>, RpcError> {
+    fn session_root(&self, session_id: &v1::SessionId) -> Result<Arc<Roots>, RpcError> {
         lock(&self.roots)
             .get(&*session_id.0)
             .cloned()
@@ -247,24 +299,34 @@ fn io_error(path: &Path, e: &io::Error) -> RpcError {
     }
 }
 
-/// Resolves `path` (absolute) and checks that it lies inside `root`
-/// (canonical). Returns the resolved path.
-fn confine(root: &Path, path: &Path) -> Result<PathBuf, RpcError> {
+/// Resolves `path` (absolute) and checks that it lies inside one of
+/// `roots`. Returns the resolved path and the root it lies in.
+fn confine<'r>(roots: &'r Roots, path: &Path) -> Result<(PathBuf, &'r Path), RpcError> {
     let mut hops = 0;
     let resolved = resolve(path, &mut hops).map_err(|e| io_error(path, &e))?;
-    if resolved.starts_with(root) {
-        Ok(resolved)
-    } else {
-        Err(outside(root, path))
+    match roots.containing(&resolved) {
+        Some(root) => Ok((resolved, root)),
+        None => Err(outside(roots, path)),
     }
 }
 
-fn outside(root: &Path, path: &Path) -> RpcError {
-    RpcError::new(
-        codes::INVALID_PARAMS,
-        "path is outside the session's working directory",
-    )
-    .with_data(json!({ "path": path.to_string_lossy(), "root": root.to_string_lossy() }))
+fn outside(roots: &Roots, path: &Path) -> RpcError {
+    let mut data = json!({ "path": path.to_string_lossy() });
+    if let Some((cwd, additional)) = roots.0.split_first() {
+        data["root"] = json!(cwd.to_string_lossy());
+        if !additional.is_empty() {
+            data["additionalRoots"] = additional
+                .iter()
+                .map(|r| json!(r.to_string_lossy()))
+                .collect();
+        }
+    }
+    let message = if roots.0.len() > 1 {
+        "path is outside the session's working directory and additional directories"
+    } else {
+        "path is outside the session's working directory"
+    };
+    RpcError::new(codes::INVALID_PARAMS, message).with_data(data)
 }
 
 /// Resolves an absolute path the way the kernel would, also when its tail
@@ -312,13 +374,13 @@ fn resolve(path: &Path, hops: &mut usize) -> io::Result<PathBuf> {
 }
 
 fn read_blocking(
-    root: &Path,
+    roots: &Roots,
     path: &Path,
     line: Option<u32>,
     limit: Option<u32>,
     max_bytes: usize,
 ) -> Result<String, RpcError> {
-    let resolved = confine(root, path)?;
+    let (resolved, _) = confine(roots, path)?;
     // O_NONBLOCK so that opening a FIFO does not hang; it is refused below.
     let file = OpenOptions::new()
         .read(true)
@@ -390,8 +452,8 @@ fn select_lines(
     Ok((out, skipped))
 }
 
-fn write_blocking(root: &Path, path: &Path, content: &[u8]) -> Result<(), RpcError> {
-    let resolved = confine(root, path)?;
+fn write_blocking(roots: &Roots, path: &Path, content: &[u8]) -> Result<(), RpcError> {
+    let (resolved, root) = confine(roots, path)?;
     let Some(parent) = resolved.parent().filter(|p| p.starts_with(root)) else {
         // `resolved` is the root itself (or `/`): a directory.
         return Err(not_regular(path));
@@ -408,7 +470,7 @@ fn write_blocking(root: &Path, path: &Path, content: &[u8]) -> Result<(), RpcErr
         // Re-check: what was created must still be inside the root.
         let created = std::fs::canonicalize(parent).map_err(|e| io_error(path, &e))?;
         if !created.starts_with(root) {
-            return Err(outside(root, path));
+            return Err(outside(roots, path));
         }
     }
     if let Ok(meta) = std::fs::symlink_metadata(&resolved)

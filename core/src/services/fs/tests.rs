@@ -482,3 +482,45 @@ fn select_lines_memory_is_bounded_while_skipping() {
     assert_eq!(bytes, b"second\n");
     assert_eq!(skipped, (1 << 20) + 1);
 }
+
+/// The client's `additionalDirectories` are roots too: reads and writes
+/// inside one succeed (a symlink out of it is still refused), a path
+/// outside all of them is refused naming them, and one that is not an
+/// existing absolute directory is left out without failing the session.
+#[tokio::test]
+async fn additional_directories_are_roots_too() {
+    let f = fixture("fs-additional");
+    let extra = f.outside.parent().unwrap().join("extra");
+    std::fs::create_dir(&extra).unwrap();
+    std::fs::write(extra.join("notes.txt"), "in extra\n").unwrap();
+    symlink(f.outside.join("secret.txt"), extra.join("link")).unwrap();
+    let missing = f.outside.parent().unwrap().join("missing");
+    f.fs.add_session_roots(
+        "s",
+        &f.root,
+        &[extra.clone(), missing, PathBuf::from("relative")],
+    )
+    .unwrap();
+    let extra = std::fs::canonicalize(&extra).unwrap();
+    assert_eq!(
+        f.fs.roots("s"),
+        [std::fs::canonicalize(&f.root).unwrap(), extra.clone()]
+    );
+    assert_eq!(f.read(extra.join("notes.txt")).await.unwrap(), "in extra\n");
+    f.write(extra.join("sub/new.txt"), "made").await.unwrap();
+    assert_eq!(
+        std::fs::read_to_string(extra.join("sub/new.txt")).unwrap(),
+        "made"
+    );
+    let escaped = f.read(extra.join("link")).await.unwrap_err();
+    assert_outside(&escaped);
+    let err = f.read(f.outside.join("secret.txt")).await.unwrap_err();
+    assert_outside(&err);
+    let data = err.data.expect("data");
+    assert_eq!(data["additionalRoots"], json!([extra.to_string_lossy()]));
+    // The working directory stays what `root` names.
+    assert_eq!(
+        f.fs.root("s"),
+        Some(std::fs::canonicalize(&f.root).unwrap())
+    );
+}
