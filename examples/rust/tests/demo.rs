@@ -515,7 +515,9 @@ fn sessions_are_listed_resumed_closed_and_deleted() {
         "{load}"
     );
 
-    // Deleted: gone from the disk and from the list; a second delete fails.
+    // Deleted: gone from the disk and from the list; a second delete
+    // succeeds too (the spec's SHOULD, acp-tck ACP-DELETE-002): nothing is
+    // left to delete.
     assert!(dir.stored(&a).exists());
     let delete = client(&dir, &["--delete", &a, "--list"], &[]);
     assert_eq!(delete.code, Some(0), "{delete}");
@@ -528,8 +530,8 @@ fn sessions_are_listed_resumed_closed_and_deleted() {
     assert!(!dir.stored(&a).exists(), "the session file is removed");
     assert!(dir.stored(&b).exists(), "the other session is kept");
     let again = client(&dir, &["--delete", &a], &[]);
-    assert_eq!(again.code, Some(1), "{again}");
-    assert!(again.stderr.contains("unknown session"), "{again}");
+    assert_eq!(again.code, Some(0), "{again}");
+    assert!(!dir.stored(&a).exists());
 }
 
 #[test]
@@ -697,4 +699,58 @@ fn the_agents_question_is_answered_by_defaults_on_the_terminal_or_declined() {
         "{run}"
     );
     assert!(run.stdout.contains("agent › Hello! I am"), "{run}");
+}
+
+/// The demo agent offers its boolean config option (`thinking`) only to a
+/// client that advertised `session.configOptions.boolean` (acp-tck
+/// ACP-CONFIG-003): here a bare client, speaking raw JSON over the agent's
+/// stdio, gets the model option alone.
+#[test]
+fn a_client_without_boolean_config_options_is_not_offered_one() {
+    let dir = TestDir::new("no-booleans");
+    let mut agent = Command::new(AGENT)
+        .env("TMPDIR", dir.0.join("tmp"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn demo-agent");
+    let mut stdin = agent.stdin.take().expect("stdin");
+    let stdout = agent.stdout.take().expect("stdout");
+    let frames = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": 1, "clientCapabilities": {}}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "session/new",
+            "params": {"cwd": dir.work(), "mcpServers": []}}),
+    ];
+    for frame in &frames {
+        writeln!(stdin, "{frame}").expect("write");
+    }
+    // Read until the answer to session/new, within the limit.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
+                continue;
+            };
+            if v["id"] == 2 {
+                let _ = tx.send(v);
+                return;
+            }
+        }
+    });
+    let answer = rx.recv_timeout(LIMIT).expect("session/new answered");
+    drop(stdin);
+    let _ = agent.kill();
+    let _ = agent.wait();
+    let options = answer["result"]["configOptions"]
+        .as_array()
+        .expect("configOptions");
+    let ids: Vec<&str> = options.iter().filter_map(|o| o["id"].as_str()).collect();
+    assert_eq!(ids, [script::MODEL_OPTION], "{answer}");
+    assert!(options.iter().all(|o| o["type"] != "boolean"), "{answer}");
 }

@@ -20,10 +20,12 @@
 //!   `session/load` replays the conversation, `session/resume` reattaches
 //!   without a replay, `session/list` lists them (filtered by `cwd`, paged
 //!   with `nextCursor`), `session/close` forgets one in memory,
-//!   `session/delete` removes it from the disk too;
+//!   `session/delete` removes it from the disk too (deleting an unknown
+//!   session succeeds: there is nothing left to delete);
 //! * two modes (`ask`, `code`) and two config options: `model` (category
 //!   `model`, three pretend models; the reply names the chosen one) and
-//!   `thinking` (a boolean: whether the turn starts with a thought);
+//!   `thinking` (a boolean: whether the turn starts with a thought; offered
+//!   only to clients that advertise `session.configOptions.boolean`);
 //! * `additionalDirectories` on new, load and resume (named in the reply);
 //! * image, audio and embedded-resource prompt blocks (acknowledged in the
 //!   reply, with their type and size);
@@ -262,14 +264,17 @@ fn modes(current: &str) -> v1::SessionModeState {
 }
 
 /// The session's config options: `model` and `thinking`.
-fn config_options(session: &Session) -> Vec<v1::SessionConfigOption> {
+/// The session's config options; the boolean one (`thinking`) only for a
+/// client that advertised `session.configOptions.boolean` (the spec: agents
+/// may include boolean entries only then; acp-tck ACP-CONFIG-003).
+fn config_options(session: &Session, booleans: bool) -> Vec<v1::SessionConfigOption> {
     let models: Vec<v1::SessionConfigSelectOption> = script::MODELS
         .iter()
         .map(|(id, name, description)| {
             v1::SessionConfigSelectOption::new(*id, *name).description(description.to_string())
         })
         .collect();
-    vec![
+    let mut options = vec![
         v1::SessionConfigOption::select(
             script::MODEL_OPTION,
             "Model",
@@ -278,10 +283,15 @@ fn config_options(session: &Session) -> Vec<v1::SessionConfigOption> {
         )
         .category(v1::SessionConfigOptionCategory::Model)
         .description("Which (pretend) model answers".to_owned()),
-        v1::SessionConfigOption::boolean(script::THINKING_OPTION, "Thinking", session.thinking)
-            .category(v1::SessionConfigOptionCategory::ModelConfig)
-            .description("Whether the turn starts with a thought".to_owned()),
-    ]
+    ];
+    if booleans {
+        options.push(
+            v1::SessionConfigOption::boolean(script::THINKING_OPTION, "Thinking", session.thinking)
+                .category(v1::SessionConfigOptionCategory::ModelConfig)
+                .description("Whether the turn starts with a thought".to_owned()),
+        );
+    }
+    options
 }
 
 fn new_session_id() -> String {
@@ -322,6 +332,16 @@ fn parse_cursor(cursor: &str) -> Option<(u64, &str)> {
 }
 
 impl DemoAgent {
+    /// Whether the client advertised boolean config options
+    /// (`clientCapabilities.session.configOptions.boolean`).
+    fn booleans(&self) -> bool {
+        lock(&self.client)
+            .session
+            .as_ref()
+            .and_then(|s| s.config_options.as_ref())
+            .is_some_and(|c| c.boolean.is_some())
+    }
+
     /// An open session, or a stored one, reopened on this connection with
     /// the request's `cwd` and `additionalDirectories` (the complete new
     /// list, as the spec says).
@@ -447,7 +467,7 @@ impl Agent for DemoAgent {
         save(&id, &mut session);
         let response = v1::NewSessionResponse::new(id.clone())
             .modes(modes(&session.mode))
-            .config_options(config_options(&session));
+            .config_options(config_options(&session, self.booleans()));
         lock(&self.sessions).insert(id, session);
         Ok(response)
     }
@@ -480,7 +500,7 @@ impl Agent for DemoAgent {
         }
         Ok(v1::LoadSessionResponse::new()
             .modes(modes(&session.mode))
-            .config_options(config_options(&session)))
+            .config_options(config_options(&session, self.booleans())))
     }
 
     async fn resume_session(
@@ -496,7 +516,7 @@ impl Agent for DemoAgent {
         ));
         Ok(v1::ResumeSessionResponse::new()
             .modes(modes(&session.mode))
-            .config_options(config_options(&session)))
+            .config_options(config_options(&session, self.booleans())))
     }
 
     async fn list_sessions(
@@ -568,10 +588,15 @@ impl Agent for DemoAgent {
         self.stop_turn(id);
         let open = lock(&self.sessions).remove(id).is_some();
         let stored = store_path(id).is_some_and(|p| std::fs::remove_file(p).is_ok());
-        if !open && !stored {
-            return Err(unknown_session(id));
+        // Deleting what is not there succeeds (the spec's SHOULD; acp-tck
+        // ACP-DELETE-002): the session is gone either way.
+        if open || stored {
+            log(&format!("session/delete {id}: removed"));
+        } else {
+            log(&format!(
+                "session/delete {id}: no such session (nothing to do)"
+            ));
         }
-        log(&format!("session/delete {id}: removed"));
         Ok(v1::DeleteSessionResponse::new())
     }
 
@@ -652,6 +677,7 @@ impl Agent for DemoAgent {
         ));
         Ok(v1::SetSessionConfigOptionResponse::new(config_options(
             session,
+            self.booleans(),
         )))
     }
 

@@ -890,6 +890,13 @@ async fn drive(
                         .elicitation(
                             v1::ElicitationCapabilities::new()
                                 .form(v1::ElicitationFormCapabilities::new()),
+                        )
+                        // `--config ID=true|false` sets boolean options.
+                        .session(
+                            v1::ClientSessionCapabilities::new().config_options(
+                                v1::SessionConfigOptionsCapabilities::new()
+                                    .boolean(v1::BooleanConfigOptionCapabilities::new()),
+                            ),
                         ),
                 )
                 .client_info(v1::Implementation::new(
