@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The vendored ACP schemas (spec/, see spec/README.md) are what SHA256SUMS
 # says, and, when the workspace's shared copy is present beside the checkout
-# (../shared/spec), byte for byte the files there. Exits non-zero on any
-# difference, naming the file. Run by `make lint`.
+# (../shared/spec), byte for byte the files there (a file the shared copy
+# lacks is only reported). Exits non-zero on any difference, naming the
+# file. Run by `make lint`.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo/spec"
@@ -26,8 +27,8 @@ if [ -d "$shared" ]; then
       echo "check-spec: spec/${file#./} differs from ../shared/spec/${file#./}" >&2
       status=1
     elif [ ! -f "$shared/$file" ]; then
-      echo "check-spec: spec/${file#./} has no counterpart in ../shared/spec" >&2
-      status=1
+      # An older shared copy may lack a newer file: nothing to compare.
+      echo "check-spec: spec/${file#./} has no counterpart in ../shared/spec (not compared)"
     fi
   done < SHA256SUMS
   [ "$status" = 0 ] || exit 1
