@@ -3,7 +3,7 @@
 
     scripts/swift/gen_models.py [--check] [--schema PATH]
 
-Reads the ACP v1 JSON schema (`spec/v1/schema.json` by default, the
+Reads the ACP v1 JSON schema (`spec/ts-sdk-2.4.0/v1/schema.json` by default, the
 copy the project tests against) and writes
 `bindings/uniffi/swift/Sources/LibACP/Models.swift`, which is committed;
 `--check` fails if the committed file differs from what the schema gives (the
@@ -383,7 +383,7 @@ class Generator:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="fail if the committed file is out of date")
-    ap.add_argument("--schema", default=str(REPO / "spec/v1/schema.json"))
+    ap.add_argument("--schema", default=str(REPO / "spec/ts-sdk-2.4.0/v1/schema.json"))
     args = ap.parse_args()
     schema_path = Path(args.schema)
     schema = json.loads(schema_path.read_text())

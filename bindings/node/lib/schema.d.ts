@@ -13,10 +13,10 @@ export type RequestId = null | number | string;
 /**
  * A unique identifier for a conversation session between a client and agent.
  *
- * Sessions maintain their own context, conversation history, and state,
- * allowing multiple independent interactions with the same agent.
+ * Each session has its own context, conversation history, and state, so one
+ * agent can run several independent sessions.
  *
- * See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/session-setup#session-id)
+ * See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/session-setup#session-id)
  */
 export type SessionId = string;
 /**
@@ -29,7 +29,7 @@ export type ToolCallId = string;
  * Tool kinds help clients choose appropriate icons and optimize how they
  * display tool execution progress.
  *
- * See protocol docs: [Creating](https://agentclientprotocol.com/protocol/tool-calls#creating)
+ * See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/tool-calls#creating)
  */
 export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
 /**
@@ -37,7 +37,7 @@ export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute
  *
  * Tool calls progress through different statuses during their lifecycle.
  *
- * See protocol docs: [Status](https://agentclientprotocol.com/protocol/tool-calls#status)
+ * See protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/tool-calls#status)
  */
 export type ToolCallStatus = "pending" | "in_progress" | "completed" | "failed";
 /**
@@ -46,7 +46,7 @@ export type ToolCallStatus = "pending" | "in_progress" | "completed" | "failed";
  * Tool calls can produce different types of content including
  * standard content blocks (text, images) or file diffs.
  *
- * See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
+ * See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
  */
 export type ToolCallContent = (Content & {
     type: "content";
@@ -61,18 +61,15 @@ export type ToolCallContent = (Content & {
 /**
  * Content blocks represent displayable information in the Agent Client Protocol.
  *
- * They provide a structured way to handle various types of user-facing content—whether
- * it's text from language models, images for analysis, or embedded resources for context.
- *
  * Content blocks appear in:
  * - User prompts sent via `session/prompt`
  * - Language model output streamed through `session/update` notifications
  * - Progress updates and results from tool calls
  *
- * This structure is compatible with the Model Context Protocol (MCP), enabling
- * agents to seamlessly forward content from MCP tool outputs without transformation.
+ * This structure is compatible with the Model Context Protocol (MCP), so agents can
+ * forward content from MCP tool outputs without transformation.
  *
- * See protocol docs: [Content](https://agentclientprotocol.com/protocol/content)
+ * See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/content)
  */
 export type ContentBlock = (TextContent & {
     type: "text";
@@ -131,7 +128,7 @@ export type CreateElicitationRequest = CreateElicitationRequest1 & {
      *
      * Optional. Omitted and `null` are equivalent and mean no metadata.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -174,8 +171,8 @@ export type ElicitationSchemaType = "object";
  * Property schema for elicitation form fields.
  *
  * Each variant corresponds to a JSON Schema `"type"` value.
- * Single-select enums use the `String` variant with `enum` or `oneOf` set.
- * Multi-select enums use the `Array` variant.
+ * Single-select enums use `type: "string"` with `enum` or `oneOf` set.
+ * Multi-select enums use `type: "array"`.
  */
 export type ElicitationPropertySchema = (StringPropertySchema & {
     type: "string";
@@ -317,7 +314,7 @@ export type SessionConfigOption = {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -362,14 +359,15 @@ export type SessionConfigGroupId = string;
 /**
  * Reasons why an agent stops processing a prompt turn.
  *
- * See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/prompt-turn#stop-reasons)
+ * See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/prompt-turn#stop-reasons)
  */
 export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
 /**
  * Predefined error codes for common JSON-RPC and ACP-specific errors.
  *
- * These codes follow the JSON-RPC 2.0 specification for standard errors
- * and use the reserved range (-32000 to -32099) for protocol-specific errors.
+ * Standard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC
+ * server-error range (-32000 to -32099), and request cancellation uses -32800 from the
+ * range LSP reserves (-32899 to -32800).
  */
 export type ErrorCode = -32700 | -32600 | -32601 | -32602 | -32603 | -32800 | -32000 | -32002 | number;
 /**
@@ -377,7 +375,7 @@ export type ErrorCode = -32700 | -32600 | -32601 | -32602 | -32603 | -32800 | -3
  *
  * These updates provide real-time feedback about the agent's progress.
  *
- * See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
+ * See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output)
  */
 export type SessionUpdate = (ContentChunk & {
     sessionUpdate: "user_message_chunk";
@@ -412,6 +410,15 @@ export type SessionUpdate = (ContentChunk & {
 }) | (UsageUpdate & {
     sessionUpdate: "usage_update";
     [k: string]: unknown;
+}) | (Notice & {
+    sessionUpdate: "notice";
+    [k: string]: unknown;
+}) | (CompactionUpdate & {
+    sessionUpdate: "compaction_update";
+    [k: string]: unknown;
+}) | (CompactionSummaryChunk & {
+    sessionUpdate: "compaction_summary_chunk";
+    [k: string]: unknown;
 });
 /**
  * Unique identifier for a message within a session.
@@ -422,14 +429,14 @@ export type MessageId = string;
  *
  * Used to indicate the relative importance or urgency of different
  * tasks in the execution plan.
- * See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+ * See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
  */
 export type PlanEntryPriority = "high" | "medium" | "low";
 /**
  * Status of a plan entry in the execution flow.
  *
  * Tracks the lifecycle of each task from planning through completion.
- * See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+ * See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
  */
 export type PlanEntryStatus = "pending" | "in_progress" | "completed";
 /**
@@ -437,12 +444,24 @@ export type PlanEntryStatus = "pending" | "in_progress" | "completed";
  */
 export type AvailableCommandInput = UnstructuredCommandInput;
 /**
+ * Severity hint for a session notice.
+ */
+export type NoticeSeverity = "info" | "warning" | "error" | string;
+/**
+ * Unique identifier for a context compaction within a session.
+ */
+export type CompactionId = string;
+/**
+ * Lifecycle state of a context compaction.
+ */
+export type CompactionStatus = "in_progress" | "completed" | "failed" | "cancelled" | string;
+/**
  * Configuration for connecting to an MCP (Model Context Protocol) server.
  *
  * MCP servers provide tools and context that the agent can use when
  * processing prompts.
  *
- * See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/session-setup#mcp-servers)
+ * See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/session-setup#mcp-servers)
  */
 export type McpServer = (McpServerHttp & {
     type: "http";
@@ -468,7 +487,7 @@ export type SetSessionConfigOptionRequest = SetSessionConfigOptionRequest1 & {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -476,11 +495,11 @@ export type SetSessionConfigOptionRequest = SetSessionConfigOptionRequest1 & {
     [k: string]: unknown;
 };
 export type SetSessionConfigOptionRequest1 = {
+    type: "boolean";
     /**
      * The boolean value.
      */
     value: boolean;
-    type: "boolean";
     [k: string]: unknown;
 } | {
     /**
@@ -534,7 +553,7 @@ export type CreateElicitationResponse = CreateElicitationResponse1 & {
      *
      * Optional. Omitted and `null` are equivalent and mean no metadata.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -562,7 +581,7 @@ export type CreateElicitationResponse1 = (ElicitationAcceptAction & {
     [k: string]: unknown;
 };
 /**
- * Allowed wire representations for [`ElicitationContentValue`].
+ * Allowed wire representations for `ElicitationContentValue`.
  */
 export type ElicitationContentValue = string | number | boolean | string[];
 /**
@@ -606,7 +625,7 @@ export interface WriteTextFileRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -640,7 +659,7 @@ export interface ReadTextFileRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -652,7 +671,7 @@ export interface ReadTextFileRequest {
  *
  * Sent when the agent needs authorization before performing a sensitive operation.
  *
- * See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/tool-calls#requesting-permission)
+ * See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/tool-calls#requesting-permission)
  */
 export interface RequestPermissionRequest {
     /**
@@ -672,7 +691,7 @@ export interface RequestPermissionRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -685,7 +704,7 @@ export interface RequestPermissionRequest {
  * Used to report progress and results as tools execute. All fields except
  * the tool call ID are optional - only changed fields need to be included.
  *
- * See protocol docs: [Updating](https://agentclientprotocol.com/protocol/tool-calls#updating)
+ * See protocol docs: [Updating](https://agentclientprotocol.com/protocol/v1/tool-calls#updating)
  */
 export interface ToolCallUpdate {
     /**
@@ -700,6 +719,13 @@ export interface ToolCallUpdate {
      * Update the execution status.
      */
     status?: ToolCallStatus | null;
+    /**
+     * Update the programmatic name of the tool being invoked.
+     *
+     * This field is optional. Omitting it or sending `null` both mean that
+     * the existing name is left unchanged.
+     */
+    name?: string | null;
     /**
      * Replace the content collection.
      */
@@ -725,7 +751,7 @@ export interface ToolCallUpdate {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -745,7 +771,7 @@ export interface Content {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -769,7 +795,7 @@ export interface TextContent {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -797,7 +823,7 @@ export interface Annotations {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -829,7 +855,7 @@ export interface ImageContent {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -857,7 +883,7 @@ export interface AudioContent {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -897,7 +923,7 @@ export interface ResourceLink {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -921,7 +947,7 @@ export interface EmbeddedResource {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -949,7 +975,7 @@ export interface TextResourceContents {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -977,7 +1003,7 @@ export interface BlobResourceContents {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -989,7 +1015,7 @@ export interface BlobResourceContents {
  *
  * Shows changes to files in a format suitable for display in the client UI.
  *
- * See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
+ * See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
  */
 export interface Diff {
     /**
@@ -997,7 +1023,7 @@ export interface Diff {
      */
     path: string;
     /**
-     * The original content (None for new files).
+     * The original content (omitted or `null` for new files).
      */
     oldText?: string | null;
     /**
@@ -1009,7 +1035,7 @@ export interface Diff {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1021,7 +1047,7 @@ export interface Diff {
  *
  * The terminal must be added before calling `terminal/release`.
  *
- * See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/terminals)
+ * See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/terminals)
  */
 export interface Terminal {
     /**
@@ -1033,7 +1059,7 @@ export interface Terminal {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1046,7 +1072,7 @@ export interface Terminal {
  * Enables clients to implement "follow-along" features that track
  * which files the agent is working with in real-time.
  *
- * See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/tool-calls#following-the-agent)
+ * See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/tool-calls#following-the-agent)
  */
 export interface ToolCallLocation {
     /**
@@ -1054,7 +1080,7 @@ export interface ToolCallLocation {
      */
     path: string;
     /**
-     * Optional line number within the file.
+     * Optional 1-based line number within the file.
      */
     line?: number | null;
     /**
@@ -1062,7 +1088,7 @@ export interface ToolCallLocation {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1090,7 +1116,7 @@ export interface PermissionOption {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1137,7 +1163,7 @@ export interface CreateTerminalRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1161,7 +1187,7 @@ export interface EnvVariable {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1185,7 +1211,7 @@ export interface TerminalOutputRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1209,7 +1235,7 @@ export interface ReleaseTerminalRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1233,7 +1259,7 @@ export interface WaitForTerminalExitRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1257,7 +1283,7 @@ export interface KillTerminalRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1267,7 +1293,7 @@ export interface KillTerminalRequest {
 /**
  * Session-scoped elicitation, optionally tied to a specific tool call.
  *
- * When `tool_call_id` is set, the elicitation is tied to a specific tool call.
+ * When `toolCallId` is set, the elicitation is tied to a specific tool call.
  * This is useful when an agent receives an elicitation from an MCP server
  * during a tool call and needs to redirect it to the user.
  */
@@ -1332,7 +1358,7 @@ export interface ElicitationSchema {
      *
      * Optional. Omitted and `null` are equivalent and mean no metadata.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1401,7 +1427,7 @@ export interface StringPropertySchema {
      *
      * Optional. Omitted and `null` are equivalent and mean no metadata.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1429,7 +1455,7 @@ export interface EnumOption {
      *
      * Optional. Omitted and `null` are equivalent and mean no metadata.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1471,7 +1497,7 @@ export interface NumberPropertySchema {
      *
      * Optional. Omitted and `null` are equivalent and mean no metadata.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1513,7 +1539,7 @@ export interface IntegerPropertySchema {
      *
      * Optional. Omitted and `null` are equivalent and mean no metadata.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1543,7 +1569,7 @@ export interface BooleanPropertySchema {
      *
      * Optional. Omitted and `null` are equivalent and mean no metadata.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1589,7 +1615,7 @@ export interface MultiSelectPropertySchema {
      *
      * Optional. Omitted and `null` are equivalent and mean no metadata.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1611,7 +1637,7 @@ export interface StringMultiSelectItems {
      *
      * Optional. Omitted and `null` are equivalent and mean no metadata.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1633,7 +1659,7 @@ export interface TitledMultiSelectItems {
      *
      * Optional. Omitted and `null` are equivalent and mean no metadata.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1645,7 +1671,7 @@ export interface TitledMultiSelectItems {
  * Extension methods provide a way to add custom functionality while maintaining
  * protocol compatibility.
  *
- * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+ * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
  */
 export interface ExtRequest {
     [k: string]: unknown;
@@ -1655,7 +1681,7 @@ export interface ExtRequest {
  *
  * Contains the negotiated protocol version and agent capabilities.
  *
- * See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
+ * See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
  */
 export interface InitializeResponse {
     /**
@@ -1684,7 +1710,7 @@ export interface InitializeResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1697,7 +1723,7 @@ export interface InitializeResponse {
  * Advertised during initialization to inform the client about
  * available features and content types.
  *
- * See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/initialization#agent-capabilities)
+ * See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#agent-capabilities)
  */
 export interface AgentCapabilities {
     /**
@@ -1725,7 +1751,7 @@ export interface AgentCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1735,8 +1761,8 @@ export interface AgentCapabilities {
 /**
  * Prompt capabilities supported by the agent in `session/prompt` requests.
  *
- * Baseline agent functionality requires support for [`ContentBlock::Text`]
- * and [`ContentBlock::ResourceLink`] in prompt requests.
+ * Baseline agent functionality requires support for `text`
+ * and `resource_link` content blocks in prompt requests.
  *
  * Other variants must be explicitly opted in to.
  * Capabilities for different types of content in prompt requests.
@@ -1744,21 +1770,21 @@ export interface AgentCapabilities {
  * Indicates which content types beyond the baseline (text and resource links)
  * the agent can process.
  *
- * See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/initialization#prompt-capabilities)
+ * See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#prompt-capabilities)
  */
 export interface PromptCapabilities {
     /**
-     * Agent supports [`ContentBlock::Image`].
+     * Agent supports `image` content blocks.
      */
     image?: boolean;
     /**
-     * Agent supports [`ContentBlock::Audio`].
+     * Agent supports `audio` content blocks.
      */
     audio?: boolean;
     /**
      * Agent supports embedded context in `session/prompt` requests.
      *
-     * When enabled, the Client is allowed to include [`ContentBlock::Resource`]
+     * When enabled, the Client is allowed to include `resource` content blocks
      * in prompt requests for pieces of context that are referenced in the message.
      */
     embeddedContext?: boolean;
@@ -1767,7 +1793,7 @@ export interface PromptCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1779,11 +1805,11 @@ export interface PromptCapabilities {
  */
 export interface McpCapabilities {
     /**
-     * Agent supports [`McpServer::Http`].
+     * Agent supports `http` MCP servers.
      */
     http?: boolean;
     /**
-     * Agent supports [`McpServer::Sse`].
+     * Agent supports `sse` MCP servers.
      */
     sse?: boolean;
     /**
@@ -1791,7 +1817,7 @@ export interface McpCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1805,9 +1831,9 @@ export interface McpCapabilities {
  *
  * Optionally, they **MAY** support other session methods and notifications by specifying additional capabilities.
  *
- * Note: `session/load` is still handled by the top-level `load_session` capability. This will be unified in future versions of the protocol.
+ * Note: `session/load` is still handled by the top-level `loadSession` capability. This will be unified in future versions of the protocol.
  *
- * See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/initialization#session-capabilities)
+ * See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#session-capabilities)
  */
 export interface SessionCapabilities {
     /**
@@ -1855,7 +1881,7 @@ export interface SessionCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1873,7 +1899,7 @@ export interface SessionListCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1891,7 +1917,7 @@ export interface SessionDeleteCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1912,7 +1938,7 @@ export interface SessionAdditionalDirectoriesCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1930,7 +1956,7 @@ export interface SessionResumeCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1948,7 +1974,7 @@ export interface SessionCloseCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1971,7 +1997,7 @@ export interface AgentAuthCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -1989,7 +2015,7 @@ export interface LogoutCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2002,7 +2028,7 @@ export interface LogoutCapabilities {
  * The client runs the configured agent program as a separate interactive
  * process for the user to authenticate via a TUI. Agents MUST advertise this
  * method only when the client enabled its terminal authentication capability.
- * A zero exit status signals success; any other termination signals failure.
+ * A zero exit status signals success. Any other termination signals failure.
  * The client MUST NOT pass this method to `authenticate`.
  */
 export interface AuthMethodTerminal {
@@ -2015,7 +2041,7 @@ export interface AuthMethodTerminal {
      */
     name: string;
     /**
-     * Optional description providing more details about this authentication method.
+     * Optional human-readable description of this authentication method.
      */
     description?: string | null;
     /**
@@ -2034,7 +2060,7 @@ export interface AuthMethodTerminal {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2056,7 +2082,7 @@ export interface AuthMethodAgent {
      */
     name: string;
     /**
-     * Optional description providing more details about this authentication method.
+     * Optional human-readable description of this authentication method.
      */
     description?: string | null;
     /**
@@ -2064,7 +2090,7 @@ export interface AuthMethodAgent {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2079,7 +2105,7 @@ export interface AuthMethodAgent {
 export interface Implementation {
     /**
      * Intended for programmatic or logical use, but can be used as a display
-     * name fallback if title isn’t present.
+     * name fallback if title isn't present.
      */
     name: string;
     /**
@@ -2092,7 +2118,7 @@ export interface Implementation {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2108,7 +2134,7 @@ export interface AuthenticateResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2124,7 +2150,7 @@ export interface LogoutResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2134,7 +2160,7 @@ export interface LogoutResponse {
 /**
  * Response from creating a new session.
  *
- * See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
+ * See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
  */
 export interface NewSessionResponse {
     /**
@@ -2146,7 +2172,7 @@ export interface NewSessionResponse {
     /**
      * Initial mode state if supported by the Agent
      *
-     * See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+     * See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
      */
     modes?: SessionModeState | null;
     /**
@@ -2158,7 +2184,7 @@ export interface NewSessionResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2182,7 +2208,7 @@ export interface SessionModeState {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2192,7 +2218,7 @@ export interface SessionModeState {
 /**
  * A mode the agent can operate in.
  *
- * See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+ * See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
  */
 export interface SessionMode {
     /**
@@ -2212,7 +2238,7 @@ export interface SessionMode {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2254,7 +2280,7 @@ export interface SessionConfigSelectOption {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2282,7 +2308,7 @@ export interface SessionConfigSelectGroup {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2306,7 +2332,7 @@ export interface LoadSessionResponse {
     /**
      * Initial mode state if supported by the Agent
      *
-     * See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+     * See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
      */
     modes?: SessionModeState | null;
     /**
@@ -2318,7 +2344,7 @@ export interface LoadSessionResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2343,7 +2369,7 @@ export interface ListSessionsResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2379,7 +2405,7 @@ export interface SessionInfo {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2395,7 +2421,7 @@ export interface DeleteSessionResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2409,7 +2435,7 @@ export interface ResumeSessionResponse {
     /**
      * Initial mode state if supported by the Agent
      *
-     * See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+     * See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
      */
     modes?: SessionModeState | null;
     /**
@@ -2421,7 +2447,7 @@ export interface ResumeSessionResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2437,7 +2463,7 @@ export interface CloseSessionResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2453,7 +2479,7 @@ export interface SetSessionModeResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2473,7 +2499,7 @@ export interface SetSessionConfigOptionResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2483,7 +2509,7 @@ export interface SetSessionConfigOptionResponse {
 /**
  * Response from processing a user prompt.
  *
- * See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/prompt-turn#4-check-for-completion)
+ * See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/prompt-turn#4-check-for-completion)
  */
 export interface PromptResponse {
     /**
@@ -2495,7 +2521,7 @@ export interface PromptResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2503,11 +2529,11 @@ export interface PromptResponse {
     [k: string]: unknown;
 }
 /**
- * Allows for sending an arbitrary response to an [`ExtRequest`] that is not part of the ACP spec.
+ * Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.
  * Extension methods provide a way to add custom functionality while maintaining
  * protocol compatibility.
  *
- * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+ * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
  */
 export interface ExtResponse {
     [k: string]: unknown;
@@ -2559,7 +2585,7 @@ export interface AgentNotification {
  *
  * Used to stream real-time progress and results during prompt processing.
  *
- * See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
+ * See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output)
  */
 export interface SessionNotification {
     /**
@@ -2575,7 +2601,7 @@ export interface SessionNotification {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2602,7 +2628,7 @@ export interface ContentChunk {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2615,13 +2641,20 @@ export interface ContentChunk {
  * Tool calls are actions that the agent executes on behalf of the language model,
  * such as reading files, executing code, or fetching data from external sources.
  *
- * See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/tool-calls)
+ * See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v1/tool-calls)
  */
 export interface ToolCall {
     /**
      * Unique identifier for this tool call within the session.
      */
     toolCallId: ToolCallId;
+    /**
+     * Programmatic name of the tool being invoked.
+     *
+     * This field is optional. Omitting it or sending `null` both mean that no
+     * tool name is available.
+     */
+    name?: string | null;
     /**
      * The category of tool being invoked.
      * Helps clients choose appropriate icons and UI treatment.
@@ -2657,7 +2690,7 @@ export interface ToolCall {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2671,7 +2704,7 @@ export interface ToolCall {
  * Agents report plans to clients to provide visibility into their execution strategy.
  * Plans can evolve during execution as the agent discovers new requirements or completes tasks.
  *
- * See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
+ * See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
  */
 export interface Plan {
     /**
@@ -2686,7 +2719,7 @@ export interface Plan {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2698,7 +2731,7 @@ export interface Plan {
  *
  * Represents a task or goal that the assistant intends to accomplish
  * as part of fulfilling the user's request.
- * See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+ * See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
  */
 export interface PlanEntry {
     /**
@@ -2719,7 +2752,7 @@ export interface PlanEntry {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2739,7 +2772,7 @@ export interface AvailableCommandsUpdate {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2767,7 +2800,7 @@ export interface AvailableCommand {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2787,7 +2820,7 @@ export interface UnstructuredCommandInput {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2797,7 +2830,7 @@ export interface UnstructuredCommandInput {
 /**
  * The current mode of the session has changed
  *
- * See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+ * See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
  */
 export interface CurrentModeUpdate {
     /**
@@ -2809,7 +2842,7 @@ export interface CurrentModeUpdate {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2829,7 +2862,7 @@ export interface ConfigOptionUpdate {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2840,7 +2873,7 @@ export interface ConfigOptionUpdate {
  * Update to session metadata. All fields are optional to support partial updates.
  *
  * Agents send this notification to update session information like title or custom metadata.
- * This allows clients to display dynamic session names and track session state changes.
+ * Clients can use it to keep session titles and state current.
  */
 export interface SessionInfoUpdate {
     /**
@@ -2852,7 +2885,7 @@ export interface SessionInfoUpdate {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2880,7 +2913,7 @@ export interface UsageUpdate {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2896,7 +2929,8 @@ export interface Cost {
      */
     amount: number;
     /**
-     * ISO 4217 currency code (e.g., "USD", "EUR").
+     * Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
+     * unit such as "credits".
      */
     currency: string;
     /**
@@ -2904,7 +2938,97 @@ export interface Cost {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * Fire-and-forget information for the user.
+ *
+ * Notices are live events rather than session history. Agents must not rely on
+ * a notice being received, displayed, or seen by the user.
+ * Agents MUST only send notices when the Client advertised
+ * the `session.notices` Client capability. Otherwise, Agents may use an agent
+ * message when the information should still be surfaced to the user.
+ *
+ * See RFD: [Session Notices](https://agentclientprotocol.com/rfds/session-notices)
+ */
+export interface Notice {
+    /**
+     * Presentation severity hint.
+     */
+    severity: NoticeSeverity;
+    /**
+     * Optional plain-text detail or guidance.
+     *
+     * Omitted and `null` are equivalent and mean no description was supplied.
+     */
+    description?: string | null;
+    /**
+     * Metadata scoped to this notice.
+     *
+     * Omitted and `null` are equivalent and mean no metadata was supplied.
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * A context compaction upsert. The first notification fixes the compaction's
+ * timeline position. Later updates with the same ID patch that entity in place.
+ * Agents MUST only send this update when the Client advertised
+ * the `session.compaction` Client capability.
+ *
+ * `summary`, `error`, and `_meta` have patch semantics: omission leaves the
+ * stored value unchanged, `null` clears it, and a concrete value replaces it.
+ * `summary: []` also clears the summary.
+ */
+export interface CompactionUpdate {
+    /**
+     * The Agent-owned ID of this compaction, unique within the session.
+     */
+    compactionId: CompactionId;
+    /**
+     * Current lifecycle status.
+     */
+    status: CompactionStatus;
+    /**
+     * Complete replacement user-displayable summary content for the compaction.
+     */
+    summary?: ContentBlock[] | null;
+    /**
+     * Human-readable error details for the compaction.
+     */
+    error?: string | null;
+    /**
+     * Extensible metadata patch for this compaction.
+     */
+    _meta?: {
+        [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+}
+/**
+ * A content block appended to a compaction's summary. A first-seen ID creates
+ * an in-progress compaction. Chunks append in receive order.
+ * Agents MUST only send this update when the Client advertised
+ * the `session.compaction` Client capability.
+ */
+export interface CompactionSummaryChunk {
+    /**
+     * ID of the compaction whose summary receives this content.
+     */
+    compactionId: CompactionId;
+    /**
+     * One content block to append.
+     */
+    content: ContentBlock;
+    /**
+     * Metadata scoped to this chunk. Omission and `null` both mean absent.
      */
     _meta?: {
         [k: string]: unknown;
@@ -2926,7 +3050,7 @@ export interface CompleteElicitationNotification {
      *
      * Optional. Omitted and `null` are equivalent and mean no metadata.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -2934,11 +3058,11 @@ export interface CompleteElicitationNotification {
     [k: string]: unknown;
 }
 /**
- * Allows the Agent to send an arbitrary notification that is not part of the ACP spec.
+ * Allows either side to send an arbitrary notification that is not part of the ACP spec.
  * Extension notifications provide a way to send one-way messages for custom functionality
  * while maintaining protocol compatibility.
  *
- * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+ * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
  */
 export interface ExtNotification {
     [k: string]: unknown;
@@ -2966,7 +3090,7 @@ export interface ClientRequest {
  *
  * Sent by the client to establish connection and negotiate capabilities.
  *
- * See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
+ * See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
  */
 export interface InitializeRequest {
     /**
@@ -2988,7 +3112,7 @@ export interface InitializeRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3001,7 +3125,7 @@ export interface InitializeRequest {
  * Advertised during initialization to inform the agent about
  * available features and methods.
  *
- * See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/initialization#client-capabilities)
+ * See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#client-capabilities)
  */
 export interface ClientCapabilities {
     /**
@@ -3039,7 +3163,7 @@ export interface ClientCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3049,7 +3173,7 @@ export interface ClientCapabilities {
 /**
  * File system capabilities that a client may support.
  *
- * See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/initialization#filesystem)
+ * See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/initialization#filesystem)
  */
 export interface FileSystemCapabilities {
     /**
@@ -3065,7 +3189,7 @@ export interface FileSystemCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3077,6 +3201,11 @@ export interface FileSystemCapabilities {
  */
 export interface ClientSessionCapabilities {
     /**
+     * Support for ID-addressed context compaction updates. Omitted or `null`
+     * means unsupported. `{}` advertises the complete compaction contract.
+     */
+    compaction?: CompactionCapabilities | null;
+    /**
      * Config option capabilities supported by the client.
      *
      * Omitted or `null` both mean the client does not advertise support for any
@@ -3084,15 +3213,28 @@ export interface ClientSessionCapabilities {
      */
     configOptions?: SessionConfigOptionsCapabilities | null;
     /**
+     * Support for live user-facing `notice` session updates.
+     *
+     * Optional. Omitted or `null` both mean the client does not advertise support.
+     * Supplying `{}` means the client can present notices to the user.
+     */
+    notices?: NoticeCapabilities | null;
+    /**
      * The _meta property is reserved by ACP to allow clients and agents to attach additional
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
     } | null;
+    [k: string]: unknown;
+}
+/**
+ * Client support for ID-addressed context compaction updates.
+ */
+export interface CompactionCapabilities {
     [k: string]: unknown;
 }
 /**
@@ -3113,7 +3255,7 @@ export interface SessionConfigOptionsCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3131,11 +3273,17 @@ export interface BooleanConfigOptionCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
     } | null;
+    [k: string]: unknown;
+}
+/**
+ * Client support for presenting live notices to the user.
+ */
+export interface NoticeCapabilities {
     [k: string]: unknown;
 }
 /**
@@ -3159,7 +3307,7 @@ export interface AuthCapabilities {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3191,7 +3339,7 @@ export interface ElicitationCapabilities {
      *
      * Optional. Omitted and `null` are equivalent and mean no metadata.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3211,7 +3359,7 @@ export interface ElicitationFormCapabilities {
      *
      * Optional. Omitted and `null` are equivalent and mean no metadata.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3231,7 +3379,7 @@ export interface ElicitationUrlCapabilities {
      *
      * Optional. Omitted and `null` are equivalent and mean no metadata.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3254,7 +3402,7 @@ export interface AuthenticateRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3272,7 +3420,7 @@ export interface LogoutRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3282,7 +3430,7 @@ export interface LogoutRequest {
 /**
  * Request parameters for creating a new session.
  *
- * See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
+ * See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
  */
 export interface NewSessionRequest {
     /**
@@ -3306,7 +3454,7 @@ export interface NewSessionRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3334,7 +3482,7 @@ export interface McpServerHttp {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3358,7 +3506,7 @@ export interface HttpHeader {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3386,7 +3534,7 @@ export interface McpServerSse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3418,7 +3566,7 @@ export interface McpServerStdio {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3430,7 +3578,7 @@ export interface McpServerStdio {
  *
  * Only available if the Agent supports the `loadSession` capability.
  *
- * See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
+ * See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
  */
 export interface LoadSessionRequest {
     /**
@@ -3459,7 +3607,7 @@ export interface LoadSessionRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3485,7 +3633,7 @@ export interface ListSessionsRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3507,7 +3655,7 @@ export interface DeleteSessionRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3549,7 +3697,7 @@ export interface ResumeSessionRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3575,7 +3723,7 @@ export interface CloseSessionRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3599,7 +3747,7 @@ export interface SetSessionModeRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3611,7 +3759,7 @@ export interface SetSessionModeRequest {
  *
  * Contains the user's message and any additional context.
  *
- * See protocol docs: [User Message](https://agentclientprotocol.com/protocol/prompt-turn#1-user-message)
+ * See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message)
  */
 export interface PromptRequest {
     /**
@@ -3621,15 +3769,15 @@ export interface PromptRequest {
     /**
      * The blocks of content that compose the user's message.
      *
-     * As a baseline, the Agent MUST support [`ContentBlock::Text`] and [`ContentBlock::ResourceLink`],
-     * while other variants are optionally enabled via [`PromptCapabilities`].
+     * As a baseline, the Agent MUST support `text` and `resource_link` content blocks,
+     * while other variants are optionally enabled via `PromptCapabilities`.
      *
-     * The Client MUST adapt its interface according to [`PromptCapabilities`].
+     * The Client MUST adapt its interface according to `PromptCapabilities`.
      *
      * The client MAY include referenced pieces of context as either
-     * [`ContentBlock::Resource`] or [`ContentBlock::ResourceLink`].
+     * `resource` or `resource_link` content blocks.
      *
-     * When available, [`ContentBlock::Resource`] is preferred
+     * When available, `resource` is preferred
      * as it avoids extra round-trips and allows the message to include
      * pieces of context from sources the agent may not have access to.
      */
@@ -3639,7 +3787,7 @@ export interface PromptRequest {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3655,7 +3803,7 @@ export interface WriteTextFileResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3675,7 +3823,7 @@ export interface ReadTextFileResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3695,7 +3843,7 @@ export interface RequestPermissionResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3715,7 +3863,7 @@ export interface SelectedPermissionOutcome {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3735,7 +3883,7 @@ export interface CreateTerminalResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3763,7 +3911,7 @@ export interface TerminalOutputResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3787,7 +3935,7 @@ export interface TerminalExitStatus {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3803,7 +3951,7 @@ export interface ReleaseTerminalResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3827,7 +3975,7 @@ export interface WaitForTerminalExitResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3843,7 +3991,7 @@ export interface KillTerminalResponse {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3879,7 +4027,7 @@ export interface ClientNotification {
 /**
  * Notification to cancel ongoing operations for a session.
  *
- * See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
+ * See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
  */
 export interface CancelNotification {
     /**
@@ -3891,7 +4039,7 @@ export interface CancelNotification {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;
@@ -3901,7 +4049,7 @@ export interface CancelNotification {
 /**
  * Notification to cancel an ongoing request.
  *
- * See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/cancellation)
+ * See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/cancellation)
  */
 export interface CancelRequestNotification {
     /**
@@ -3913,7 +4061,7 @@ export interface CancelRequestNotification {
      * metadata to their interactions. Implementations MUST NOT make assumptions about values at
      * these keys.
      *
-     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+     * See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
      */
     _meta?: {
         [k: string]: unknown;

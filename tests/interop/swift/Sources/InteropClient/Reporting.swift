@@ -51,6 +51,9 @@ extension SessionUpdate {
         case .configOptionUpdate: return "config_option_update"
         case .sessionInfoUpdate: return "session_info_update"
         case .usageUpdate: return "usage_update"
+        case .notice: return "notice"
+        case .compactionUpdate: return "compaction_update"
+        case .compactionSummaryChunk: return "compaction_summary_chunk"
         case .unrecognized(let raw): return raw["sessionUpdate"]?.stringValue ?? "?"
         }
     }
