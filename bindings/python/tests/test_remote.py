@@ -113,9 +113,15 @@ async def test_a_turn_with_a_permission_request_over_each_transport(kind):
 
 
 async def test_dynamic_handlers_on_both_sides():
+    """Also: a served connection's ``remote`` says how its client came."""
+
     class Agent:
         def __init__(self):
             self.methods = []
+            self.remote = None
+
+        def on_connect(self, connection):
+            self.remote = connection.remote
 
         async def on_request(self, method, params, request):
             self.methods.append(method)
@@ -142,6 +148,13 @@ async def test_dynamic_handlers_on_both_sides():
             await asyncio.wait_for(conn.request("initialize", INIT), TIMEOUT)
             assert await asyncio.wait_for(conn.request("_echo", {"n": 4}), TIMEOUT) == {"n": 41}
         assert [a.methods for a in agents] == [["initialize", "_echo"]]
+        # How the client came, as the served connection sees it.
+        remote = agents[0].remote
+        assert isinstance(remote, libacp.RemoteInfo), remote
+        assert remote.kind == "websocket"
+        assert remote.connection_id
+        assert remote.remote_address[0] == "127.0.0.1"
+        assert conn.remote is None  # a client's own connection
 
 
 async def test_a_refused_port_is_a_typed_error():

@@ -751,6 +751,18 @@ def _running_loop() -> asyncio.AbstractEventLoop:
         ) from None
 
 
+class RemoteInfo(NamedTuple):
+    """How the client of a connection :func:`libacp.serve` accepted came
+    (:attr:`Connection.remote`)."""
+
+    #: ``"websocket"`` or ``"http"`` (Streamable HTTP): the core's names.
+    kind: str
+    #: The connection's ``Acp-Connection-Id``.
+    connection_id: str
+    #: The client's address, ``(host, port)``.
+    remote_address: Tuple[str, int]
+
+
 class Connection:
     """An ACP connection in one role (``"client"`` or ``"agent"``).
 
@@ -773,6 +785,10 @@ class Connection:
     :class:`SpawnOptions` to spawn an agent, :class:`RemoteOptions` to
     connect by URL.
     """
+
+    #: For a connection :func:`libacp.serve` accepted: how its client came
+    #: (kind, connection id, address); ``None`` for every other connection.
+    remote: Optional[RemoteInfo] = None
 
     def __init__(self, native: "_libacp.NativeConnection", dispatcher: _Dispatcher) -> None:
         self._native = native
@@ -826,7 +842,9 @@ class Connection:
         """Agent side of a remote connection a server accepted (on the
         server's loop): starts it with ``handler`` (the server's options)."""
         dispatcher = _Dispatcher(handler, _running_loop())
-        return cls(incoming.start(dispatcher), dispatcher)
+        conn = cls(incoming.start(dispatcher), dispatcher)
+        conn.remote = RemoteInfo(incoming.kind, incoming.connection_id, incoming.remote_address)
+        return conn
 
     @classmethod
     def from_stdio(
