@@ -167,7 +167,8 @@ pub struct Server {
 /// agents and of a server (`bearer_tokens`, `allowed_origins`,
 /// `max_connections`, `idle_timeout_ms`, `shutdown_grace_ms`, `tls_cert`
 /// and `tls_key`, ...); others are refused (`InvalidArgument`). An address
-/// that cannot be bound throws [`AcpError::Remote`] of kind `io`.
+/// that does not parse throws `InvalidArgument`, one that cannot be bound
+/// (in use, not this machine's) [`AcpError::Remote`] of kind `io`.
 #[uniffi::export]
 pub async fn remote_serve(
     listen: String,
@@ -203,14 +204,19 @@ pub async fn remote_serve(
         remote::Server::bind(listen.as_str(), settings.server, on_incoming),
     )
     .await
-    .map_err(|e| AcpError::Remote {
-        kind: if e.kind() == std::io::ErrorKind::InvalidInput {
-            "invalid_url".into()
+    .map_err(|e| {
+        let detail = format!("could not serve on {listen}: {e}");
+        // As the C ABI: an address that does not parse is an argument
+        // error, one that cannot be bound (in use, not ours) an I/O one.
+        if e.kind() == std::io::ErrorKind::InvalidInput {
+            AcpError::InvalidArgument { detail }
         } else {
-            "io".into()
-        },
-        status: None,
-        detail: format!("could not serve on {listen}: {e}"),
+            AcpError::Remote {
+                kind: "io".into(),
+                status: None,
+                detail,
+            }
+        }
     })?;
     let local = server.local_addr();
     Ok(Arc::new(Server {

@@ -621,3 +621,39 @@ fn remote_options_and_failures_are_typed() {
         other => panic!("{:?}", other.map(|_| ())),
     }
 }
+
+#[test]
+fn a_listen_address_that_does_not_parse_or_is_taken_is_typed() {
+    let factory = || {
+        Arc::new(Factory {
+            tx: Mutex::new(channel().0),
+            started: Mutex::default(),
+        }) as Arc<dyn crate::RemoteAgentFactory>
+    };
+    let unparsed = block_on(crate::remote_serve(
+        "no port here".into(),
+        factory(),
+        ConnectOptions::default(),
+    ));
+    assert!(
+        matches!(unparsed, Err(AcpError::InvalidArgument { .. })),
+        "{:?}",
+        unparsed.map(|_| ())
+    );
+    let taken = block_on(crate::remote_serve(
+        "127.0.0.1:0".into(),
+        factory(),
+        ConnectOptions::default(),
+    ))
+    .expect("serves");
+    let again = block_on(crate::remote_serve(
+        format!("127.0.0.1:{}", taken.port()),
+        factory(),
+        ConnectOptions::default(),
+    ));
+    match again {
+        Err(AcpError::Remote { kind, .. }) => assert_eq!(kind, "io"),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    taken.close();
+}

@@ -4925,7 +4925,8 @@ public func remoteConnect(url: String, handler: HostHandler, options: ConnectOpt
  * agents and of a server (`bearer_tokens`, `allowed_origins`,
  * `max_connections`, `idle_timeout_ms`, `shutdown_grace_ms`, `tls_cert`
  * and `tls_key`, ...); others are refused (`InvalidArgument`). An address
- * that cannot be bound throws [`AcpError::Remote`] of kind `io`.
+ * that does not parse throws `InvalidArgument`, one that cannot be bound
+ * (in use, not this machine's) [`AcpError::Remote`] of kind `io`.
  */
 public func remoteServe(listen: String, factory: RemoteAgentFactory, options: ConnectOptions)async throws  -> Server  {
     return
@@ -4969,7 +4970,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_acp_uniffi_checksum_func_remote_connect() != 52072) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_func_remote_serve() != 48265) {
+    if (uniffi_acp_uniffi_checksum_func_remote_serve() != 22824) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_method_callcanceller_cancel() != 3343) {

@@ -42,8 +42,9 @@ public final class AcpServer: @unchecked Sendable {
     /// `tlsCert`/`tlsKey`, `maxConnections`, `idleTimeoutMs`,
     /// `shutdownGraceMs`, `websocket`, `streamableHttp`, ...) and those of
     /// every agent connection (`requireAuth`, `trace`, `events`, ...); one
-    /// that does not apply throws `AcpError.InvalidArgument` naming it. An
-    /// address that cannot be bound throws `AcpError.Remote` (kind `io`).
+    /// that does not apply throws `AcpError.InvalidArgument` naming it, as
+    /// does an address that does not parse; one that cannot be bound throws
+    /// `AcpError.Remote` (kind `io`).
     public static func serve(
         listen: String,
         options: ConnectOptions = ConnectOptions(),

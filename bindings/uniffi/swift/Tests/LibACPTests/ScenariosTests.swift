@@ -77,11 +77,6 @@ final class ScenariosTests: XCTestCase {
             + "output ends the connection, so no answer can follow",
     ]
 
-    /// Scenarios that hit a known race outside the Swift layer over a link,
-    /// and why: a failure there is reported `XFAIL` (with its details), not
-    /// failed; a pass is a pass. Remove an entry once its race is fixed.
-    static let knownRaces: [String: [String: String]] = [:]
-
     /// Runs every scenario (over `link`, if not `nil`), one line each.
     private func runAll(link: String?) async throws {
         let names = try Self.scenarioNames()
@@ -94,11 +89,7 @@ final class ScenariosTests: XCTestCase {
                 print("SKIP \(name)\(over) (\(why))")
                 continue
             }
-            var (verdict, details) = await Self.runFile(name, link: link)
-            if verdict == "FAIL", let link, let race = Self.knownRaces[link]?[name] {
-                verdict = "XFAIL"
-                details = "known race: \(race)\n  \(details.replacingOccurrences(of: "\n", with: "\n  "))"
-            }
+            let (verdict, details) = await Self.runFile(name, link: link)
             counts[verdict, default: 0] += 1
             switch verdict {
             case "PASS", "XPASS":

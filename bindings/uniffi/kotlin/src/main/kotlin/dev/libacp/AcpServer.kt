@@ -67,8 +67,8 @@ class AcpServer private constructor(private val native: Server) : AutoCloseable 
          * those of every agent connection (`trace` and `events` hand frames
          * and engine events to each agent's `onFrame`/`onEngineEvent`).
          * Throws [AcpException.InvalidArgument] for an option that does not
-         * apply to a server (naming it), [AcpException.Remote] (kind `io`)
-         * when [listen] cannot be bound.
+         * apply to a server (naming it) or a [listen] that does not parse,
+         * [AcpException.Remote] (kind `io`) when [listen] cannot be bound.
          */
         suspend fun serve(
             listen: String,

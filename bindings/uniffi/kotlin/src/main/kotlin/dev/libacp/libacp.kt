@@ -1136,7 +1136,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if (lib.uniffi_acp_uniffi_checksum_func_remote_connect() != 52072.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_func_remote_serve() != 48265.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_func_remote_serve() != 22824.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_method_callcanceller_cancel() != 3343.toShort()) {
@@ -6784,7 +6784,8 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
          * agents and of a server (`bearer_tokens`, `allowed_origins`,
          * `max_connections`, `idle_timeout_ms`, `shutdown_grace_ms`, `tls_cert`
          * and `tls_key`, ...); others are refused (`InvalidArgument`). An address
-         * that cannot be bound throws [`AcpError::Remote`] of kind `io`.
+         * that does not parse throws `InvalidArgument`, one that cannot be bound
+         * (in use, not this machine's) [`AcpError::Remote`] of kind `io`.
          */
     @Throws(AcpException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
