@@ -24,6 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::framing::Framing;
+use crate::protocol::unstable::{Feature, Features};
 use crate::protocol::{AcpOptions, Role};
 use crate::remote::{ClientOptions, ServerOptions};
 use crate::services::fs::SandboxedFs;
@@ -222,6 +223,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         scopes: &[Scope::Agent],
         default: "false",
         doc: "Agent side: session/new, session/load and session/resume need authenticate first.",
+    },
+    OptionSpec {
+        name: "unstable",
+        kind: Kind::Texts,
+        scopes: CONNECTION,
+        default: "[] (none)",
+        doc: "The unstable ACP v1 extensions to speak: [\"all\"] or feature names as the Rust SDK names them (\"unstable_session_fork\" or \"session_fork\"); off, their methods are extension methods to the core.",
     },
     OptionSpec {
         name: "session_model",
@@ -606,6 +614,10 @@ impl Settings {
             ("incoming_queue", Checked::Count(n)) => c.incoming_queue = n,
             ("incoming_requests", Checked::Count(n)) => c.incoming_requests = n,
             ("require_auth", Checked::Bool(b)) => self.acp.require_auth = b,
+            ("unstable", Checked::Texts(names)) => {
+                // Checked in `check`.
+                self.acp.unstable = Features::parse(&names).unwrap_or_default();
+            }
             ("session_model", Checked::Bool(b)) => {
                 self.acp.services.sessions = b.then(|| Arc::new(SessionStore::new()));
             }
@@ -755,6 +767,17 @@ fn check(spec: &OptionSpec, value: Value) -> Result<Checked, (OptionErrorKind, S
             other => Err(wrong("a string", &other)),
         },
         Kind::Texts => match value {
+            Value::Texts(list) if spec.name == "unstable" => match Features::parse(&list) {
+                Ok(_) => Ok(Checked::Texts(list)),
+                Err(bad) => Err(range(format!(
+                    "names no unstable feature {bad:?} (the features: \"all\", {})",
+                    Feature::ALL
+                        .iter()
+                        .map(|f| format!("{:?}", f.name()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))),
+            },
             Value::Texts(list) if list.iter().all(|t| !t.is_empty() && !t.contains('\0')) => {
                 Ok(Checked::Texts(list))
             }
@@ -825,6 +848,7 @@ mod tests {
                 Kind::Millis { .. } => Value::Int(1234),
                 Kind::Choice(c) => Value::Text(c[c.len() - 1].to_owned()),
                 Kind::Text | Kind::Path => Value::Text("/x/y".into()),
+                Kind::Texts if o.name == "unstable" => Value::Texts(vec!["all".into()]),
                 Kind::Texts => Value::Texts(vec!["a".into()]),
                 Kind::Pairs => Value::Pairs(vec![("A".into(), "b".into())]),
                 Kind::Callback => unreachable!(),
@@ -845,6 +869,25 @@ mod tests {
             ) || services(&before) != services(&after);
             assert!(changed, "setting {} changed nothing", o.name);
         }
+    }
+
+    #[test]
+    fn unstable_takes_all_or_feature_names() {
+        let mut s = Settings::new(Role::Agent, Use::Local);
+        s.set("unstable", Value::Texts(vec!["session_fork".into()]))
+            .expect("a name");
+        assert_eq!(
+            s.acp.unstable.iter().collect::<Vec<_>>(),
+            [Feature::SessionFork]
+        );
+        let e = s
+            .set("unstable", Value::Texts(vec!["forks".into()]))
+            .expect_err("a typo");
+        assert_eq!(e.kind, OptionErrorKind::Range);
+        assert!(e.message.contains("unstable_session_fork"), "{e}");
+        s.set("unstable", Value::Texts(vec!["all".into()]))
+            .expect("all");
+        assert_eq!(s.acp.unstable, Features::all());
     }
 
     #[test]

@@ -9,7 +9,8 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::effect::Effect;
-use super::methods::{self, MethodInfo, SessionScope};
+use super::methods::{MethodInfo, SessionScope};
+use super::payload::{self, Part, Receipt};
 use super::state::{Ask, Phase, State, Turn, session_id_of, tree};
 use super::{AcpHooks, Role, validate};
 use crate::error::{RpcError, codes};
@@ -127,11 +128,13 @@ impl ProtocolHandler {
     /// Applies the rules to one request. `draining`: the request was
     /// pipelined behind `initialize` and is dispatched now that it is answered.
     fn admit(&self, request: IncomingRequest, responder: Responder, draining: bool) -> Decision {
-        // Extension and unknown methods: the host decides (default -32601).
-        let Some(info) = methods::lookup(&request.method) else {
+        let mut state = lock(&self.state);
+        // Extension and unknown methods (unstable ones whose feature is
+        // off included): the host decides (default -32601).
+        let Some(info) = state.method(&request.method, false) else {
+            drop(state);
             return Decision::Pass(request, responder);
         };
-        let mut state = lock(&self.state);
         match self.check(&mut state, info, &request, draining) {
             Err(error) => Decision::Answer(responder, Err(error)),
             Ok(Admission::Answer(answer)) => Decision::Answer(responder, Ok(answer)),
@@ -143,17 +146,20 @@ impl ProtocolHandler {
             Ok(Admission::Pass(effect)) => {
                 // `session/close` cancels the session's running turn (the
                 // spec: the agent stops its work), as `session/cancel` does.
+                // `session/archive` frees it as `session/close` does.
                 let stopped = match (&effect, info.name) {
-                    (Effect::Close { session_id }, "session/close") => {
+                    (Effect::Close { session_id }, "session/close" | "session/archive") => {
                         state.cancel_turn(session_id)
                     }
                     _ => None,
                 };
+                let withholds =
+                    payload::applies(state.role, info.name, Part::Result, state.features);
                 drop(state);
                 if let Some(signals) = stopped {
                     signals.cancel();
                 }
-                self.on_answer(info.name, effect, &request, &responder);
+                self.on_answer(info.name, effect, withholds, &request, &responder);
                 Decision::Pass(request, responder)
             }
         }
@@ -181,7 +187,8 @@ impl ProtocolHandler {
         let params = validate::params_tree(method, request.params.as_deref())
             .and_then(|params| validate::check(method, &params).map(|()| params))
             .map_err(|v| v.into_rpc(method))?;
-        capability(state, info, method, &params)?;
+        capability(state, info, method)?;
+        payload(state, method, &params, &request.peer)?;
         authentication(state, self.require_auth, method)?;
         let session_id = session(state, info, &params)?;
         reserve(state, method, &params, session_id, request)
@@ -195,22 +202,30 @@ impl ProtocolHandler {
         &self,
         method: &'static str,
         effect: Effect,
+        withholds: bool,
         request: &IncomingRequest,
         responder: &Responder,
     ) {
         let peer = request.peer.clone();
+        // The answer's payload rules (`payload::RULES`), applied when it
+        // goes out.
+        let rules = withholds.then(|| (Arc::clone(&self.state), request.peer.clone()));
+        let with_rules = move |result: Result<Box<RawValue>, RpcError>| match &rules {
+            Some((state, peer)) => withhold(state, method, peer, result),
+            None => result,
+        };
         let finisher: Finisher = match effect {
-            Effect::None => Box::new(move |result| valid_answer(method, &peer, result)),
+            Effect::None => Box::new(move |result| with_rules(valid_answer(method, &peer, result))),
             Effect::Initialize { requested } => {
                 // The negotiation writes `protocolVersion` into the answer.
                 let (finisher, after_send) = self.finish_initialize(requested, request);
                 responder.set_after_send(after_send);
-                Box::new(move |result| finisher(null_as_empty(result)))
+                Box::new(move |result| finisher(with_rules(null_as_empty(result))))
             }
             effect => {
                 let state = Arc::clone(&self.state);
                 Box::new(move |result| {
-                    let result = valid_answer(method, &peer, result);
+                    let result = with_rules(valid_answer(method, &peer, result));
                     let answer = result.as_ref().ok().map(|raw| &**raw);
                     if effect.record(&mut lock(&state), answer) {
                         // `session/cancel` came first: the turn ends
@@ -319,8 +334,8 @@ impl ProtocolHandler {
 
     /// Returns why a notification is dropped, if it is.
     fn admit_notification(&self, n: &IncomingNotification) -> Option<String> {
-        let info = methods::lookup(&n.method)?;
         let mut state = lock(&self.state);
+        let info = state.method(&n.method, true)?;
         if !info.notification || info.handled_by != state.role {
             return Some(format!(
                 "`{}` is not a notification this side handles",
@@ -343,6 +358,30 @@ impl ProtocolHandler {
                 .and_then(|tree| validate::check(&n.method, &tree));
             if let Err(v) = checked {
                 return Some(format!("`{}` dropped: invalid params: {v}", n.method));
+            }
+        }
+        // Payload rules: breaches are reported, the notification delivered.
+        let sender = state.role.other();
+        if let Some(raw) = params
+            && payload::may_match(
+                sender,
+                &n.method,
+                Part::Params,
+                raw,
+                &state.local_caps,
+                state.features,
+            )
+        {
+            let found = payload::breaches(
+                sender,
+                &n.method,
+                Part::Params,
+                &tree(Some(raw)),
+                &state.local_caps,
+                state.features,
+            );
+            for breach in found {
+                n.peer.report(received(&n.method, breach));
             }
         }
         if info.session == SessionScope::Required {
@@ -423,31 +462,102 @@ fn phase(state: &State, method: &str, draining: bool) -> Result<Gate, RpcError> 
     }
 }
 
-/// The capability the method needs, advertised by this side; and the one
-/// `additionalDirectories` needs.
-fn capability(
-    state: &State,
-    info: &MethodInfo,
-    method: &str,
-    params: &Value,
-) -> Result<(), RpcError> {
+/// The capability the method needs, advertised by this side.
+fn capability(state: &State, info: &MethodInfo, method: &str) -> Result<(), RpcError> {
     if let Some(cap) = info.capability
         && !cap.advertised_in(&state.local_caps)
     {
         return Err(not_advertised(method, cap.path()));
     }
-    if unadvertised_directories(method, params, &state.local_caps) {
-        let needed = methods::Capability::AdditionalDirectories.path();
-        return Err(RpcError::new(
-            codes::INVALID_PARAMS,
-            format!("additionalDirectories needs `{needed}`, which was not advertised"),
-        )
-        .with_data(serde_json::json!({
-            "field": "/additionalDirectories",
-            "message": format!("needs {needed}"),
-        })));
+    Ok(())
+}
+
+/// The payload rules of the peer's params (`payload::RULES`) against what
+/// this side advertised: a [`Receipt::Refuse`] breach is answered `-32602`
+/// naming the member; the others are reported and the request goes on.
+fn payload(
+    state: &State,
+    method: &str,
+    params: &Value,
+    peer: &crate::rpc::Peer,
+) -> Result<(), RpcError> {
+    let sender = state.role.other();
+    let found = payload::breaches(
+        sender,
+        method,
+        Part::Params,
+        params,
+        &state.local_caps,
+        state.features,
+    );
+    for breach in &found {
+        let needed = breach.rule.capability.path();
+        if breach.rule.receipt == Receipt::Refuse {
+            return Err(RpcError::new(
+                codes::INVALID_PARAMS,
+                format!(
+                    "{} needs `{needed}`, which was not advertised",
+                    breach.field
+                ),
+            )
+            .with_data(serde_json::json!({
+                "field": breach.field,
+                "message": format!("needs {needed}"),
+            })));
+        }
+    }
+    for breach in found {
+        peer.report(received(method, breach));
     }
     Ok(())
+}
+
+/// The event for a breach the peer sent.
+pub(crate) fn received(method: &str, breach: payload::Breach) -> Event {
+    Event::PayloadRule {
+        rule: breach.rule.name,
+        withheld: false,
+        method: method.to_owned(),
+        field: breach.field,
+        capability: breach.rule.capability.path(),
+    }
+}
+
+/// The host's answer with what the peer did not advertise removed (each
+/// removal reported as [`Event::PayloadRule`]).
+fn withhold(
+    state: &Arc<Mutex<State>>,
+    method: &'static str,
+    peer: &crate::rpc::Peer,
+    result: Result<Box<RawValue>, RpcError>,
+) -> Result<Box<RawValue>, RpcError> {
+    let Ok(raw) = &result else {
+        return result;
+    };
+    let (role, caps, features) = {
+        let s = lock(state);
+        (s.role, s.peer_caps.clone(), s.features)
+    };
+    if !payload::may_match(role, method, Part::Result, raw, &caps, features) {
+        return result;
+    }
+    let mut answer = tree(Some(raw));
+    let found = payload::breaches(role, method, Part::Result, &answer, &caps, features);
+    if found.is_empty() {
+        return result;
+    }
+    payload::strip(&mut answer, &found);
+    for breach in found {
+        peer.report(Event::PayloadRule {
+            rule: breach.rule.name,
+            withheld: true,
+            method: method.to_owned(),
+            field: breach.field,
+            capability: breach.rule.capability.path(),
+        });
+    }
+    crate::json::to_raw(&answer)
+        .map_err(|e| RpcError::internal_error(format!("{method} answer: {e}")))
 }
 
 /// Agent side, when the host requires it: sessions after `authenticate`.
@@ -513,19 +623,6 @@ fn reserve(
                 return Err(RpcError::invalid_request(reason.clone())
                     .with_data(serde_json::json!({ "sessionId": id, "reason": reason })));
             }
-            if let Some((i, needed)) = unsupported_prompt_content(params, &state.local_caps) {
-                return Err(RpcError::new(
-                    codes::INVALID_PARAMS,
-                    format!(
-                        "prompt content needs `{}`, which was not advertised",
-                        needed.path()
-                    ),
-                )
-                .with_data(serde_json::json!({
-                    "field": format!("/prompt/{i}/type"),
-                    "message": format!("needs {}", needed.path()),
-                })));
-            }
             state.sessions.entry(id.clone()).or_default().turn = Some(Turn {
                 id: request.id.clone(),
                 cancelled: false,
@@ -536,7 +633,7 @@ fn reserve(
                 request_id: request.id.clone(),
             }
         }
-        (Role::Agent, "session/new") => Effect::Open {
+        (Role::Agent, "session/new" | "session/fork") => Effect::Open {
             session_id: None,
             cwd: cwd(),
             additional: Vec::new(),
@@ -557,7 +654,7 @@ fn reserve(
                 registered,
             }
         }
-        (Role::Agent, "session/close" | "session/delete") => match session_id {
+        (Role::Agent, "session/close" | "session/delete" | "session/archive") => match session_id {
             Some(session_id) => Effect::Close { session_id },
             None => Effect::None,
         },
@@ -645,35 +742,6 @@ fn answer_cancelled(result: &Result<Box<RawValue>, RpcError>) -> Result<Box<RawV
         obj.insert("stopReason".into(), Value::from("cancelled"));
     }
     crate::json::to_raw(&answer).map_err(|e| RpcError::internal_error(e.to_string()))
-}
-
-/// `additionalDirectories` (non-empty) in `session/new|load|resume` needs
-/// `sessionCapabilities.additionalDirectories` from the agent.
-pub(crate) fn unadvertised_directories(method: &str, params: &Value, agent_caps: &Value) -> bool {
-    matches!(method, "session/new" | "session/load" | "session/resume")
-        && params
-            .get("additionalDirectories")
-            .and_then(Value::as_array)
-            .is_some_and(|dirs| !dirs.is_empty())
-        && !methods::Capability::AdditionalDirectories.advertised_in(agent_caps)
-}
-
-/// Prompt content types need the matching `promptCapabilities`: returns the
-/// index of the first block the agent did not advertise, and what it needs.
-pub(crate) fn unsupported_prompt_content(
-    params: &Value,
-    agent_caps: &Value,
-) -> Option<(usize, methods::Capability)> {
-    let blocks = params.get("prompt")?.as_array()?;
-    blocks.iter().enumerate().find_map(|(i, block)| {
-        let needed = match block.get("type").and_then(Value::as_str) {
-            Some("image") => methods::Capability::PromptImage,
-            Some("audio") => methods::Capability::PromptAudio,
-            Some("resource") => methods::Capability::PromptEmbeddedContext,
-            _ => return None,
-        };
-        (!needed.advertised_in(agent_caps)).then_some((i, needed))
-    })
 }
 
 /// `Ok(null)` becomes `Ok({})` (see `admit`).

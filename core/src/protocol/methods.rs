@@ -1,11 +1,12 @@
-//! The ACP v1 method table (checked against `spec/v1/meta.json`, the
-//! project's copy of the spec's): who handles each method, whether it is
-//! scoped to a session, and which advertised
-//! capability it needs.
+//! The ACP v1 method table (checked against the `x-method` and `x-side` of
+//! the project's copy of the schema, `spec/ts-sdk-2.4.0/v1`): who handles
+//! each method, whether it is scoped to a session, which advertised
+//! capability it needs, and which unstable feature turns it on.
 
 use serde_json::Value;
 
 use super::Role;
+use super::unstable::{Feature, Features};
 
 /// How a method relates to sessions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,11 +19,15 @@ pub enum SessionScope {
     Opens,
     /// Names a session that must be open on this connection.
     Required,
+    /// Names the session it copies (which need not be open here) and
+    /// creates a session whose id is in the result (`session/fork`).
+    Forks,
     /// May name a session; checked when it does.
     Optional,
 }
 
-/// A capability a method needs, advertised in `initialize`.
+/// A capability advertised in `initialize` that a method (or, in
+/// [`super::payload`], a part of a message) needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Capability {
     /// `agentCapabilities.loadSession`
@@ -52,8 +57,47 @@ pub enum Capability {
     /// `agentCapabilities.promptCapabilities.embeddedContext`
     PromptEmbeddedContext,
     /// `agentCapabilities.sessionCapabilities.additionalDirectories`: the
-    /// `additionalDirectories` of `session/new|load|resume`.
+    /// `additionalDirectories` of `session/new|load|resume|fork`.
     AdditionalDirectories,
+    /// `agentCapabilities.mcpCapabilities.http`
+    McpHttp,
+    /// `agentCapabilities.mcpCapabilities.sse`
+    McpSse,
+    /// `clientCapabilities.session.notices`
+    Notices,
+    /// `clientCapabilities.session.compaction`
+    Compaction,
+    /// `clientCapabilities.session.configOptions.boolean`
+    BooleanConfigOptions,
+    /// `clientCapabilities.elicitation.form`
+    ElicitationForm,
+    /// `clientCapabilities.elicitation.url`
+    ElicitationUrl,
+    /// `clientCapabilities.auth.terminal`
+    AuthTerminal,
+    /// `agentCapabilities.sessionCapabilities.fork` (unstable)
+    ForkSession,
+    /// `agentCapabilities.sessionCapabilities.archive` (unstable)
+    ArchiveSession,
+    /// `agentCapabilities.sessionCapabilities.status` (unstable)
+    SessionStatus,
+    /// `agentCapabilities.sessionCapabilities.title` (unstable)
+    SetSessionTitle,
+    /// `agentCapabilities.sessionCapabilities.systemPrompt` (unstable)
+    SystemPrompt,
+    /// `agentCapabilities.sessionCapabilities.systemPrompt.mode.override`
+    /// (unstable)
+    SystemPromptOverride,
+    /// `agentCapabilities.auth.status` (unstable)
+    AuthStatus,
+    /// `agentCapabilities.providers` (unstable)
+    Providers,
+    /// `agentCapabilities.mcpCapabilities.acp` (unstable)
+    McpAcp,
+    /// `clientCapabilities.plan` (unstable)
+    Plan,
+    /// `clientCapabilities.subagents` (unstable)
+    Subagents,
 }
 
 impl Capability {
@@ -76,6 +120,27 @@ impl Capability {
             Self::AdditionalDirectories => {
                 "agentCapabilities.sessionCapabilities.additionalDirectories"
             }
+            Self::McpHttp => "agentCapabilities.mcpCapabilities.http",
+            Self::McpSse => "agentCapabilities.mcpCapabilities.sse",
+            Self::Notices => "clientCapabilities.session.notices",
+            Self::Compaction => "clientCapabilities.session.compaction",
+            Self::BooleanConfigOptions => "clientCapabilities.session.configOptions.boolean",
+            Self::ElicitationForm => "clientCapabilities.elicitation.form",
+            Self::ElicitationUrl => "clientCapabilities.elicitation.url",
+            Self::AuthTerminal => "clientCapabilities.auth.terminal",
+            Self::ForkSession => "agentCapabilities.sessionCapabilities.fork",
+            Self::ArchiveSession => "agentCapabilities.sessionCapabilities.archive",
+            Self::SessionStatus => "agentCapabilities.sessionCapabilities.status",
+            Self::SetSessionTitle => "agentCapabilities.sessionCapabilities.title",
+            Self::SystemPrompt => "agentCapabilities.sessionCapabilities.systemPrompt",
+            Self::SystemPromptOverride => {
+                "agentCapabilities.sessionCapabilities.systemPrompt.mode.override"
+            }
+            Self::AuthStatus => "agentCapabilities.auth.status",
+            Self::Providers => "agentCapabilities.providers",
+            Self::McpAcp => "agentCapabilities.mcpCapabilities.acp",
+            Self::Plan => "clientCapabilities.plan",
+            Self::Subagents => "clientCapabilities.subagents",
         }
     }
 
@@ -84,25 +149,17 @@ impl Capability {
     /// capabilities must be present and not `null` (the spec's "supplying
     /// `{}` means supported").
     pub fn advertised_in(self, caps: &Value) -> bool {
-        let pointer = match self {
-            Self::LoadSession => "/loadSession",
-            Self::ListSessions => "/sessionCapabilities/list",
-            Self::ResumeSession => "/sessionCapabilities/resume",
-            Self::CloseSession => "/sessionCapabilities/close",
-            Self::DeleteSession => "/sessionCapabilities/delete",
-            Self::Logout => "/auth/logout",
-            Self::ReadTextFile => "/fs/readTextFile",
-            Self::WriteTextFile => "/fs/writeTextFile",
-            Self::Terminal => "/terminal",
-            Self::Elicitation => "/elicitation",
-            Self::PromptImage => "/promptCapabilities/image",
-            Self::PromptAudio => "/promptCapabilities/audio",
-            Self::PromptEmbeddedContext => "/promptCapabilities/embeddedContext",
-            Self::AdditionalDirectories => "/sessionCapabilities/additionalDirectories",
-        };
-        match caps.pointer(pointer) {
-            Some(Value::Bool(b)) => *b,
-            Some(Value::Object(_)) => true,
+        let mut at = caps;
+        // The path after its first segment (`agentCapabilities`).
+        for key in self.path().split('.').skip(1) {
+            match at.get(key) {
+                Some(next) => at = next,
+                None => return false,
+            }
+        }
+        match at {
+            Value::Bool(b) => *b,
+            Value::Object(_) => true,
             _ => false,
         }
     }
@@ -121,6 +178,8 @@ pub struct MethodInfo {
     pub session: SessionScope,
     /// The capability the handling side must have advertised.
     pub capability: Option<Capability>,
+    /// The unstable feature that turns it on (`None`: stable).
+    pub feature: Option<Feature>,
 }
 
 const fn m(
@@ -136,14 +195,37 @@ const fn m(
         notification,
         session,
         capability,
+        feature: None,
+    }
+}
+
+/// An unstable method: like [`m`], on only with `feature`.
+const fn u(
+    feature: Feature,
+    name: &'static str,
+    handled_by: Role,
+    notification: bool,
+    session: SessionScope,
+    capability: Option<Capability>,
+) -> MethodInfo {
+    MethodInfo {
+        name,
+        handled_by,
+        notification,
+        session,
+        capability,
+        feature: Some(feature),
     }
 }
 
 use Capability as C;
+use Feature as F;
 use Role::{Agent, Client};
 use SessionScope as S;
 
-/// Every stable v1 method.
+/// Every v1 method: the stable ones, then the unstable ones (each with its
+/// feature). A name has one row, except `mcp/message`, which is a request
+/// to the client and a notification to the agent.
 pub const METHODS: &[MethodInfo] = &[
     m("initialize", Agent, false, S::None, None),
     m("authenticate", Agent, false, S::None, None),
@@ -241,76 +323,250 @@ pub const METHODS: &[MethodInfo] = &[
     ),
     m("session/update", Client, true, S::Required, None),
     m("elicitation/complete", Client, true, S::None, None),
+    // Unstable. Archive, status and title may name any session the agent
+    // knows (a listed one, not open here), as `session/delete` may.
+    u(
+        F::AuthStatus,
+        "auth/status",
+        Agent,
+        false,
+        S::None,
+        Some(C::AuthStatus),
+    ),
+    u(
+        F::AuthStatus,
+        "auth/status_update",
+        Client,
+        true,
+        S::None,
+        None,
+    ),
+    u(
+        F::LlmProviders,
+        "providers/list",
+        Agent,
+        false,
+        S::None,
+        Some(C::Providers),
+    ),
+    u(
+        F::LlmProviders,
+        "providers/set",
+        Agent,
+        false,
+        S::None,
+        Some(C::Providers),
+    ),
+    u(
+        F::LlmProviders,
+        "providers/disable",
+        Agent,
+        false,
+        S::None,
+        Some(C::Providers),
+    ),
+    u(
+        F::SessionFork,
+        "session/fork",
+        Agent,
+        false,
+        S::Forks,
+        Some(C::ForkSession),
+    ),
+    u(
+        F::SessionArchive,
+        "session/archive",
+        Agent,
+        false,
+        S::None,
+        Some(C::ArchiveSession),
+    ),
+    u(
+        F::SessionArchive,
+        "session/unarchive",
+        Agent,
+        false,
+        S::None,
+        Some(C::ArchiveSession),
+    ),
+    u(
+        F::SessionStatus,
+        "session/status",
+        Agent,
+        false,
+        S::None,
+        Some(C::SessionStatus),
+    ),
+    u(
+        F::SessionSetTitle,
+        "session/set_title",
+        Agent,
+        false,
+        S::None,
+        Some(C::SetSessionTitle),
+    ),
+    u(F::McpOverAcp, "mcp/message", Client, false, S::None, None),
+    u(F::McpOverAcp, "mcp/message", Agent, true, S::None, None),
 ];
 
-/// Looks a method up by its wire name.
-pub fn lookup(name: &str) -> Option<&'static MethodInfo> {
-    METHODS.iter().find(|m| m.name == name)
+/// Proxy-chain methods (`proxy/initialize`, `proxy/successor`, feature
+/// [`Feature::ProxyChains`]): the schema's side `proxy`, between a
+/// conductor and its proxies, neither an agent's nor a client's. libacp
+/// connections do not play those roles, so these are extension methods
+/// to the protocol layer (the host decides), listed here so that tables
+/// derived from the schema can tell them apart from unknown methods.
+pub const PROXY_METHODS: &[&str] = &["proxy/initialize", "proxy/successor"];
+
+/// Looks a method up by its wire name among the stable methods and the
+/// unstable ones `features` turns on. `notification` picks the row of a
+/// name that has two (`mcp/message`); a name with one row gives it
+/// whatever its kind, so callers can refuse the wrong kind.
+pub fn lookup(name: &str, features: Features, notification: bool) -> Option<&'static MethodInfo> {
+    let mut found = None;
+    for info in METHODS
+        .iter()
+        .filter(|m| m.name == name && m.feature.is_none_or(|f| features.has(f)))
+    {
+        if info.notification == notification {
+            return Some(info);
+        }
+        found.get_or_insert(info);
+    }
+    found
+}
+
+/// Whether `name` is an ACP method (stable, or unstable with any feature).
+pub fn is_protocol_method(name: &str) -> bool {
+    METHODS.iter().any(|m| m.name == name)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
 
-    /// The table covers exactly the methods of the spec's meta.json.
-    #[test]
-    fn table_matches_the_spec_meta() {
-        let meta: Value =
-            serde_json::from_str(include_str!("../../../spec/v1/meta.json")).expect("meta.json");
-        let mut spec: Vec<(String, Role)> = Vec::new();
-        for (group, role) in [("agentMethods", Agent), ("clientMethods", Client)] {
-            for name in meta[group].as_object().expect(group).values() {
-                spec.push((name.as_str().expect("name").to_owned(), role));
-            }
-        }
-        spec.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut ours: Vec<(String, Role)> = METHODS
-            .iter()
-            .map(|m| (m.name.to_owned(), m.handled_by))
-            .collect();
-        ours.sort_by(|a, b| a.0.cmp(&b.0));
-        assert_eq!(ours, spec);
-    }
-
-    /// The table is what the schema itself says: each definition's
-    /// `x-method` and `x-side` (the side that handles it), and whether the
-    /// method is a notification (its params are a `...Notification`, and no
-    /// `...Response` names it). `$/cancel_request` (side `protocol`) is the
-    /// engine's.
-    #[test]
-    fn table_matches_the_schema_x_method_and_x_side() {
-        let schema: Value = serde_json::from_str(include_str!("../../../spec/v1/schema.json"))
-            .expect("schema.json");
+    /// `(method, side, notification)` of every definition with an
+    /// `x-method` and `x-side` in `schema`: a method is a notification when
+    /// its params are a `...Notification` (`mcp/message` is both).
+    fn schema_methods(schema: &str) -> BTreeSet<(String, String, bool)> {
+        let schema: Value = serde_json::from_str(schema).expect("schema");
         let defs = schema["$defs"].as_object().expect("$defs");
-        let mut spec: std::collections::BTreeMap<String, (Role, bool)> = Default::default();
+        let mut out = BTreeSet::new();
         for (name, def) in defs {
             let (Some(method), Some(side)) = (def["x-method"].as_str(), def["x-side"].as_str())
             else {
                 continue;
             };
-            let role = match side {
-                "agent" => Agent,
-                "client" => Client,
-                _ => continue,
-            };
-            let entry = spec.entry(method.to_owned()).or_insert((role, true));
-            assert_eq!(entry.0, role, "{method}: two sides");
-            if name.ends_with("Request") || name.ends_with("Response") {
-                entry.1 = false;
-            }
+            out.insert((
+                method.to_owned(),
+                side.to_owned(),
+                name.ends_with("Notification"),
+            ));
         }
-        let ours: std::collections::BTreeMap<String, (Role, bool)> = METHODS
-            .iter()
-            .map(|m| (m.name.to_owned(), (m.handled_by, m.notification)))
-            .collect();
-        assert_eq!(ours, spec);
+        out
+    }
+
+    fn ours(rows: impl Iterator<Item = &'static MethodInfo>) -> BTreeSet<(String, String, bool)> {
+        rows.map(|m| {
+            let side = match m.handled_by {
+                Agent => "agent",
+                Client => "client",
+            };
+            (m.name.to_owned(), side.to_owned(), m.notification)
+        })
+        .collect()
+    }
+
+    /// The stable rows are the stable schema's methods; `$/cancel_request`
+    /// (side `protocol`) is the engine's.
+    #[test]
+    fn stable_rows_match_the_stable_schema() {
+        let mut spec = schema_methods(include_str!("../../../spec/ts-sdk-2.4.0/v1/schema.json"));
+        spec.retain(|(_, side, _)| side != "protocol");
+        assert_eq!(ours(METHODS.iter().filter(|m| m.feature.is_none())), spec);
+        // The 2026-08 snapshot the project started from has the same.
+        let mut old = schema_methods(include_str!("../../../spec/v1/schema.json"));
+        old.retain(|(_, side, _)| side != "protocol");
+        assert_eq!(old, spec);
+    }
+
+    /// Every row is the unstable schema's; the schema's methods we have no
+    /// row for are the engine's and the proxy chain's.
+    #[test]
+    fn all_rows_match_the_unstable_schema() {
+        let mut spec = schema_methods(include_str!(
+            "../../../spec/ts-sdk-2.4.0/v1/schema.unstable.json"
+        ));
+        spec.retain(|(name, side, _)| {
+            side != "protocol" && !(side == "proxy" && PROXY_METHODS.contains(&name.as_str()))
+        });
+        assert_eq!(ours(METHODS.iter()), spec);
+    }
+
+    #[test]
+    fn lookup_sees_unstable_methods_only_when_their_feature_is_on() {
+        assert!(lookup("session/fork", Features::NONE, false).is_none());
+        let fork = Features::NONE.with(Feature::SessionFork);
+        assert_eq!(
+            lookup("session/fork", fork, false).map(|m| m.name),
+            Some("session/fork")
+        );
+        assert!(lookup("session/archive", fork, false).is_none());
+        assert!(lookup("session/new", Features::NONE, true).is_some_and(|m| !m.notification));
+        let mcp = Features::NONE.with(Feature::McpOverAcp);
+        assert_eq!(
+            lookup("mcp/message", mcp, false).map(|m| m.handled_by),
+            Some(Client)
+        );
+        assert_eq!(
+            lookup("mcp/message", mcp, true).map(|m| m.handled_by),
+            Some(Agent)
+        );
+        assert!(is_protocol_method("session/fork"));
+        assert!(!is_protocol_method("_vendor/x"));
+    }
+
+    /// Where the schema's description of an unstable request says which
+    /// capability it needs ("Only available if ..."), the row's capability
+    /// is that one.
+    #[test]
+    fn unstable_capabilities_are_the_ones_the_schema_names() {
+        let schema: Value = serde_json::from_str(include_str!(
+            "../../../spec/ts-sdk-2.4.0/v1/schema.unstable.json"
+        ))
+        .expect("schema");
+        let defs = schema["$defs"].as_object().expect("$defs");
+        let mut checked = 0;
+        for info in METHODS.iter().filter(|m| m.feature.is_some()) {
+            let Some((_, def)) = defs
+                .iter()
+                .find(|(k, d)| d["x-method"] == info.name && k.ends_with("Request"))
+            else {
+                continue;
+            };
+            let text = def["description"].as_str().unwrap_or_default();
+            let Some(at) = text.find("Only available") else {
+                continue;
+            };
+            let sentence = &text[at..text[at..].find(". ").map_or(text.len(), |e| at + e)];
+            let cap = info.capability.expect("a gated request has a capability");
+            let leaf = cap.path().rsplit('.').next().expect("leaf");
+            assert!(
+                sentence.contains(&format!(".{leaf}`")),
+                "{}: {sentence:?} does not name {}",
+                info.name,
+                cap.path()
+            );
+            checked += 1;
+        }
+        assert!(checked >= 5, "only {checked} descriptions checked");
     }
 
     #[test]
     fn capabilities_follow_the_spec_encoding() {
         let caps = serde_json::json!({
             "loadSession": true,
-            "sessionCapabilities": {"list": {}, "resume": null},
+            "sessionCapabilities": {"list": {}, "resume": null, "systemPrompt": {"mode": {"override": {}}}},
             "promptCapabilities": {"image": false},
         });
         assert!(Capability::LoadSession.advertised_in(&caps));
@@ -318,5 +574,8 @@ mod tests {
         assert!(!Capability::ResumeSession.advertised_in(&caps));
         assert!(!Capability::CloseSession.advertised_in(&caps));
         assert!(!Capability::PromptImage.advertised_in(&caps));
+        assert!(Capability::SystemPrompt.advertised_in(&caps));
+        assert!(Capability::SystemPromptOverride.advertised_in(&caps));
+        assert!(!Capability::ForkSession.advertised_in(&caps));
     }
 }

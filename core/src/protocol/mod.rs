@@ -53,6 +53,8 @@
 //! field rules, `services.rs` the client services the core answers for.
 
 pub mod methods;
+pub mod payload;
+pub mod unstable;
 pub mod validate;
 
 mod effect;
@@ -102,6 +104,16 @@ pub enum Role {
     Agent,
 }
 
+impl Role {
+    /// The peer's role.
+    pub fn other(self) -> Self {
+        match self {
+            Self::Client => Self::Agent,
+            Self::Agent => Self::Client,
+        }
+    }
+}
+
 /// Protocol versions this implementation speaks.
 pub const SUPPORTED_VERSIONS: &[u16] = &[1];
 /// The newest of them.
@@ -137,6 +149,9 @@ pub struct AcpOptions {
     pub connection: ConnectionOptions,
     /// Agent side: sessions need `authenticate` first.
     pub require_auth: bool,
+    /// The unstable v1 extensions turned on (none by default; see
+    /// [`unstable`]).
+    pub unstable: unstable::Features,
     /// Callbacks.
     pub hooks: AcpHooks,
     /// Client side: services the core runs for the host.
@@ -235,6 +250,7 @@ impl AcpConnection {
         mode: ReadMode,
     ) -> (Self, Option<HostReader>) {
         let mut initial = State::new(role);
+        initial.features = options.unstable;
         if role == Role::Client {
             initial.services = options.services.clone();
         }

@@ -14,8 +14,8 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::effect::Effect;
-use super::incoming::{unadvertised_directories, unsupported_prompt_content};
 use super::methods::{self, SessionScope};
+use super::payload::{self, Part};
 use super::state::{Phase, State, Turn, session_id_of, tree};
 use super::{Role, validate};
 use crate::error::{CallError, Refusal};
@@ -97,6 +97,9 @@ struct Settle {
     /// breaks the schema's rules (a missing required member, a value
     /// outside an enum) is [`CallError::InvalidResult`].
     acp_method: Option<&'static str>,
+    /// Payload rules apply to the answer (`payload::RULES`): breaches are
+    /// reported.
+    payload_rules: bool,
 }
 
 impl Settle {
@@ -123,7 +126,12 @@ impl Settle {
                     raw
                 };
                 match validate::check_result(method, &raw) {
-                    Ok(()) => Ok(raw),
+                    Ok(()) => {
+                        if self.payload_rules {
+                            report_breaches(&self.state, &self.peer, method, &raw);
+                        }
+                        Ok(raw)
+                    }
                     Err(v) => Err(CallError::InvalidResult(format!(
                         "the answer to {method} breaks the schema: {v}"
                     ))),
@@ -132,6 +140,36 @@ impl Settle {
             (other, _) => other,
         };
         apply(&self.state, &self.peer, effect, result)
+    }
+}
+
+/// Reports what the peer's answer holds that this side did not advertise
+/// (delivered as received).
+fn report_breaches(state: &Arc<Mutex<State>>, peer: &Peer, method: &str, raw: &RawValue) {
+    let found = {
+        let st = lock(state);
+        let sender = st.role.other();
+        if !payload::may_match(
+            sender,
+            method,
+            Part::Result,
+            raw,
+            &st.local_caps,
+            st.features,
+        ) {
+            return;
+        }
+        payload::breaches(
+            sender,
+            method,
+            Part::Result,
+            &tree(Some(raw)),
+            &st.local_caps,
+            st.features,
+        )
+    };
+    for breach in found {
+        peer.report(super::incoming::received(method, breach));
     }
 }
 
@@ -220,14 +258,17 @@ fn prepare(
     let params_tree = validate::params_tree(method, params.as_deref())
         .map_err(|v| CallError::InvalidParams(v.to_string()))?;
     let mut st = lock(state);
+    refuse_breaches(&st, method, &params_tree)?;
     let effect = check(&mut st, method, &params_tree, false)?;
     let settle = Settle {
         state: Arc::clone(state),
         peer: peer.clone(),
         effect: Some(effect),
-        acp_method: methods::lookup(method)
+        acp_method: st
+            .method(method, false)
             .filter(|info| !info.notification)
             .map(|info| info.name),
+        payload_rules: payload::applies(st.role.other(), method, Part::Result, st.features),
     };
     // Enabled client services are advertised in `initialize`: its
     // `clientCapabilities` member is replaced, every other member is kept
@@ -301,10 +342,10 @@ pub(crate) fn check_notification(
     method: &str,
     params: Option<&RawValue>,
 ) -> Result<(), CallError> {
-    let Some(info) = methods::lookup(method) else {
+    let mut st = lock(state);
+    let Some(info) = st.method(method, true) else {
         return Ok(());
     };
-    let mut st = lock(state);
     if !info.notification {
         return Err(CallError::InvalidParams(format!(
             "`{method}` is a request, not a notification"
@@ -328,11 +369,37 @@ pub(crate) fn check_notification(
                 .and_then(|tree| validate::check(method, &tree))
                 .map_err(|v| CallError::InvalidParams(v.to_string()))?;
         }
+        if let Some(p) = params
+            && payload::may_match(st.role, method, Part::Params, p, &st.peer_caps, st.features)
+        {
+            refuse_breaches(&st, method, &tree(Some(p)))?;
+        }
         return Ok(());
     }
     let params_tree = validate::params_tree(method, params)
         .map_err(|v| CallError::InvalidParams(v.to_string()))?;
+    refuse_breaches(&st, method, &params_tree)?;
     check(&mut st, method, &params_tree, true).map(|_| ())
+}
+
+/// Refuses params that hold what the peer did not advertise
+/// (`payload::RULES`): nothing is sent.
+fn refuse_breaches(st: &State, method: &str, params: &Value) -> Result<(), CallError> {
+    let found = payload::breaches(
+        st.role,
+        method,
+        Part::Params,
+        params,
+        &st.peer_caps,
+        st.features,
+    );
+    match found.into_iter().next() {
+        None => Ok(()),
+        Some(breach) => Err(CallError::Refused(Refusal::CapabilityNotAdvertised {
+            method: format!("{method} {}", breach.field),
+            capability: breach.rule.capability.path().to_owned(),
+        })),
+    }
 }
 
 fn phase_and_direction(
@@ -366,7 +433,7 @@ fn check(
     params: &Value,
     notification: bool,
 ) -> Result<Effect, CallError> {
-    let Some(info) = methods::lookup(method) else {
+    let Some(info) = st.method(method, notification) else {
         return Ok(Effect::None); // extension methods pass untouched
     };
     if info.notification != notification {
@@ -387,12 +454,6 @@ fn check(
         return Err(CallError::Refused(Refusal::CapabilityNotAdvertised {
             method: method.to_owned(),
             capability: cap.path().to_owned(),
-        }));
-    }
-    if unadvertised_directories(method, params, &st.peer_caps) {
-        return Err(CallError::Refused(Refusal::CapabilityNotAdvertised {
-            method: format!("{method} additionalDirectories"),
-            capability: methods::Capability::AdditionalDirectories.path().to_owned(),
         }));
     }
     let session_id = params
@@ -418,10 +479,10 @@ fn check(
                 .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
             Effect::Initialize { requested: None }
         }
-        "session/new" | "session/load" | "session/resume" => {
+        "session/new" | "session/load" | "session/resume" | "session/fork" => {
             st.opening += 1;
             Effect::Open {
-                session_id: if method == "session/new" {
+                session_id: if matches!(method, "session/new" | "session/fork") {
                     None
                 } else {
                     session_id
@@ -441,7 +502,7 @@ fn check(
                 registered: false,
             }
         }
-        "session/close" | "session/delete" => match session_id {
+        "session/close" | "session/delete" | "session/archive" => match session_id {
             Some(session_id) => Effect::Close { session_id },
             None => Effect::None,
         },
@@ -449,12 +510,6 @@ fn check(
             let Some(id) = session_id else {
                 return Err(CallError::InvalidParams("/sessionId is required".into()));
             };
-            if let Some((i, needed)) = unsupported_prompt_content(params, &st.peer_caps) {
-                return Err(CallError::Refused(Refusal::CapabilityNotAdvertised {
-                    method: format!("session/prompt content block {i}"),
-                    capability: needed.path().to_owned(),
-                }));
-            }
             let session = st.sessions.entry(id.clone()).or_default();
             if session.turn.is_some() {
                 return Err(CallError::Refused(Refusal::PromptInProgress {

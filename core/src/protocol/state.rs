@@ -100,6 +100,8 @@ pub(crate) struct State {
     pub(crate) deferred: Vec<(IncomingRequest, Responder)>,
     /// Client side: services the core runs for the host.
     pub(crate) services: super::ClientServices,
+    /// The unstable extensions turned on.
+    pub(crate) features: super::unstable::Features,
 }
 
 impl State {
@@ -116,12 +118,23 @@ impl State {
             opening: 0,
             deferred: Vec::new(),
             services: super::ClientServices::default(),
+            features: super::unstable::Features::NONE,
         }
     }
 
     /// Whether `session_id` may be used: open, or (client side) a session
     /// may be in the middle of being opened (updates and requests can
     /// arrive before the `session/new` answer).
+    /// The method `name` of the kind asked (see [`super::methods::lookup`]),
+    /// with the features of this connection.
+    pub(crate) fn method(
+        &self,
+        name: &str,
+        notification: bool,
+    ) -> Option<&'static super::methods::MethodInfo> {
+        super::methods::lookup(name, self.features, notification)
+    }
+
     pub(crate) fn session_known(&self, session_id: &str) -> bool {
         self.sessions.contains_key(session_id) || self.opening > 0
     }

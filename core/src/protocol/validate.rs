@@ -123,7 +123,10 @@ use Kind::{
 const SESSION_ID: Rule = rule("sessionId", Str);
 const CWD: Rule = rule("cwd", Path);
 const ADDITIONAL_DIRECTORIES: Rule = rule("additionalDirectories", Paths);
-const MCP_SERVERS: Rule = rule("mcpServers", Array);
+/// Each server's `type` is read by the payload rules (`payload::RULES`).
+const MCP_SERVERS: Rule = rule("mcpServers", Each(&[rule("type", Read)]));
+/// Read by the payload rules (unstable `session_system_prompt`).
+const SYSTEM_PROMPT: Rule = rule("systemPrompt", Read);
 const LOCATIONS: Rule = rule(
     "locations",
     OptEach(&[rule("path", Path), rule("line", Line)]),
@@ -145,21 +148,72 @@ static RULES: &[(&[&str], &[Rule])] = &[
     (&["authenticate"], &[rule("methodId", Str)]),
     (
         &["session/new"],
-        &[CWD, ADDITIONAL_DIRECTORIES, MCP_SERVERS],
+        &[CWD, ADDITIONAL_DIRECTORIES, MCP_SERVERS, SYSTEM_PROMPT],
     ),
     (
         &["session/load"],
-        &[SESSION_ID, CWD, ADDITIONAL_DIRECTORIES, MCP_SERVERS],
+        &[
+            SESSION_ID,
+            CWD,
+            ADDITIONAL_DIRECTORIES,
+            MCP_SERVERS,
+            SYSTEM_PROMPT,
+        ],
     ),
     (
         &["session/resume"],
-        &[SESSION_ID, CWD, ADDITIONAL_DIRECTORIES],
+        &[
+            SESSION_ID,
+            CWD,
+            ADDITIONAL_DIRECTORIES,
+            rule("mcpServers", OptEach(&[rule("type", Read)])),
+            SYSTEM_PROMPT,
+        ],
     ),
-    (&["session/list"], &[rule("cwd", OptPath)]),
     (
-        &["session/close", "session/delete", "session/cancel"],
+        &["session/fork"],
+        &[
+            SESSION_ID,
+            CWD,
+            ADDITIONAL_DIRECTORIES,
+            rule("mcpServers", OptEach(&[rule("type", Read)])),
+            SYSTEM_PROMPT,
+        ],
+    ),
+    (
+        &["session/list"],
+        &[rule("cwd", OptPath), rule("archived", Read)],
+    ),
+    (
+        &[
+            "session/close",
+            "session/delete",
+            "session/cancel",
+            "session/archive",
+            "session/unarchive",
+            "session/status",
+        ],
         &[SESSION_ID],
     ),
+    (&["session/set_title"], &[SESSION_ID, rule("title", Str)]),
+    (
+        &["providers/set"],
+        &[
+            rule("providerId", Str),
+            rule("apiType", Str),
+            rule("baseUrl", Str),
+        ],
+    ),
+    (&["providers/disable"], &[rule("providerId", Str)]),
+    (
+        &["mcp/message"],
+        &[
+            rule("serverId", Str),
+            rule("requestId", Str),
+            rule("method", Str),
+        ],
+    ),
+    (&["auth/status_update"], &[rule("state", Str)]),
     (&["session/set_mode"], &[SESSION_ID, rule("modeId", Str)]),
     (
         &["session/set_config_option"],
@@ -229,7 +283,11 @@ static RULES: &[(&[&str], &[Rule])] = &[
     // It may name a session (checked by the protocol layer when it does).
     (
         &["elicitation/create"],
-        &[rule("sessionId", Read), rule("message", Str)],
+        &[
+            rule("sessionId", Read),
+            rule("message", Str),
+            rule("mode", Read),
+        ],
     ),
     (&["elicitation/complete"], &[rule("elicitationId", Str)]),
 ];
@@ -256,7 +314,10 @@ const STOP_REASONS: Kind = OneOf(&[
 /// decoding); methods not listed only need an object.
 static RESULT_RULES: &[(&[&str], &[Rule])] = &[
     (&["initialize"], &[rule("protocolVersion", Version)]),
-    (&["session/new"], &[SESSION_ID]),
+    (&["session/new", "session/fork"], &[SESSION_ID]),
+    (&["session/status"], &[rule("status", Str)]),
+    (&["providers/list"], &[rule("providers", Array)]),
+    (&["auth/status"], &[rule("state", Str)]),
     (
         &["session/list"],
         &[rule("sessions", Each(&[SESSION_ID, rule("cwd", Path)]))],
@@ -767,11 +828,20 @@ mod tests {
     fn read_by_protocol_layer(method: &str) -> &'static [&'static str] {
         match method {
             // Extension methods go to the host before any rule.
-            _ if methods::lookup(method).is_none() => &[],
+            _ if !methods::is_protocol_method(method) => &[],
             "initialize" => &["clientCapabilities", "protocolVersion"],
             "session/new" => &["cwd"],
-            "session/load" | "session/resume" => &["sessionId", "cwd"],
-            "authenticate" | "logout" | "session/list" | "elicitation/complete" => &[],
+            "session/load" | "session/resume" | "session/fork" => &["sessionId", "cwd"],
+            "authenticate"
+            | "logout"
+            | "session/list"
+            | "elicitation/complete"
+            | "auth/status"
+            | "auth/status_update"
+            | "providers/list"
+            | "providers/set"
+            | "providers/disable"
+            | "mcp/message" => &[],
             _ => &["sessionId"],
         }
     }
@@ -913,7 +983,7 @@ mod tests {
     fn every_method_with_rules_is_a_method_of_the_spec() {
         for (names, _) in RULES {
             for name in *names {
-                assert!(methods::lookup(name).is_some(), "{name}");
+                assert!(methods::is_protocol_method(name), "{name}");
             }
         }
     }

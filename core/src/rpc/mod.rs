@@ -158,6 +158,22 @@ pub enum Event {
         /// The error it was answered with, if it failed.
         error: Option<RpcError>,
     },
+    /// A payload capability rule (`protocol::payload::RULES`) was broken.
+    /// `withheld`: this side removed the part from the host's own answer
+    /// before sending it (the peer did not advertise it); otherwise the
+    /// peer sent it, and it was delivered as received.
+    PayloadRule {
+        /// The rule's name (`"boolean_config_option"`, `"notice"`, ...).
+        rule: &'static str,
+        /// Removed from our answer (true) or received from the peer.
+        withheld: bool,
+        /// The message's method.
+        method: String,
+        /// JSON pointer of the member, in its params or result.
+        field: String,
+        /// The capability it needs (`clientCapabilities.session.notices`).
+        capability: &'static str,
+    },
     /// The connection closed.
     Closed(CloseReason),
 }
@@ -171,7 +187,8 @@ impl Event {
     /// (`"oversized_frame"`, `"invalid_frame"`, `"bad_header"`,
     /// `"unmatched_response"`, `"duplicate_request_id"`,
     /// `"cancel_for_unknown_request"`, `"invalid_cancel"`, `"ignored"`,
-    /// `"handler_panicked"`, `"served"`, `"closed"`, or `"other"`), a readable sentence,
+    /// `"handler_panicked"`, `"served"`, `"payload_rule"`, `"closed"`, or
+    /// `"other"`), a readable sentence,
     /// and the details as JSON.
     pub fn describe(&self) -> (&'static str, String, serde_json::Value) {
         let event = self;
@@ -250,6 +267,29 @@ impl Event {
                     "id": id_json(id),
                     "subject": subject,
                     "error": error.as_ref().map(rpc_error_json),
+                }),
+            ),
+            Event::PayloadRule {
+                rule,
+                withheld,
+                method,
+                field,
+                capability,
+            } => (
+                "payload_rule",
+                if *withheld {
+                    format!(
+                        "withheld {field} from the {method} answer: the peer did not advertise `{capability}`"
+                    )
+                } else {
+                    format!("the peer sent {field} in {method} without `{capability}` advertised")
+                },
+                json!({
+                    "rule": rule,
+                    "withheld": withheld,
+                    "method": method,
+                    "field": field,
+                    "capability": capability,
                 }),
             ),
             Event::Closed(reason) => (
