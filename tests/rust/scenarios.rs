@@ -19,7 +19,7 @@ use libacp_core::{
     AcpConnection, AcpOptions, AcpPeer, BoxFuture, CallError, Handler, IncomingNotification,
     IncomingRequest, RawValue, Refusal, Responder, RpcError,
 };
-use libacp_tests::{RemoteLink, acp_agent_raw, acp_client_raw, acp_remote_raw};
+use libacp_tests::{RemoteLink, acp_agent_raw, acp_client_raw_with, acp_remote_raw};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 use tokio::sync::{mpsc, watch};
@@ -42,6 +42,8 @@ enum Side {
 struct Scenario {
     role: Side,
     require_auth: bool,
+    /// `options.unstable`: the unstable features turned on.
+    unstable: Vec<String>,
     rules: Vec<Rule>,
     script: Vec<Step>,
     known_failure: Option<String>,
@@ -203,9 +205,21 @@ fn parse_scenario(text: &str) -> Result<Scenario, String> {
         }
     };
     let mut require_auth = false;
+    let mut unstable = Vec::new();
     if let Some(options) = top.get("options") {
         let options = object(options, "`options`")?;
-        only_keys(options, &["require_auth"], "`options`")?;
+        only_keys(options, &["require_auth", "unstable"], "`options`")?;
+        if let Some(v) = options.get("unstable") {
+            unstable = v
+                .as_array()
+                .and_then(|items| {
+                    items
+                        .iter()
+                        .map(|i| i.as_str().map(str::to_owned))
+                        .collect::<Option<Vec<_>>>()
+                })
+                .ok_or("`options.unstable` must be an array of strings")?;
+        }
         if let Some(v) = options.get("require_auth") {
             require_auth = v
                 .as_bool()
@@ -254,6 +268,7 @@ fn parse_scenario(text: &str) -> Result<Scenario, String> {
     Ok(Scenario {
         role,
         require_auth,
+        unstable,
         rules,
         script,
         known_failure,
@@ -1205,6 +1220,8 @@ async fn run_scenario(scenario: &Scenario, link: Link) -> Result<(), String> {
     };
     let options = AcpOptions {
         require_auth: scenario.require_auth,
+        unstable: libacp_core::protocol::unstable::Features::parse(&scenario.unstable)
+            .unwrap_or_else(|bad| panic!("`options.unstable` names no feature {bad:?}")),
         ..AcpOptions::default()
     };
     let (conn, peer, server) = match (link, scenario.role) {
@@ -1213,7 +1230,7 @@ async fn run_scenario(scenario: &Scenario, link: Link) -> Result<(), String> {
             (watch::channel(Some(conn)).1, peer, None)
         }
         (Link::Memory, Side::Client) => {
-            let (conn, peer) = acp_client_raw(host);
+            let (conn, peer) = acp_client_raw_with(host, options);
             (watch::channel(Some(conn)).1, peer, None)
         }
         (Link::Remote(remote), side) => {

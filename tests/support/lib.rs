@@ -266,12 +266,20 @@ pub fn acp_agent_raw(
 
 /// An ACP client connection with a [`RawPeer`] playing the agent.
 pub fn acp_client_raw(client: impl Handler) -> (libacp_core::AcpConnection, RawPeer) {
+    acp_client_raw_with(client, libacp_core::AcpOptions::default())
+}
+
+/// [`acp_client_raw`] with options.
+pub fn acp_client_raw_with(
+    client: impl Handler,
+    options: libacp_core::AcpOptions,
+) -> (libacp_core::AcpConnection, RawPeer) {
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let conn = libacp_core::AcpConnection::start(
         libacp_core::Role::Client,
         Transport::from_stream(ours),
         client,
-        libacp_core::AcpOptions::default(),
+        options,
     );
     let (r, w) = tokio::io::split(theirs);
     (
