@@ -5,17 +5,27 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::parse::{Chunk, Field, InfoPatch, ToolCallPatch, Update};
+use super::parse::{
+    Chunk, CompactionPatch, Field, IdChunk, InfoPatch, SessionMessagePatch, SubagentPatch,
+    ToolCallPatch, Update,
+};
 use super::snapshot::{
-    Entry, JsonObject, MessageEntry, MessageKind, SessionInfo, SessionSnapshot, ToolCallState,
-    is_text_block,
+    CompactionState, Entry, JsonObject, MessageEntry, MessageKind, SessionInfo,
+    SessionMessageEntry, SessionSnapshot, SubagentState, ToolCallState, is_text_block,
 };
 use super::store::Change;
 
-/// One session's snapshot plus the index that makes merging by id O(1).
+/// One session's snapshot plus the indices that make merging by id O(1).
 pub(super) struct SessionState {
     pub(super) snap: SessionSnapshot,
+    /// `toolCallId` to index in `snap.tool_calls`.
     tool_index: HashMap<String, usize>,
+    /// `compactionId` to index in `snap.compactions`.
+    compaction_index: HashMap<String, usize>,
+    /// Child `sessionId` to index in `snap.subagents`.
+    subagent_index: HashMap<String, usize>,
+    /// Inter-session `messageId` to index in `snap.entries`.
+    session_message_index: HashMap<String, usize>,
 }
 
 impl SessionState {
@@ -23,7 +33,22 @@ impl SessionState {
         Self {
             snap: SessionSnapshot::new(session_id),
             tool_index: HashMap::new(),
+            compaction_index: HashMap::new(),
+            subagent_index: HashMap::new(),
+            session_message_index: HashMap::new(),
         }
+    }
+
+    pub(super) fn compaction(&self, id: &str) -> Option<&CompactionState> {
+        self.compaction_index
+            .get(id)
+            .and_then(|&i| self.snap.compactions.get(i))
+    }
+
+    pub(super) fn subagent(&self, id: &str) -> Option<&SubagentState> {
+        self.subagent_index
+            .get(id)
+            .and_then(|&i| self.snap.subagents.get(i))
     }
 
     pub(super) fn tool_call(&self, id: &str) -> Option<&ToolCallState> {
@@ -62,10 +87,138 @@ impl SessionState {
                 snap.usage = Some(usage);
                 change.usage = true;
             }
+            Update::Compaction(patch) => self.compaction_patch(patch, change),
+            Update::CompactionChunk(chunk) => self.compaction_chunk(chunk, change),
+            Update::Notice(notice) => {
+                if snap.notices.len() >= SessionSnapshot::NOTICE_LIMIT {
+                    let excess = snap.notices.len() + 1 - SessionSnapshot::NOTICE_LIMIT;
+                    snap.notices.drain(..excess);
+                    snap.notices_dropped += excess as u64;
+                }
+                snap.notices.push(notice);
+                change.notices = true;
+            }
+            Update::PlanUpsert(plan) => {
+                change.plans.push(plan.plan_id.clone());
+                match snap.plans.iter_mut().find(|p| p.plan_id == plan.plan_id) {
+                    Some(existing) => *existing = plan,
+                    None => snap.plans.push(plan),
+                }
+            }
+            Update::PlanRemove(plan_id) => {
+                let before = snap.plans.len();
+                snap.plans.retain(|p| p.plan_id != plan_id);
+                if snap.plans.len() != before {
+                    change.plans.push(plan_id);
+                }
+            }
+            Update::Subagent(patch) => self.subagent_patch(patch, change),
+            Update::SessionMessage(patch) => {
+                self.session_message(patch.message_id.clone(), change, |message| {
+                    message.apply(patch);
+                });
+            }
+            Update::SessionMessageChunk(chunk) => {
+                self.session_message(chunk.id, change, |message| {
+                    push_block(&mut message.content, chunk.content);
+                    merge_meta(&mut message.chunk_meta, chunk.meta);
+                    merge_into(&mut message.extra, chunk.extra);
+                });
+            }
             Update::Unknown(raw) => {
                 snap.unknown.push(raw);
                 change.unknown = true;
             }
+        }
+    }
+
+    /// The compaction with this id; at first sight it is created, in
+    /// progress, and its entry appended to the conversation.
+    fn compaction_mut(&mut self, id: String, change: &mut Change) -> &mut CompactionState {
+        let index = match self.compaction_index.get(&id) {
+            Some(&index) => index,
+            None => {
+                let entry_index = self.snap.entries.len();
+                self.snap.entries.push(Entry::Compaction {
+                    compaction_id: id.clone(),
+                });
+                change.entry_appended = Some(entry_index);
+                let index = self.snap.compactions.len();
+                self.snap
+                    .compactions
+                    .push(CompactionState::new(id.clone(), entry_index));
+                self.compaction_index.insert(id.clone(), index);
+                index
+            }
+        };
+        change.compactions.push(id);
+        &mut self.snap.compactions[index]
+    }
+
+    fn compaction_patch(&mut self, patch: CompactionPatch, change: &mut Change) {
+        let compaction = self.compaction_mut(patch.compaction_id, change);
+        if let Some(status) = patch.status {
+            compaction.status = status;
+        }
+        match patch.summary {
+            Field::Absent => {}
+            Field::Null => compaction.summary.clear(),
+            Field::Set(summary) => compaction.summary = summary,
+        }
+        patch.error.apply_to(&mut compaction.error);
+        patch.meta.apply_to(&mut compaction.meta);
+        merge_into(&mut compaction.extra, patch.extra);
+    }
+
+    fn compaction_chunk(&mut self, chunk: IdChunk, change: &mut Change) {
+        let compaction = self.compaction_mut(chunk.id, change);
+        push_block(&mut compaction.summary, chunk.content);
+        merge_meta(&mut compaction.chunk_meta, chunk.meta);
+        merge_into(&mut compaction.extra, chunk.extra);
+    }
+
+    fn subagent_patch(&mut self, patch: SubagentPatch, change: &mut Change) {
+        let id = patch.session_id.clone();
+        let index = match self.subagent_index.get(&id) {
+            Some(&index) => index,
+            None => {
+                let index = self.snap.subagents.len();
+                self.snap.subagents.push(SubagentState::new(id.clone()));
+                self.subagent_index.insert(id.clone(), index);
+                index
+            }
+        };
+        self.snap.subagents[index].apply(patch);
+        change.subagents.push(id);
+    }
+
+    /// Runs `f` on the inter-session message with this id; at first sight
+    /// its entry is appended to the conversation.
+    fn session_message(
+        &mut self,
+        id: String,
+        change: &mut Change,
+        f: impl FnOnce(&mut SessionMessageEntry),
+    ) {
+        let index = match self.session_message_index.get(&id) {
+            Some(&index) => {
+                change.entry_updated = Some(index);
+                index
+            }
+            None => {
+                let index = self.snap.entries.len();
+                self.snap
+                    .entries
+                    .push(Entry::SessionMessage(SessionMessageEntry::new(id.clone())));
+                self.session_message_index.insert(id, index);
+                change.entry_appended = Some(index);
+                index
+            }
+        };
+        // The index only ever names session message entries, which are never
+        // replaced.
+        if let Some(Entry::SessionMessage(message)) = self.snap.entries.get_mut(index) {
+            f(message);
         }
     }
 
@@ -129,18 +282,24 @@ impl MessageEntry {
     }
 
     fn push_block(&mut self, block: Value) {
-        if let (Some(Value::Object(last)), Value::Object(new)) = (self.content.last_mut(), &block)
-            && is_text_block(last)
-            && is_text_block(new)
-            && same_except_text(last, new)
-            && let (Some(Value::String(acc)), Some(Value::String(more))) =
-                (last.get_mut("text"), new.get("text"))
-        {
-            acc.push_str(more);
-            return;
-        }
-        self.content.push(block);
+        push_block(&mut self.content, block);
     }
+}
+
+/// Appends a content block, joining a text block to a text block right
+/// before it with the same other fields.
+fn push_block(content: &mut Vec<Value>, block: Value) {
+    if let (Some(Value::Object(last)), Value::Object(new)) = (content.last_mut(), &block)
+        && is_text_block(last)
+        && is_text_block(new)
+        && same_except_text(last, new)
+        && let (Some(Value::String(acc)), Some(Value::String(more))) =
+            (last.get_mut("text"), new.get("text"))
+    {
+        acc.push_str(more);
+        return;
+    }
+    content.push(block);
 }
 
 impl ToolCallState {
@@ -180,6 +339,45 @@ impl SessionInfo {
             Field::Null => self.meta = None,
             Field::Set(meta) => merge_meta(&mut self.meta, Some(meta)),
         }
+        merge_into(&mut self.extra, patch.extra);
+    }
+}
+
+impl SubagentState {
+    fn apply(&mut self, patch: SubagentPatch) {
+        patch.title.apply_to(&mut self.title);
+        patch.description.apply_to(&mut self.description);
+        patch.capabilities.apply_to(&mut self.capabilities);
+        patch.state.apply_to(&mut self.state);
+        patch.cwd.apply_to(&mut self.cwd);
+        patch
+            .additional_directories
+            .apply_to(&mut self.additional_directories);
+        patch.meta.apply_to(&mut self.meta);
+        merge_into(&mut self.extra, patch.extra);
+    }
+}
+
+impl SessionMessageEntry {
+    fn apply(&mut self, patch: SessionMessagePatch) {
+        patch
+            .sender_session_id
+            .apply_to(&mut self.sender_session_id);
+        patch
+            .recipient_session_id
+            .apply_to(&mut self.recipient_session_id);
+        patch
+            .sender_message_id
+            .apply_to(&mut self.sender_message_id);
+        patch
+            .recipient_message_id
+            .apply_to(&mut self.recipient_message_id);
+        match patch.content {
+            Field::Absent => {}
+            Field::Null => self.content.clear(),
+            Field::Set(content) => self.content = content,
+        }
+        patch.meta.apply_to(&mut self.meta);
         merge_into(&mut self.extra, patch.extra);
     }
 }

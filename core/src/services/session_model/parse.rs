@@ -7,8 +7,8 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::snapshot::{
-    CommandsState, ConfigState, JsonObject, MessageKind, ModeState, PlanState, ToolCallStatus,
-    UsageState,
+    CommandsState, ConfigState, JsonObject, MessageKind, ModeState, NoticeState, PlanByIdState,
+    PlanState, ToolCallStatus, UsageState,
 };
 use crate::error::RpcError;
 
@@ -24,6 +24,14 @@ pub(super) enum Update {
     Config(ConfigState),
     Info(InfoPatch),
     Usage(UsageState),
+    Compaction(CompactionPatch),
+    CompactionChunk(IdChunk),
+    Notice(NoticeState),
+    PlanUpsert(PlanByIdState),
+    PlanRemove(String),
+    Subagent(SubagentPatch),
+    SessionMessage(SessionMessagePatch),
+    SessionMessageChunk(IdChunk),
     Unknown(Value),
 }
 
@@ -31,6 +39,50 @@ pub(super) struct Chunk {
     pub(super) content: Value,
     pub(super) message_id: Option<String>,
     pub(super) meta: Option<JsonObject>,
+    pub(super) extra: JsonObject,
+}
+
+/// A chunk addressed to an entity by id (`compaction_summary_chunk`,
+/// `session_message_chunk`): one content block and the chunk's own `_meta`.
+pub(super) struct IdChunk {
+    pub(super) id: String,
+    pub(super) content: Value,
+    pub(super) meta: Option<JsonObject>,
+    pub(super) extra: JsonObject,
+}
+
+/// The fields of a `compaction_update`; `status` `None` means absent.
+pub(super) struct CompactionPatch {
+    pub(super) compaction_id: String,
+    pub(super) status: Option<String>,
+    pub(super) summary: Field<Vec<Value>>,
+    pub(super) error: Field<String>,
+    pub(super) meta: Field<JsonObject>,
+    pub(super) extra: JsonObject,
+}
+
+/// The fields of a `subagent_update`.
+pub(super) struct SubagentPatch {
+    pub(super) session_id: String,
+    pub(super) title: Field<String>,
+    pub(super) description: Field<String>,
+    pub(super) capabilities: Field<Value>,
+    pub(super) state: Field<Value>,
+    pub(super) cwd: Field<String>,
+    pub(super) additional_directories: Field<Vec<String>>,
+    pub(super) meta: Field<JsonObject>,
+    pub(super) extra: JsonObject,
+}
+
+/// The fields of a `session_message`.
+pub(super) struct SessionMessagePatch {
+    pub(super) message_id: String,
+    pub(super) sender_session_id: Field<String>,
+    pub(super) recipient_session_id: Field<String>,
+    pub(super) sender_message_id: Field<String>,
+    pub(super) recipient_message_id: Field<String>,
+    pub(super) content: Field<Vec<Value>>,
+    pub(super) meta: Field<JsonObject>,
     pub(super) extra: JsonObject,
 }
 
@@ -56,6 +108,14 @@ pub(super) enum Field<T> {
 }
 
 impl<T> Field<T> {
+    pub(super) fn map<U>(self, f: impl FnOnce(T) -> U) -> Field<U> {
+        match self {
+            Self::Absent => Field::Absent,
+            Self::Null => Field::Null,
+            Self::Set(value) => Field::Set(f(value)),
+        }
+    }
+
     pub(super) fn apply_to(self, slot: &mut Option<T>) {
         match self {
             Self::Absent => {}
@@ -150,6 +210,14 @@ fn parse_update(mut update: JsonObject) -> Result<Update, RpcError> {
                 | "config_option_update"
                 | "session_info_update"
                 | "usage_update"
+                | "compaction_update"
+                | "compaction_summary_chunk"
+                | "notice"
+                | "plan_update"
+                | "plan_removed"
+                | "subagent_update"
+                | "session_message"
+                | "session_message_chunk"
         );
     if !known {
         return Ok(Update::Unknown(Value::Object(update)));
@@ -214,6 +282,74 @@ fn parse_update(mut update: JsonObject) -> Result<Update, RpcError> {
                 extra: fields.map,
             })
         }
+        "compaction_update" => {
+            let compaction_id = fields.required_string("compactionId")?;
+            Update::Compaction(CompactionPatch {
+                compaction_id,
+                status: fields.string("status"),
+                summary: fields.field_array("summary"),
+                error: fields.field_string("error"),
+                meta: fields.field_meta(),
+                extra: fields.map,
+            })
+        }
+        "compaction_summary_chunk" => Update::CompactionChunk(fields.id_chunk("compactionId")?),
+        "notice" => {
+            let severity = fields.required_string("severity")?;
+            let title = fields.required_string("title")?;
+            Update::Notice(NoticeState {
+                severity,
+                title,
+                description: fields.string("description"),
+                meta: fields.meta(),
+                extra: fields.map,
+            })
+        }
+        "plan_update" => {
+            let plan = fields.required_object("plan", "a PlanUpdateContent object")?;
+            let plan_id = match plan.get("planId") {
+                Some(Value::String(id)) => id.clone(),
+                Some(other) => return Err(fields.wrong("plan.planId", "a string", other)),
+                None => return Err(fields.missing("plan.planId", "a string")),
+            };
+            Update::PlanUpsert(PlanByIdState {
+                plan_id,
+                plan,
+                meta: fields.meta(),
+                extra: fields.map,
+            })
+        }
+        // The removal's own `_meta` and other fields describe the removal,
+        // not a plan, and are not kept (see the module docs).
+        "plan_removed" => Update::PlanRemove(fields.required_string("planId")?),
+        "subagent_update" => {
+            let session_id = fields.required_string("sessionId")?;
+            Update::Subagent(SubagentPatch {
+                session_id,
+                title: fields.field_string("title"),
+                description: fields.field_string("description"),
+                capabilities: fields.field_object("capabilities").map(Value::Object),
+                state: fields.field_state(),
+                cwd: fields.field_string("cwd"),
+                additional_directories: fields.field_strings("additionalDirectories"),
+                meta: fields.field_meta(),
+                extra: fields.map,
+            })
+        }
+        "session_message" => {
+            let message_id = fields.required_string("messageId")?;
+            Update::SessionMessage(SessionMessagePatch {
+                message_id,
+                sender_session_id: fields.field_string("senderSessionId"),
+                recipient_session_id: fields.field_string("recipientSessionId"),
+                sender_message_id: fields.field_string("senderMessageId"),
+                recipient_message_id: fields.field_string("recipientMessageId"),
+                content: fields.field_array("content"),
+                meta: fields.field_meta(),
+                extra: fields.map,
+            })
+        }
+        "session_message_chunk" => Update::SessionMessageChunk(fields.id_chunk("messageId")?),
         // `known` covers exactly the tags matched above and the chunks.
         _ => Update::Unknown(Value::Object(fields.map)),
     })
@@ -242,6 +378,19 @@ impl Fields<'_> {
             locations: self.array("locations"),
             raw_input: self.any("rawInput"),
             raw_output: self.any("rawOutput"),
+            meta: self.meta(),
+            extra: std::mem::take(&mut self.map),
+        })
+    }
+
+    /// A chunk addressed by the string id `id_key`, with a required
+    /// `content` block.
+    fn id_chunk(&mut self, id_key: &str) -> Result<IdChunk, RpcError> {
+        let id = self.required_string(id_key)?;
+        let content = self.required_object("content", "a ContentBlock object")?;
+        Ok(IdChunk {
+            id,
+            content,
             meta: self.meta(),
             extra: std::mem::take(&mut self.map),
         })
@@ -298,33 +447,12 @@ impl Fields<'_> {
         }
     }
 
-    fn field_string(&mut self, key: &str) -> Field<String> {
-        match self.map.get(key) {
-            Some(Value::String(_)) => match self.map.remove(key) {
-                Some(Value::String(s)) => Field::Set(s),
-                _ => Field::Absent,
-            },
-            Some(Value::Null) => {
-                self.map.remove(key);
-                Field::Null
-            }
-            _ => Field::Absent,
-        }
-    }
-
     /// An array field; `null` counts as absent; any other type stays in
     /// `extra`.
     fn array(&mut self, key: &str) -> Option<Vec<Value>> {
-        match self.map.get(key) {
-            Some(Value::Array(_)) => match self.map.remove(key) {
-                Some(Value::Array(items)) => Some(items),
-                _ => None,
-            },
-            Some(Value::Null) => {
-                self.map.remove(key);
-                None
-            }
-            _ => None,
+        match self.field_array(key) {
+            Field::Set(items) => Some(items),
+            Field::Absent | Field::Null => None,
         }
     }
 
@@ -341,16 +469,74 @@ impl Fields<'_> {
     }
 
     fn field_meta(&mut self) -> Field<JsonObject> {
-        match self.map.get("_meta") {
-            Some(Value::Object(_)) => match self.map.remove("_meta") {
-                Some(Value::Object(meta)) => Field::Set(meta),
-                _ => Field::Absent,
+        self.field_object("_meta")
+    }
+
+    /// A field that must be `T` or `null`: `Set` or `Null`, removed; any
+    /// other value (the wrong type, which `take` hands back) reads as
+    /// `Absent` and stays in `extra`.
+    fn field_with<T>(
+        &mut self,
+        key: &str,
+        take: impl FnOnce(Value) -> Result<T, Value>,
+    ) -> Field<T> {
+        match self.map.remove(key) {
+            None => Field::Absent,
+            Some(Value::Null) => Field::Null,
+            Some(value) => match take(value) {
+                Ok(taken) => Field::Set(taken),
+                Err(value) => {
+                    self.map.insert(key.to_owned(), value);
+                    Field::Absent
+                }
             },
-            Some(Value::Null) => {
-                self.map.remove("_meta");
-                Field::Null
-            }
-            _ => Field::Absent,
         }
+    }
+
+    fn field_string(&mut self, key: &str) -> Field<String> {
+        self.field_with(key, |v| match v {
+            Value::String(s) => Ok(s),
+            other => Err(other),
+        })
+    }
+
+    fn field_array(&mut self, key: &str) -> Field<Vec<Value>> {
+        self.field_with(key, |v| match v {
+            Value::Array(items) => Ok(items),
+            other => Err(other),
+        })
+    }
+
+    fn field_object(&mut self, key: &str) -> Field<JsonObject> {
+        self.field_with(key, |v| match v {
+            Value::Object(map) => Ok(map),
+            other => Err(other),
+        })
+    }
+
+    /// An array of strings; an array with any other item is the wrong type.
+    fn field_strings(&mut self, key: &str) -> Field<Vec<String>> {
+        self.field_with(key, |v| match v {
+            Value::Array(items) if items.iter().all(Value::is_string) => Ok(items
+                .into_iter()
+                .filter_map(|item| match item {
+                    Value::String(s) => Some(s),
+                    _ => None,
+                })
+                .collect()),
+            other => Err(other),
+        })
+    }
+
+    /// A subagent's `state`: an object with a string `state` tag (a
+    /// `StateUpdate`); an object without one is the wrong type.
+    fn field_state(&mut self) -> Field<Value> {
+        self.field_with("state", |v| {
+            if v.get("state").is_some_and(Value::is_string) {
+                Ok(v)
+            } else {
+                Err(v)
+            }
+        })
     }
 }

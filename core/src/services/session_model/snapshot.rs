@@ -14,6 +14,10 @@ pub type JsonObject = Map<String, Value>;
 /// A tool call's `kind` until the agent sends one (the schema default).
 const DEFAULT_TOOL_KIND: &str = "other";
 
+/// A compaction's `status` until an update sends one (a compaction first
+/// seen through a summary chunk is in progress, as the schema says).
+const DEFAULT_COMPACTION_STATUS: &str = "in_progress";
+
 /// Which stream a message entry was built from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MessageKind {
@@ -77,11 +81,7 @@ impl MessageEntry {
 
     /// The text of every text block, concatenated.
     pub fn text(&self) -> String {
-        self.content
-            .iter()
-            .filter_map(text_of_block)
-            .collect::<Vec<_>>()
-            .concat()
+        text_of(&self.content)
     }
 
     /// The content blocks the official schema crate can represent, decoded;
@@ -104,6 +104,82 @@ impl MessageEntry {
     }
 }
 
+/// An inter-session message (`session_message` and
+/// `session_message_chunk`, unstable): a message this session sent to or
+/// received from another session (a subagent or its parent), upserted by
+/// `messageId`.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SessionMessageEntry {
+    /// `messageId`, unique within this session's transcript.
+    pub message_id: String,
+    /// `senderSessionId`: the sending session.
+    pub sender_session_id: Option<String>,
+    /// `recipientSessionId`: the receiving session.
+    pub recipient_session_id: Option<String>,
+    /// `senderMessageId`: on an incoming message, its id in the sender's
+    /// transcript.
+    pub sender_message_id: Option<String>,
+    /// `recipientMessageId`: on an outgoing message, its id in the
+    /// recipient's transcript.
+    pub recipient_message_id: Option<String>,
+    /// The content blocks, raw: replaced whole by a `session_message` that
+    /// sends `content`, appended to by chunks (adjacent text chunks joined,
+    /// as in [`MessageEntry::content`]).
+    pub content: Vec<Value>,
+    /// `_meta` of the `session_message` upserts (replaced by each upsert that
+    /// sends it, cleared by `null`).
+    pub meta: Option<JsonObject>,
+    /// The chunks' own `_meta` objects, merged key by key (later chunks win).
+    pub chunk_meta: Option<JsonObject>,
+    /// Fields of the upserts and chunks that the schema does not define (or
+    /// sent with the wrong type), merged key by key.
+    pub extra: JsonObject,
+}
+
+impl SessionMessageEntry {
+    pub(super) fn new(message_id: String) -> Self {
+        Self {
+            message_id,
+            sender_session_id: None,
+            recipient_session_id: None,
+            sender_message_id: None,
+            recipient_message_id: None,
+            content: Vec::new(),
+            meta: None,
+            chunk_meta: None,
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// The text of every text block, concatenated.
+    pub fn text(&self) -> String {
+        text_of(&self.content)
+    }
+
+    /// The content blocks the official schema crate can represent, decoded.
+    pub fn typed_content(&self) -> Vec<v1::ContentBlock> {
+        decode_items(&self.content)
+    }
+
+    /// This entry in the snapshot's JSON shape.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "type": "session_message",
+            "messageId": self.message_id,
+            "senderSessionId": self.sender_session_id,
+            "recipientSessionId": self.recipient_session_id,
+            "senderMessageId": self.sender_message_id,
+            "recipientMessageId": self.recipient_message_id,
+            "text": self.text(),
+            "content": self.content,
+            "_meta": self.meta,
+            "chunkMeta": self.chunk_meta,
+            "extra": self.extra,
+        })
+    }
+}
+
 /// One entry of the conversation.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -116,6 +192,14 @@ pub enum Entry {
         /// The tool call's `toolCallId`.
         tool_call_id: String,
     },
+    /// The point where a context compaction first appeared; its state is in
+    /// [`SessionSnapshot::compactions`].
+    Compaction {
+        /// The compaction's `compactionId`.
+        compaction_id: String,
+    },
+    /// A message sent to or received from another session (unstable).
+    SessionMessage(SessionMessageEntry),
 }
 
 impl Entry {
@@ -123,15 +207,31 @@ impl Entry {
     pub fn as_message(&self) -> Option<&MessageEntry> {
         match self {
             Self::Message(m) => Some(m),
-            Self::ToolCall { .. } => None,
+            _ => None,
         }
     }
 
     /// The tool call id, if this entry is a tool call.
     pub fn tool_call_id(&self) -> Option<&str> {
         match self {
-            Self::Message(_) => None,
             Self::ToolCall { tool_call_id } => Some(tool_call_id),
+            _ => None,
+        }
+    }
+
+    /// The compaction id, if this entry is a compaction.
+    pub fn compaction_id(&self) -> Option<&str> {
+        match self {
+            Self::Compaction { compaction_id } => Some(compaction_id),
+            _ => None,
+        }
+    }
+
+    /// The inter-session message, if this entry is one.
+    pub fn as_session_message(&self) -> Option<&SessionMessageEntry> {
+        match self {
+            Self::SessionMessage(m) => Some(m),
+            _ => None,
         }
     }
 
@@ -142,6 +242,10 @@ impl Entry {
             Self::ToolCall { tool_call_id } => {
                 json!({"type": "tool_call", "toolCallId": tool_call_id})
             }
+            Self::Compaction { compaction_id } => {
+                json!({"type": "compaction", "compactionId": compaction_id})
+            }
+            Self::SessionMessage(m) => m.to_json(),
         }
     }
 }
@@ -453,6 +557,238 @@ impl UsageState {
     }
 }
 
+/// A context compaction, merged from its `compaction_update`s and
+/// `compaction_summary_chunk`s.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct CompactionState {
+    /// `compactionId`.
+    pub compaction_id: String,
+    /// `status`, as received (`in_progress`, `completed`, `failed`,
+    /// `cancelled` or a custom or future value); `in_progress` until an
+    /// update sends one.
+    pub status: String,
+    /// The summary's content blocks, raw: replaced whole by an update that
+    /// sends `summary` (`null` and `[]` clear it), appended to by summary
+    /// chunks (adjacent text chunks joined, as in [`MessageEntry::content`]).
+    pub summary: Vec<Value>,
+    /// `error`: human-readable error details.
+    pub error: Option<String>,
+    /// Index of this compaction's [`Entry::Compaction`] in
+    /// [`SessionSnapshot::entries`].
+    pub entry_index: usize,
+    /// `_meta` of the updates (replaced by each update that sends it,
+    /// cleared by `null`).
+    pub meta: Option<JsonObject>,
+    /// The summary chunks' own `_meta` objects, merged key by key (later
+    /// chunks win).
+    pub chunk_meta: Option<JsonObject>,
+    /// Fields of the updates and chunks that the schema does not define (or
+    /// sent with the wrong type), merged key by key.
+    pub extra: JsonObject,
+}
+
+impl CompactionState {
+    pub(super) fn new(compaction_id: String, entry_index: usize) -> Self {
+        Self {
+            compaction_id,
+            status: DEFAULT_COMPACTION_STATUS.to_owned(),
+            summary: Vec::new(),
+            error: None,
+            entry_index,
+            meta: None,
+            chunk_meta: None,
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// The text of every text block of the summary, concatenated.
+    pub fn summary_text(&self) -> String {
+        text_of(&self.summary)
+    }
+
+    /// The summary blocks the official schema crate can represent, decoded.
+    pub fn typed_summary(&self) -> Vec<v1::ContentBlock> {
+        decode_items(&self.summary)
+    }
+
+    /// The status as the official schema crate's enum (unknown values are
+    /// [`v1::CompactionStatus::Other`]).
+    pub fn status_typed(&self) -> v1::CompactionStatus {
+        decode(&Value::String(self.status.clone()))
+            .unwrap_or_else(|| v1::CompactionStatus::Other(self.status.clone()))
+    }
+
+    /// `true` for `completed`, `failed` and `cancelled`.
+    pub fn is_finished(&self) -> bool {
+        matches!(self.status.as_str(), "completed" | "failed" | "cancelled")
+    }
+
+    /// This compaction in the snapshot's JSON shape.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "compactionId": self.compaction_id,
+            "status": self.status,
+            "summary": self.summary,
+            "summaryText": self.summary_text(),
+            "error": self.error,
+            "entryIndex": self.entry_index,
+            "_meta": self.meta,
+            "chunkMeta": self.chunk_meta,
+            "extra": self.extra,
+        })
+    }
+}
+
+/// A `notice`: live information for the user, not part of the conversation.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct NoticeState {
+    /// `severity`, as received (`info`, `warning`, `error` or a custom or
+    /// future value).
+    pub severity: String,
+    /// `title`.
+    pub title: String,
+    /// `description`.
+    pub description: Option<String>,
+    /// `_meta`.
+    pub meta: Option<JsonObject>,
+    /// Fields the schema does not define (or sent with the wrong type).
+    pub extra: JsonObject,
+}
+
+impl NoticeState {
+    /// The severity as the official schema crate's enum (unknown values are
+    /// [`v1::NoticeSeverity::Other`]).
+    pub fn severity_typed(&self) -> v1::NoticeSeverity {
+        decode(&Value::String(self.severity.clone()))
+            .unwrap_or_else(|| v1::NoticeSeverity::Other(self.severity.clone()))
+    }
+
+    /// This notice in the snapshot's JSON shape.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "severity": self.severity,
+            "title": self.title,
+            "description": self.description,
+            "_meta": self.meta,
+            "extra": self.extra,
+        })
+    }
+}
+
+/// A plan addressed by id (`plan_update`, unstable plan operations): the
+/// latest content sent for its `planId`.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct PlanByIdState {
+    /// `plan.planId`.
+    pub plan_id: String,
+    /// `plan`, raw (a `PlanUpdateContent` object: `type` `items` with
+    /// `entries`, `file` with `uri`, `markdown` with `content`, or a type
+    /// this crate does not know).
+    pub plan: Value,
+    /// `_meta` of the `plan_update`.
+    pub meta: Option<JsonObject>,
+    /// Fields of the `plan_update` the schema does not define.
+    pub extra: JsonObject,
+}
+
+impl PlanByIdState {
+    /// The plan's `type` (`items`, `file`, `markdown`, ...), if it is a
+    /// string.
+    pub fn plan_type(&self) -> Option<&str> {
+        self.plan.get("type").and_then(Value::as_str)
+    }
+
+    /// The entries of an `items` plan that the official schema crate can
+    /// represent, decoded (empty for other plan types).
+    pub fn typed_entries(&self) -> Vec<v1::PlanEntry> {
+        match (self.plan_type(), self.plan.get("entries")) {
+            (Some("items"), Some(Value::Array(entries))) => decode_items(entries),
+            _ => Vec::new(),
+        }
+    }
+
+    /// This plan in the snapshot's JSON shape.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "planId": self.plan_id,
+            "plan": self.plan,
+            "_meta": self.meta,
+            "extra": self.extra,
+        })
+    }
+}
+
+/// A child session owned by this session (`subagent_update`, unstable),
+/// merged field by field from its updates.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SubagentState {
+    /// The child's `sessionId`.
+    pub session_id: String,
+    /// `title`: the parent's display title for the child.
+    pub title: Option<String>,
+    /// `description`: the parent's description of the child's role.
+    pub description: Option<String>,
+    /// `capabilities`, raw (`SubagentSessionCapabilities`); `None`: no
+    /// client-initiated mutation of the child is permitted.
+    pub capabilities: Option<Value>,
+    /// `state`, raw (a `StateUpdate` object, replaced whole by each update
+    /// that sends one); `None`: current activity unset or unconfirmed.
+    pub state: Option<Value>,
+    /// `cwd`; `None`: inherits the parent's.
+    pub cwd: Option<String>,
+    /// `additionalDirectories`; `None`: inherits the parent's.
+    pub additional_directories: Option<Vec<String>>,
+    /// `_meta` (replaced by each update that sends it, cleared by `null`).
+    pub meta: Option<JsonObject>,
+    /// Fields the schema does not define (or sent with the wrong type),
+    /// merged key by key.
+    pub extra: JsonObject,
+}
+
+impl SubagentState {
+    pub(super) fn new(session_id: String) -> Self {
+        Self {
+            session_id,
+            title: None,
+            description: None,
+            capabilities: None,
+            state: None,
+            cwd: None,
+            additional_directories: None,
+            meta: None,
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// The state's tag (`running`, `idle`, `requires_action`, `unknown` or a
+    /// custom or future value); `None` while the state is unset.
+    pub fn state_tag(&self) -> Option<&str> {
+        self.state
+            .as_ref()
+            .and_then(|state| state.get("state"))
+            .and_then(Value::as_str)
+    }
+
+    /// This subagent in the snapshot's JSON shape.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "sessionId": self.session_id,
+            "title": self.title,
+            "description": self.description,
+            "capabilities": self.capabilities,
+            "state": self.state,
+            "cwd": self.cwd,
+            "additionalDirectories": self.additional_directories,
+            "_meta": self.meta,
+            "extra": self.extra,
+        })
+    }
+}
+
 /// The state of one session, as folded from its `session/update`s.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -475,12 +811,28 @@ pub struct SessionSnapshot {
     pub info: SessionInfo,
     /// The latest context usage.
     pub usage: Option<UsageState>,
-    /// Updates of variants outside the stable v1 schema, raw and whole
+    /// Every context compaction, in first-seen order.
+    pub compactions: Vec<CompactionState>,
+    /// The most recent notices, oldest first, at most
+    /// [`SessionSnapshot::NOTICE_LIMIT`].
+    pub notices: Vec<NoticeState>,
+    /// How many older notices were dropped to keep within the bound.
+    pub notices_dropped: u64,
+    /// Plans addressed by id (unstable), in first-seen order; a removed plan
+    /// is gone.
+    pub plans: Vec<PlanByIdState>,
+    /// Child sessions owned by this session (unstable), in first-seen order.
+    pub subagents: Vec<SubagentState>,
+    /// Updates of variants the fold does not know, raw and whole
     /// (`sessionUpdate` included), in arrival order.
     pub unknown: Vec<Value>,
 }
 
 impl SessionSnapshot {
+    /// How many notices [`SessionSnapshot::notices`] keeps; older ones are
+    /// dropped and counted in [`SessionSnapshot::notices_dropped`].
+    pub const NOTICE_LIMIT: usize = 64;
+
     pub(super) fn new(session_id: String) -> Self {
         Self {
             session_id,
@@ -492,6 +844,11 @@ impl SessionSnapshot {
             config: None,
             info: SessionInfo::default(),
             usage: None,
+            compactions: Vec::new(),
+            notices: Vec::new(),
+            notices_dropped: 0,
+            plans: Vec::new(),
+            subagents: Vec::new(),
             unknown: Vec::new(),
         }
     }
@@ -501,6 +858,31 @@ impl SessionSnapshot {
         self.tool_calls
             .iter()
             .find(|t| t.tool_call_id == tool_call_id)
+    }
+
+    /// The compaction with this id.
+    pub fn compaction(&self, compaction_id: &str) -> Option<&CompactionState> {
+        self.compactions
+            .iter()
+            .find(|c| c.compaction_id == compaction_id)
+    }
+
+    /// The plan with this id (see [`SessionSnapshot::plans`]).
+    pub fn plan_by_id(&self, plan_id: &str) -> Option<&PlanByIdState> {
+        self.plans.iter().find(|p| p.plan_id == plan_id)
+    }
+
+    /// The subagent with this child session id.
+    pub fn subagent(&self, session_id: &str) -> Option<&SubagentState> {
+        self.subagents.iter().find(|s| s.session_id == session_id)
+    }
+
+    /// The inter-session message with this `messageId`.
+    pub fn session_message(&self, message_id: &str) -> Option<&SessionMessageEntry> {
+        self.entries
+            .iter()
+            .filter_map(Entry::as_session_message)
+            .find(|m| m.message_id == message_id)
     }
 
     /// The current mode's id.
@@ -520,6 +902,11 @@ impl SessionSnapshot {
             "config": self.config.as_ref().map(ConfigState::to_json),
             "info": self.info.to_json(),
             "usage": self.usage.as_ref().map(UsageState::to_json),
+            "compactions": self.compactions.iter().map(CompactionState::to_json).collect::<Vec<_>>(),
+            "notices": self.notices.iter().map(NoticeState::to_json).collect::<Vec<_>>(),
+            "noticesDropped": self.notices_dropped,
+            "plans": self.plans.iter().map(PlanByIdState::to_json).collect::<Vec<_>>(),
+            "subagents": self.subagents.iter().map(SubagentState::to_json).collect::<Vec<_>>(),
             "unknown": self.unknown,
         })
     }
@@ -530,6 +917,15 @@ impl Serialize for SessionSnapshot {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.to_json().serialize(serializer)
     }
+}
+
+/// The text of every text block, concatenated.
+fn text_of(content: &[Value]) -> String {
+    content
+        .iter()
+        .filter_map(text_of_block)
+        .collect::<Vec<_>>()
+        .concat()
 }
 
 fn text_of_block(block: &Value) -> Option<&str> {

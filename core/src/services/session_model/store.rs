@@ -13,7 +13,10 @@ use serde_json::{Value, json};
 
 use super::fold::SessionState;
 use super::parse::parse_notification;
-use super::snapshot::{Entry, SessionSnapshot, ToolCallState, ToolCallStatus};
+use super::snapshot::{
+    CompactionState, Entry, PlanByIdState, SessionSnapshot, SubagentState, ToolCallState,
+    ToolCallStatus,
+};
 use crate::error::RpcError;
 
 // ---------------------------------------------------------------------------
@@ -21,8 +24,10 @@ use crate::error::RpcError;
 // ---------------------------------------------------------------------------
 
 /// What one mutation of a [`SessionStore`] changed, so that a UI can redraw
-/// only that. Indices are into [`SessionSnapshot::entries`]; tool calls are
-/// named by id (look them up with [`SessionStore::tool_call`]).
+/// only that. Indices are into [`SessionSnapshot::entries`]; tool calls,
+/// compactions, plans by id and subagents are named by id (look them up with
+/// [`SessionStore::tool_call`], [`SessionStore::compaction`],
+/// [`SessionStore::plan_by_id`], [`SessionStore::subagent`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct Change {
@@ -50,6 +55,15 @@ pub struct Change {
     pub info: bool,
     /// The usage was replaced.
     pub usage: bool,
+    /// These compactions were created or changed.
+    pub compactions: Vec<String>,
+    /// A notice was appended to [`SessionSnapshot::notices`] (it is the
+    /// last one).
+    pub notices: bool,
+    /// These plans by id were created, replaced or removed.
+    pub plans: Vec<String>,
+    /// These subagents were created or changed.
+    pub subagents: Vec<String>,
     /// An unknown update was appended to [`SessionSnapshot::unknown`].
     pub unknown: bool,
 }
@@ -77,6 +91,10 @@ impl Change {
             || self.config
             || self.info
             || self.usage
+            || !self.compactions.is_empty()
+            || self.notices
+            || !self.plans.is_empty()
+            || !self.subagents.is_empty()
             || self.unknown)
     }
 
@@ -95,6 +113,10 @@ impl Change {
             "config": self.config,
             "info": self.info,
             "usage": self.usage,
+            "compactions": self.compactions,
+            "notices": self.notices,
+            "plans": self.plans,
+            "subagents": self.subagents,
             "unknown": self.unknown,
         })
     }
@@ -278,6 +300,58 @@ impl SessionStore {
             .sessions
             .get(session_id)
             .and_then(|state| state.tool_call(tool_call_id).map(ToolCallState::to_json))
+    }
+
+    /// One compaction (cheaper than a whole snapshot when a [`Change`] names
+    /// it).
+    pub fn compaction(&self, session_id: &str, compaction_id: &str) -> Option<CompactionState> {
+        self.lock()
+            .sessions
+            .get(session_id)
+            .and_then(|state| state.compaction(compaction_id).cloned())
+    }
+
+    /// One compaction in the snapshot's JSON shape.
+    pub fn compaction_json(&self, session_id: &str, compaction_id: &str) -> Option<Value> {
+        self.lock().sessions.get(session_id).and_then(|state| {
+            state
+                .compaction(compaction_id)
+                .map(CompactionState::to_json)
+        })
+    }
+
+    /// One plan by id (cheaper than a whole snapshot when a [`Change`] names
+    /// it).
+    pub fn plan_by_id(&self, session_id: &str, plan_id: &str) -> Option<PlanByIdState> {
+        self.lock()
+            .sessions
+            .get(session_id)
+            .and_then(|state| state.snap.plan_by_id(plan_id).cloned())
+    }
+
+    /// One plan by id in the snapshot's JSON shape.
+    pub fn plan_by_id_json(&self, session_id: &str, plan_id: &str) -> Option<Value> {
+        self.lock()
+            .sessions
+            .get(session_id)
+            .and_then(|state| state.snap.plan_by_id(plan_id).map(PlanByIdState::to_json))
+    }
+
+    /// One subagent, by its child session id (cheaper than a whole snapshot
+    /// when a [`Change`] names it).
+    pub fn subagent(&self, session_id: &str, child_session_id: &str) -> Option<SubagentState> {
+        self.lock()
+            .sessions
+            .get(session_id)
+            .and_then(|state| state.subagent(child_session_id).cloned())
+    }
+
+    /// One subagent in the snapshot's JSON shape.
+    pub fn subagent_json(&self, session_id: &str, child_session_id: &str) -> Option<Value> {
+        self.lock()
+            .sessions
+            .get(session_id)
+            .and_then(|state| state.subagent(child_session_id).map(SubagentState::to_json))
     }
 
     /// The ids of every session in the store, sorted.

@@ -403,14 +403,17 @@ fn mode_commands_config_info_and_usage() {
 fn unknown_variants_are_kept_raw_in_order() {
     let store = SessionStore::new();
     let hologram = json!({"sessionUpdate": "hologram", "frames": [1, 2], "_meta": {"x": 1}});
-    let notice = json!({"sessionUpdate": "notice", "message": "heads up"});
+    let future = json!({"sessionUpdate": "session_poll", "message": "heads up"});
     let c = apply(&store, "s", hologram.clone());
     assert!(c.unknown);
     assert!(c.session_added);
-    apply(&store, "s", notice.clone());
+    let c = apply(&store, "s", future.clone());
+    assert!(c.unknown);
+    assert!(!c.notices);
     let s = snap(&store, "s");
-    assert_eq!(s.unknown, vec![hologram, notice]);
+    assert_eq!(s.unknown, vec![hologram, future]);
     assert!(s.entries.is_empty());
+    assert!(s.notices.is_empty());
 }
 
 #[test]
@@ -591,6 +594,11 @@ fn snapshot_json_has_the_documented_shape() {
         "config": null,
         "info": {"title": null, "updatedAt": null, "_meta": null, "extra": {}},
         "usage": {"used": 1, "size": 2, "cost": null, "_meta": null, "extra": {}},
+        "compactions": [],
+        "notices": [],
+        "noticesDropped": 0,
+        "plans": [],
+        "subagents": [],
         "unknown": [{"sessionUpdate": "future", "x": 1}]
     });
     let json = store.snapshot_json("s").expect("session");
@@ -624,7 +632,8 @@ fn change_json_has_the_documented_shape() {
         json!({"sessionId": "s", "sessionAdded": true, "sessionRemoved": false,
                "entryAppended": 0, "entryUpdated": null, "toolCalls": ["t"],
                "plan": false, "mode": false, "commands": false, "config": false,
-               "info": false, "usage": false, "unknown": false})
+               "info": false, "usage": false, "compactions": [], "notices": false,
+               "plans": [], "subagents": [], "unknown": false})
     );
 }
 
@@ -844,6 +853,69 @@ fn known_variants_missing_what_the_fold_needs_are_rejected_without_side_effects(
             json!({"sessionUpdate": "usage_update", "used": 1}),
             "`update.size` is required in `usage_update` and must be a non-negative integer",
         ),
+        (
+            json!({"sessionUpdate": "compaction_update", "status": "in_progress"}),
+            "`update.compactionId` is required in `compaction_update` and must be a string",
+        ),
+        (
+            json!({"sessionUpdate": "compaction_update", "compactionId": 3}),
+            "`update.compactionId` in `compaction_update` must be a string, got a number",
+        ),
+        (
+            json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "c"}),
+            "`update.content` is required in `compaction_summary_chunk` and must be a ContentBlock object",
+        ),
+        (
+            json!({"sessionUpdate": "compaction_summary_chunk",
+                   "content": {"type": "text", "text": "x"}}),
+            "`update.compactionId` is required in `compaction_summary_chunk` and must be a string",
+        ),
+        (
+            json!({"sessionUpdate": "notice", "title": "T"}),
+            "`update.severity` is required in `notice` and must be a string",
+        ),
+        (
+            json!({"sessionUpdate": "notice", "severity": "info", "title": 5}),
+            "`update.title` in `notice` must be a string, got a number",
+        ),
+        (
+            json!({"sessionUpdate": "plan_update"}),
+            "`update.plan` is required in `plan_update` and must be a PlanUpdateContent object",
+        ),
+        (
+            json!({"sessionUpdate": "plan_update", "plan": "markdown"}),
+            "`update.plan` in `plan_update` must be a PlanUpdateContent object, got a string",
+        ),
+        (
+            json!({"sessionUpdate": "plan_update", "plan": {"type": "markdown", "content": "x"}}),
+            "`update.plan.planId` is required in `plan_update` and must be a string",
+        ),
+        (
+            json!({"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": 1}}),
+            "`update.plan.planId` in `plan_update` must be a string, got a number",
+        ),
+        (
+            json!({"sessionUpdate": "plan_removed"}),
+            "`update.planId` is required in `plan_removed` and must be a string",
+        ),
+        (
+            json!({"sessionUpdate": "subagent_update", "title": "child"}),
+            "`update.sessionId` is required in `subagent_update` and must be a string",
+        ),
+        (
+            json!({"sessionUpdate": "session_message", "content": []}),
+            "`update.messageId` is required in `session_message` and must be a string",
+        ),
+        (
+            json!({"sessionUpdate": "session_message_chunk", "messageId": 1,
+                   "content": {"type": "text", "text": "x"}}),
+            "`update.messageId` in `session_message_chunk` must be a string, got a number",
+        ),
+        (
+            json!({"sessionUpdate": "session_message_chunk", "messageId": "m",
+                   "content": null}),
+            "`update.content` in `session_message_chunk` must be a ContentBlock object, got null",
+        ),
     ];
     for (update, detail) in cases {
         let raw = json!({"sessionId": "s", "update": update}).to_string();
@@ -904,4 +976,905 @@ fn status_conversions() {
     );
     assert!(!ToolCallStatus::Other("x".into()).is_finished());
     assert!(ToolCallStatus::Cancelled.is_finished());
+}
+
+// ---------------------------------------------------------------------------
+// Compactions, notices, plans by id, subagents, inter-session messages
+// ---------------------------------------------------------------------------
+
+fn meta_of(meta: &Option<JsonObject>) -> Option<Value> {
+    meta.clone().map(Value::Object)
+}
+
+fn text_block(text: &str) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+fn compaction(store: &SessionStore, id: &str) -> CompactionState {
+    store.compaction("s", id).expect("compaction")
+}
+
+fn subagent(store: &SessionStore, id: &str) -> SubagentState {
+    store.subagent("s", id).expect("subagent")
+}
+
+fn session_message(store: &SessionStore, id: &str) -> SessionMessageEntry {
+    snap(store, "s")
+        .session_message(id)
+        .cloned()
+        .expect("session message")
+}
+
+#[test]
+fn compaction_update_upserts_in_the_place_it_first_appeared() {
+    let store = SessionStore::new();
+    apply(&store, "s", chunk("agent_message_chunk", "before"));
+    let c = apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "compaction_update", "compactionId": "c1",
+               "status": "in_progress"}),
+    );
+    assert_eq!(c.entry_appended, Some(1));
+    assert_eq!(c.entry_updated, None);
+    assert_eq!(c.compactions, ["c1"]);
+    assert!(c.tool_calls.is_empty());
+    // The compaction ends the agent message: "after" is a new entry.
+    let c = apply(&store, "s", chunk("agent_message_chunk", "after"));
+    assert_eq!(c.entry_appended, Some(2));
+    assert!(c.compactions.is_empty());
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "compaction_update", "compactionId": "c2",
+               "status": "in_progress"}),
+    );
+    let c = apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "compaction_update", "compactionId": "c1",
+               "status": "completed", "summary": [text_block("Summary")]}),
+    );
+    assert_eq!(c.entry_appended, None, "a later update does not move it");
+    assert_eq!(c.entry_updated, None);
+    assert_eq!(c.compactions, ["c1"]);
+
+    let s = snap(&store, "s");
+    assert_eq!(s.entries.len(), 4);
+    assert_eq!(message(&s, 0).text(), "before");
+    assert_eq!(s.entries[1].compaction_id(), Some("c1"));
+    assert_eq!(message(&s, 2).text(), "after");
+    assert_eq!(s.entries[3].compaction_id(), Some("c2"));
+    assert_eq!(s.entries[1].as_message(), None);
+    assert_eq!(s.entries[1].tool_call_id(), None);
+    let ids: Vec<_> = s
+        .compactions
+        .iter()
+        .map(|c| c.compaction_id.as_str())
+        .collect();
+    assert_eq!(ids, ["c1", "c2"]);
+    let c1 = s.compaction("c1").expect("c1");
+    assert_eq!(c1.status, "completed");
+    assert_eq!(c1.status_typed(), v1::CompactionStatus::Completed);
+    assert!(c1.is_finished());
+    assert_eq!(c1.entry_index, 1);
+    assert_eq!(c1.summary, vec![text_block("Summary")]);
+    assert_eq!(c1.summary_text(), "Summary");
+    assert_eq!(c1.typed_summary().len(), 1);
+    assert_eq!(s.compaction("c2").expect("c2").entry_index, 3);
+    assert!(!s.compaction("c2").expect("c2").is_finished());
+    assert!(s.compaction("nope").is_none());
+    assert!(store.compaction("s", "nope").is_none());
+    assert!(store.compaction("other", "c1").is_none());
+}
+
+#[test]
+fn compaction_summary_error_and_meta_are_patches() {
+    let store = SessionStore::new();
+    let update = |extra: Value| {
+        let mut update = json!({"sessionUpdate": "compaction_update", "compactionId": "c",
+                                "status": "in_progress"});
+        for (k, v) in extra.as_object().expect("object") {
+            update[k] = v.clone();
+        }
+        apply(&store, "s", update)
+    };
+    update(json!({"summary": [text_block("a")], "error": "boom", "_meta": {"x": 1}}));
+    // Omitted: unchanged.
+    let c = update(json!({"status": "failed"}));
+    assert_eq!(c.compactions, ["c"]);
+    let got = compaction(&store, "c");
+    assert_eq!(got.status, "failed");
+    assert_eq!(got.summary, vec![text_block("a")]);
+    assert_eq!(got.error.as_deref(), Some("boom"));
+    assert_eq!(meta_of(&got.meta), Some(json!({"x": 1})));
+    // A value replaces, whole (`_meta` is not merged).
+    update(
+        json!({"summary": [text_block("b"), text_block("c")], "error": "again",
+                  "_meta": {"y": 2}}),
+    );
+    let got = compaction(&store, "c");
+    assert_eq!(got.summary, vec![text_block("b"), text_block("c")]);
+    assert_eq!(got.error.as_deref(), Some("again"));
+    assert_eq!(meta_of(&got.meta), Some(json!({"y": 2})));
+    // `null` clears.
+    update(json!({"error": null, "_meta": null}));
+    let got = compaction(&store, "c");
+    assert_eq!(got.error, None);
+    assert_eq!(got.meta, None);
+    assert_eq!(got.summary.len(), 2, "summary omitted: unchanged");
+    update(json!({"summary": null}));
+    assert!(compaction(&store, "c").summary.is_empty());
+    // `[]` clears too.
+    update(json!({"summary": [text_block("d")]}));
+    assert_eq!(compaction(&store, "c").summary.len(), 1);
+    update(json!({"summary": []}));
+    let got = compaction(&store, "c");
+    assert!(got.summary.is_empty());
+    assert_eq!(got.summary_text(), "");
+    assert!(got.extra.is_empty());
+    assert_eq!(snap(&store, "s").entries.len(), 1);
+}
+
+#[test]
+fn compaction_summary_chunks_append_and_create_in_progress() {
+    let store = SessionStore::new();
+    apply(&store, "s", chunk("user_message_chunk", "compact please"));
+    let summary_chunk = |content: Value, meta: Value| {
+        apply(
+            &store,
+            "s",
+            json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "c",
+                   "content": content, "_meta": meta}),
+        )
+    };
+    // A first-seen id creates an in-progress compaction, placed here.
+    let c = summary_chunk(text_block("Sum"), json!({"k": 1}));
+    assert_eq!(c.entry_appended, Some(1));
+    assert_eq!(c.compactions, ["c"]);
+    let got = compaction(&store, "c");
+    assert_eq!(got.status, "in_progress");
+    assert_eq!(got.status_typed(), v1::CompactionStatus::InProgress);
+    assert_eq!(got.entry_index, 1);
+    // Chunks append in order; adjacent text joins; chunk `_meta` is merged
+    // into `chunk_meta`, not into the compaction's `_meta`.
+    let c = summary_chunk(text_block("mary"), json!({"j": 2}));
+    assert_eq!(c.entry_appended, None);
+    assert_eq!(c.compactions, ["c"]);
+    let image = json!({"type": "image", "data": "AAAA", "mimeType": "image/png"});
+    summary_chunk(image.clone(), Value::Null);
+    let got = compaction(&store, "c");
+    assert_eq!(got.summary, vec![text_block("Summary"), image.clone()]);
+    assert_eq!(got.summary_text(), "Summary");
+    assert_eq!(meta_of(&got.chunk_meta), Some(json!({"k": 1, "j": 2})));
+    assert_eq!(got.meta, None);
+    // An update without `summary` keeps what chunks appended.
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "compaction_update", "compactionId": "c",
+               "status": "completed", "_meta": {"m": true}}),
+    );
+    let got = compaction(&store, "c");
+    assert_eq!(got.summary.len(), 2);
+    assert_eq!(got.status, "completed");
+    assert_eq!(meta_of(&got.meta), Some(json!({"m": true})));
+    assert_eq!(meta_of(&got.chunk_meta), Some(json!({"k": 1, "j": 2})));
+    // An update with `summary` replaces everything; later chunks append to it.
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "compaction_update", "compactionId": "c",
+               "status": "completed", "summary": [text_block("Final")]}),
+    );
+    summary_chunk(text_block("!"), Value::Null);
+    let got = compaction(&store, "c");
+    assert_eq!(got.summary, vec![text_block("Final!")]);
+    let s = snap(&store, "s");
+    assert_eq!(s.entries.len(), 2);
+    assert_eq!(s.compactions.len(), 1);
+}
+
+#[test]
+fn compaction_wrong_types_fall_back_and_are_kept_in_extra() {
+    let store = SessionStore::new();
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "compaction_update", "compactionId": "c", "status": "failed",
+               "summary": [text_block("keep")], "error": "kept", "_meta": {"a": 1}}),
+    );
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "compaction_update", "compactionId": "c", "status": 5,
+               "summary": "nope", "error": 7, "_meta": "m", "vendor": {"v": 1}}),
+    );
+    let got = compaction(&store, "c");
+    assert_eq!(got.status, "failed", "a mistyped status is no update");
+    assert_eq!(got.summary, vec![text_block("keep")]);
+    assert_eq!(got.error.as_deref(), Some("kept"));
+    assert_eq!(meta_of(&got.meta), Some(json!({"a": 1})));
+    assert_eq!(
+        Value::Object(got.extra.clone()),
+        json!({"status": 5, "summary": "nope", "error": 7, "_meta": "m", "vendor": {"v": 1}})
+    );
+    // A missing status leaves it too, and a new compaction without one is in
+    // progress; a chunk's unknown fields join `extra`.
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "compaction_update", "compactionId": "d"}),
+    );
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "d",
+               "content": {"type": "hologram"}, "_meta": 4, "chunkNo": 1}),
+    );
+    let got = compaction(&store, "d");
+    assert_eq!(got.status, "in_progress");
+    assert_eq!(got.summary, vec![json!({"type": "hologram"})]);
+    assert!(got.typed_summary().is_empty(), "kept raw, not decodable");
+    assert_eq!(got.chunk_meta, None);
+    assert_eq!(
+        Value::Object(got.extra.clone()),
+        json!({"_meta": 4, "chunkNo": 1})
+    );
+    // Custom statuses are kept as received; invalid summary items are kept
+    // raw too.
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "compaction_update", "compactionId": "d", "status": "_paused",
+               "summary": [text_block("ok"), {"type": "text"}]}),
+    );
+    let got = compaction(&store, "d");
+    assert_eq!(got.status, "_paused");
+    assert_eq!(
+        got.status_typed(),
+        v1::CompactionStatus::Other("_paused".into())
+    );
+    assert!(!got.is_finished());
+    assert_eq!(got.summary.len(), 2);
+    assert_eq!(got.typed_summary().len(), 1);
+    assert_eq!(got.summary_text(), "ok");
+}
+
+#[test]
+fn notices_stay_out_of_the_conversation() {
+    let store = SessionStore::new();
+    apply(&store, "s", chunk("agent_message_chunk", "a"));
+    let c = apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "notice", "severity": "warning", "title": "Rate limited",
+               "description": "Retrying in 5s", "_meta": {"retry": 5}, "code": 429}),
+    );
+    assert!(c.notices);
+    assert_eq!(c.entry_appended, None);
+    assert_eq!(c.entry_updated, None);
+    assert!(!c.unknown);
+    // The notice does not end the message.
+    let c = apply(&store, "s", chunk("agent_message_chunk", "b"));
+    assert_eq!(c.entry_updated, Some(0));
+    assert!(!c.notices);
+    let s = snap(&store, "s");
+    assert_eq!(s.entries.len(), 1);
+    assert_eq!(message(&s, 0).text(), "ab");
+    assert_eq!(s.notices.len(), 1);
+    assert_eq!(s.notices_dropped, 0);
+    let notice = &s.notices[0];
+    assert_eq!(notice.severity, "warning");
+    assert_eq!(notice.severity_typed(), v1::NoticeSeverity::Warning);
+    assert_eq!(notice.title, "Rate limited");
+    assert_eq!(notice.description.as_deref(), Some("Retrying in 5s"));
+    assert_eq!(meta_of(&notice.meta), Some(json!({"retry": 5})));
+    assert_eq!(Value::Object(notice.extra.clone()), json!({"code": 429}));
+    assert!(s.unknown.is_empty());
+
+    // `null` and a wrong type both mean no description / no `_meta`; the
+    // wrong-typed values are kept in `extra`. Custom severities are kept.
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "notice", "severity": "_debug", "title": "x",
+               "description": null, "_meta": null}),
+    );
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "notice", "severity": "error", "title": "y",
+               "description": 5, "_meta": [1]}),
+    );
+    let s = snap(&store, "s");
+    assert_eq!(s.notices[1].description, None);
+    assert_eq!(s.notices[1].meta, None);
+    assert!(s.notices[1].extra.is_empty());
+    assert_eq!(
+        s.notices[1].severity_typed(),
+        v1::NoticeSeverity::Other("_debug".into())
+    );
+    assert_eq!(s.notices[2].description, None);
+    assert_eq!(s.notices[2].meta, None);
+    assert_eq!(
+        Value::Object(s.notices[2].extra.clone()),
+        json!({"description": 5, "_meta": [1]})
+    );
+    assert_eq!(s.notices[2].severity_typed(), v1::NoticeSeverity::Error);
+}
+
+#[test]
+fn notices_are_bounded_and_count_what_was_dropped() {
+    let store = SessionStore::new();
+    let limit = SessionSnapshot::NOTICE_LIMIT;
+    assert_eq!(limit, 64);
+    let notice =
+        |n: usize| json!({"sessionUpdate": "notice", "severity": "info", "title": format!("n{n}")});
+    for n in 0..limit {
+        assert!(apply(&store, "s", notice(n)).notices);
+    }
+    let s = snap(&store, "s");
+    assert_eq!(s.notices.len(), limit);
+    assert_eq!(s.notices_dropped, 0);
+    assert_eq!(s.notices[0].title, "n0");
+    for n in limit..limit + 6 {
+        let c = apply(&store, "s", notice(n));
+        assert!(c.notices);
+    }
+    let s = snap(&store, "s");
+    assert_eq!(s.notices.len(), limit);
+    assert_eq!(s.notices_dropped, 6);
+    assert_eq!(s.notices[0].title, "n6");
+    assert_eq!(s.notices[limit - 1].title, format!("n{}", limit + 5));
+    let json = store.snapshot_json("s").expect("json");
+    assert_eq!(json["noticesDropped"], 6);
+    assert_eq!(json["notices"].as_array().expect("array").len(), limit);
+    assert_eq!(json["notices"][0]["title"], "n6");
+    assert!(s.entries.is_empty());
+    // Per session.
+    apply(&store, "t", notice(0));
+    assert_eq!(snap(&store, "t").notices.len(), 1);
+    assert_eq!(snap(&store, "t").notices_dropped, 0);
+}
+
+#[test]
+fn plans_by_id_are_upserted_and_removed_beside_the_plan() {
+    let store = SessionStore::new();
+    let entry = |c: &str| json!({"content": c, "priority": "high", "status": "pending"});
+    let items = |id: &str, entries: Value| {
+        json!({"sessionUpdate": "plan_update",
+               "plan": {"type": "items", "planId": id, "entries": entries}})
+    };
+    let mut first = items("p1", json!([entry("a")]));
+    first["_meta"] = json!({"v": 1});
+    first["vendor"] = json!(true);
+    let c = apply(&store, "s", first);
+    assert_eq!(c.plans, ["p1"]);
+    assert!(!c.plan, "not the single plan");
+    assert_eq!(c.entry_appended, None);
+    let markdown = json!({"sessionUpdate": "plan_update",
+                          "plan": {"type": "markdown", "planId": "p2", "content": "# Plan"}});
+    apply(&store, "s", markdown);
+    let p1 = store.plan_by_id("s", "p1").expect("p1");
+    assert_eq!(p1.plan_type(), Some("items"));
+    assert_eq!(p1.typed_entries().len(), 1);
+    assert_eq!(meta_of(&p1.meta), Some(json!({"v": 1})));
+    assert_eq!(Value::Object(p1.extra.clone()), json!({"vendor": true}));
+
+    // An update replaces the plan whole, in place.
+    let c = apply(&store, "s", items("p1", json!([entry("b"), entry("c")])));
+    assert_eq!(c.plans, ["p1"]);
+    let s = snap(&store, "s");
+    let ids: Vec<_> = s.plans.iter().map(|p| p.plan_id.as_str()).collect();
+    assert_eq!(ids, ["p1", "p2"]);
+    let p1 = s.plan_by_id("p1").expect("p1");
+    assert_eq!(p1.plan["entries"], json!([entry("b"), entry("c")]));
+    assert_eq!(p1.typed_entries().len(), 2);
+    assert_eq!(p1.meta, None);
+    assert!(p1.extra.is_empty());
+    let p2 = s.plan_by_id("p2").expect("p2");
+    assert_eq!(p2.plan_type(), Some("markdown"));
+    assert!(p2.typed_entries().is_empty());
+    assert!(s.plan.is_none());
+
+    // The stable `plan` is its own part.
+    let c = apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "plan", "entries": [entry("z")]}),
+    );
+    assert!(c.plan);
+    assert!(c.plans.is_empty());
+    assert_eq!(snap(&store, "s").plans.len(), 2);
+
+    // Removal; an unknown id changes nothing and notifies no one.
+    let calls = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&calls);
+    store.subscribe(move |_| {
+        seen.fetch_add(1, Ordering::SeqCst);
+    });
+    let c = apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "plan_removed", "planId": "p1", "_meta": {"why": "done"}}),
+    );
+    assert_eq!(c.plans, ["p1"]);
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    assert!(store.plan_by_id("s", "p1").is_none());
+    let c = apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "plan_removed", "planId": "ghost"}),
+    );
+    assert!(c.is_empty());
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    // Re-adding a removed id puts it last; an unknown plan type is kept raw.
+    apply(&store, "s", items("p1", json!([])));
+    let diagram = json!({"type": "diagram", "planId": "p3", "nodes": [1]});
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "plan_update", "plan": diagram}),
+    );
+    let s = snap(&store, "s");
+    let ids: Vec<_> = s.plans.iter().map(|p| p.plan_id.as_str()).collect();
+    assert_eq!(ids, ["p2", "p1", "p3"]);
+    assert_eq!(s.plan_by_id("p3").expect("p3").plan, diagram);
+    assert!(s.unknown.is_empty());
+    assert!(s.entries.is_empty());
+    assert_eq!(s.plan.expect("plan").entries, vec![entry("z")]);
+}
+
+#[test]
+fn subagents_are_patched_field_by_field() {
+    let store = SessionStore::new();
+    let update = |fields: Value| {
+        let mut update = json!({"sessionUpdate": "subagent_update", "sessionId": "child"});
+        for (k, v) in fields.as_object().expect("object") {
+            update[k] = v.clone();
+        }
+        apply(&store, "s", update)
+    };
+    let c = update(json!({"title": "Researcher", "description": "Finds things",
+                          "capabilities": {"cancel": {}}, "state": {"state": "running"},
+                          "cwd": "/w", "additionalDirectories": ["/a", "/b"],
+                          "_meta": {"x": 1}}));
+    assert!(c.session_added);
+    assert_eq!(c.subagents, ["child"]);
+    assert_eq!(c.entry_appended, None);
+    let got = subagent(&store, "child");
+    assert_eq!(got.title.as_deref(), Some("Researcher"));
+    assert_eq!(got.description.as_deref(), Some("Finds things"));
+    assert_eq!(got.capabilities, Some(json!({"cancel": {}})));
+    assert_eq!(got.state_tag(), Some("running"));
+    assert_eq!(got.cwd.as_deref(), Some("/w"));
+    assert_eq!(
+        got.additional_directories,
+        Some(vec!["/a".to_owned(), "/b".to_owned()])
+    );
+    assert_eq!(meta_of(&got.meta), Some(json!({"x": 1})));
+
+    // Omitted: unchanged; a concrete state replaces the whole state object.
+    let idle = json!({"state": "idle", "stopReason": "end_turn", "usage": {"totalTokens": 3}});
+    let c = update(json!({"state": idle}));
+    assert_eq!(c.subagents, ["child"]);
+    let got = subagent(&store, "child");
+    assert_eq!(got.state, Some(idle));
+    assert_eq!(got.state_tag(), Some("idle"));
+    assert_eq!(got.title.as_deref(), Some("Researcher"));
+    assert_eq!(got.capabilities, Some(json!({"cancel": {}})));
+    assert_eq!(got.cwd.as_deref(), Some("/w"));
+    update(json!({"state": {"state": "requires_action"}}));
+    assert_eq!(
+        subagent(&store, "child").state,
+        Some(json!({"state": "requires_action"}))
+    );
+
+    // A value replaces whole; `null` clears; `[]` is a value.
+    update(
+        json!({"title": null, "capabilities": null, "additionalDirectories": [],
+                  "_meta": {"y": 2}, "cwd": "/elsewhere"}),
+    );
+    let got = subagent(&store, "child");
+    assert_eq!(got.title, None);
+    assert_eq!(got.description.as_deref(), Some("Finds things"));
+    assert_eq!(got.capabilities, None);
+    assert_eq!(got.additional_directories, Some(Vec::new()));
+    assert_eq!(meta_of(&got.meta), Some(json!({"y": 2})));
+    assert_eq!(got.cwd.as_deref(), Some("/elsewhere"));
+    update(
+        json!({"state": null, "cwd": null, "additionalDirectories": null,
+                  "description": null, "_meta": null}),
+    );
+    let got = subagent(&store, "child");
+    assert_eq!(got.state, None);
+    assert_eq!(got.state_tag(), None);
+    assert_eq!(got.cwd, None);
+    assert_eq!(got.additional_directories, None);
+    assert_eq!(got.description, None);
+    assert_eq!(got.meta, None);
+    assert!(got.extra.is_empty());
+
+    // A second child is listed after; updating the first keeps the order.
+    update(json!({"title": "again"}));
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "subagent_update", "sessionId": "child2"}),
+    );
+    update(json!({"description": "d"}));
+    let s = snap(&store, "s");
+    let ids: Vec<_> = s.subagents.iter().map(|a| a.session_id.as_str()).collect();
+    assert_eq!(ids, ["child", "child2"]);
+    let child2 = s.subagent("child2").expect("child2");
+    assert_eq!((child2.title.as_ref(), child2.state.as_ref()), (None, None));
+    assert!(s.entries.is_empty());
+    assert!(s.unknown.is_empty());
+    assert!(
+        store.snapshot("child").is_none(),
+        "not a session of its own"
+    );
+    assert!(store.subagent("s", "nope").is_none());
+}
+
+#[test]
+fn subagent_wrong_types_fall_back_and_are_kept_in_extra() {
+    let store = SessionStore::new();
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "subagent_update", "sessionId": "c", "title": "T",
+               "description": "D", "capabilities": {}, "state": {"state": "running"},
+               "cwd": "/w", "additionalDirectories": ["/a"], "_meta": {"m": 1}}),
+    );
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "subagent_update", "sessionId": "c", "title": 5,
+               "description": ["d"], "capabilities": "all", "state": {"phase": "running"},
+               "cwd": 7, "additionalDirectories": ["/b", 3], "_meta": "m", "vendor": 1}),
+    );
+    let got = subagent(&store, "c");
+    assert_eq!(got.title.as_deref(), Some("T"));
+    assert_eq!(got.description.as_deref(), Some("D"));
+    assert_eq!(got.capabilities, Some(json!({})));
+    assert_eq!(got.state, Some(json!({"state": "running"})));
+    assert_eq!(got.cwd.as_deref(), Some("/w"));
+    assert_eq!(got.additional_directories, Some(vec!["/a".to_owned()]));
+    assert_eq!(meta_of(&got.meta), Some(json!({"m": 1})));
+    assert_eq!(
+        Value::Object(got.extra.clone()),
+        json!({"title": 5, "description": ["d"], "capabilities": "all",
+               "state": {"phase": "running"}, "cwd": 7,
+               "additionalDirectories": ["/b", 3], "_meta": "m", "vendor": 1})
+    );
+    // A state that is not an object is the wrong type too; a custom tag is
+    // a state.
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "subagent_update", "sessionId": "c", "state": "idle"}),
+    );
+    let got = subagent(&store, "c");
+    assert_eq!(got.state_tag(), Some("running"));
+    assert_eq!(got.extra["state"], json!("idle"));
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "subagent_update", "sessionId": "c",
+               "state": {"state": "_sleeping", "until": 9}}),
+    );
+    assert_eq!(subagent(&store, "c").state_tag(), Some("_sleeping"));
+}
+
+#[test]
+fn session_messages_are_upserted_by_id_in_the_conversation() {
+    let store = SessionStore::new();
+    apply(&store, "s", chunk("agent_message_chunk", "a"));
+    let c = apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "session_message", "messageId": "m1",
+               "senderSessionId": "s", "recipientSessionId": "child",
+               "content": [text_block("do it")], "_meta": {"u": 1}}),
+    );
+    assert_eq!(c.entry_appended, Some(1));
+    assert_eq!(c.entry_updated, None);
+    // It ends the agent message.
+    let c = apply(&store, "s", chunk("agent_message_chunk", "b"));
+    assert_eq!(c.entry_appended, Some(2));
+    // A chunk appends to its message wherever it is, text joined.
+    let c = apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "session_message_chunk", "messageId": "m1",
+               "content": text_block(" now"), "_meta": {"c": 1}}),
+    );
+    assert_eq!(c.entry_updated, Some(1));
+    assert_eq!(c.entry_appended, None);
+    let m1 = session_message(&store, "m1");
+    assert_eq!(m1.content, vec![text_block("do it now")]);
+    assert_eq!(m1.text(), "do it now");
+    assert_eq!(m1.typed_content().len(), 1);
+    assert_eq!(m1.sender_session_id.as_deref(), Some("s"));
+    assert_eq!(m1.recipient_session_id.as_deref(), Some("child"));
+    assert_eq!(meta_of(&m1.meta), Some(json!({"u": 1})));
+    assert_eq!(meta_of(&m1.chunk_meta), Some(json!({"c": 1})));
+    // The next agent chunk still joins the agent message after it.
+    let c = apply(&store, "s", chunk("agent_message_chunk", "c"));
+    assert_eq!(c.entry_updated, Some(2));
+
+    // A chunk for an unknown id creates the message; its participants and
+    // references may come later.
+    let c = apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "session_message_chunk", "messageId": "m2",
+               "content": text_block("done")}),
+    );
+    assert_eq!(c.entry_appended, Some(3));
+    let m2 = session_message(&store, "m2");
+    assert_eq!(m2.sender_session_id, None);
+    assert_eq!(m2.text(), "done");
+    let c = apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "session_message", "messageId": "m2",
+               "senderSessionId": "child", "recipientSessionId": "s",
+               "senderMessageId": "cm9"}),
+    );
+    assert_eq!(c.entry_updated, Some(3));
+    let m2 = session_message(&store, "m2");
+    assert_eq!(m2.sender_session_id.as_deref(), Some("child"));
+    assert_eq!(m2.sender_message_id.as_deref(), Some("cm9"));
+    assert_eq!(m2.content, vec![text_block("done")], "content omitted");
+
+    let s = snap(&store, "s");
+    assert_eq!(s.entries.len(), 4);
+    assert_eq!(message(&s, 0).text(), "a");
+    assert_eq!(
+        s.entries[1]
+            .as_session_message()
+            .map(|m| m.message_id.as_str()),
+        Some("m1")
+    );
+    assert_eq!(message(&s, 2).text(), "bc");
+    assert_eq!(
+        s.entries[3]
+            .as_session_message()
+            .map(|m| m.message_id.as_str()),
+        Some("m2")
+    );
+    assert_eq!(s.entries[3].as_message(), None);
+    assert!(s.session_message("nope").is_none());
+}
+
+#[test]
+fn session_message_fields_are_patches() {
+    let store = SessionStore::new();
+    let upsert = |fields: Value| {
+        let mut update = json!({"sessionUpdate": "session_message", "messageId": "m"});
+        for (k, v) in fields.as_object().expect("object") {
+            update[k] = v.clone();
+        }
+        apply(&store, "s", update)
+    };
+    upsert(json!({"senderSessionId": "a", "recipientSessionId": "b",
+                  "senderMessageId": "x", "content": [text_block("one")],
+                  "_meta": {"k": 1}}));
+    upsert(json!({"recipientMessageId": "y"}));
+    let m = session_message(&store, "m");
+    assert_eq!(
+        (
+            m.sender_session_id.as_deref(),
+            m.recipient_session_id.as_deref(),
+            m.sender_message_id.as_deref(),
+            m.recipient_message_id.as_deref(),
+        ),
+        (Some("a"), Some("b"), Some("x"), Some("y"))
+    );
+    assert_eq!(m.content, vec![text_block("one")]);
+    assert_eq!(meta_of(&m.meta), Some(json!({"k": 1})));
+    // A value replaces whole (`_meta` too), `null` clears.
+    upsert(
+        json!({"senderSessionId": null, "content": [text_block("two"), text_block("!")],
+                  "_meta": {"j": 2}}),
+    );
+    let m = session_message(&store, "m");
+    assert_eq!(m.sender_session_id, None);
+    assert_eq!(m.recipient_session_id.as_deref(), Some("b"));
+    assert_eq!(m.content, vec![text_block("two"), text_block("!")]);
+    assert_eq!(meta_of(&m.meta), Some(json!({"j": 2})));
+    upsert(json!({"content": []}));
+    assert!(session_message(&store, "m").content.is_empty());
+    upsert(json!({"content": [text_block("three")]}));
+    upsert(json!({"content": null, "_meta": null, "recipientMessageId": null}));
+    let m = session_message(&store, "m");
+    assert!(m.content.is_empty());
+    assert_eq!(m.meta, None);
+    assert_eq!(m.recipient_message_id, None);
+    assert!(m.extra.is_empty());
+    // Wrong types: no change, kept in `extra` (with chunk fields).
+    upsert(
+        json!({"recipientSessionId": 5, "content": "text", "_meta": 3,
+                  "senderMessageId": {"id": 1}, "vendor": "v"}),
+    );
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "session_message_chunk", "messageId": "m",
+               "content": {"type": "hologram"}, "_meta": "bad", "seq": 1}),
+    );
+    let m = session_message(&store, "m");
+    assert_eq!(m.recipient_session_id.as_deref(), Some("b"));
+    assert_eq!(m.sender_message_id.as_deref(), Some("x"));
+    assert_eq!(m.content, vec![json!({"type": "hologram"})]);
+    assert!(m.typed_content().is_empty());
+    assert_eq!(m.chunk_meta, None);
+    assert_eq!(
+        Value::Object(m.extra.clone()),
+        json!({"recipientSessionId": 5, "content": "text", "_meta": "bad",
+               "senderMessageId": {"id": 1}, "vendor": "v", "seq": 1})
+    );
+    assert_eq!(snap(&store, "s").entries.len(), 1);
+}
+
+#[test]
+fn new_parts_have_the_documented_json_shape() {
+    let store = SessionStore::new();
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "compaction_update", "compactionId": "c",
+               "status": "completed", "summary": [text_block("S")], "error": null}),
+    );
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "c",
+               "content": text_block("!"), "_meta": {"n": 1}}),
+    );
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "session_message", "messageId": "m",
+               "recipientSessionId": "kid", "content": [text_block("go")]}),
+    );
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "notice", "severity": "info", "title": "Hi"}),
+    );
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "plan_update",
+               "plan": {"type": "file", "planId": "p", "uri": "file:///plan.md"}}),
+    );
+    apply(
+        &store,
+        "s",
+        json!({"sessionUpdate": "subagent_update", "sessionId": "kid", "title": "Kid",
+               "state": {"state": "running"}}),
+    );
+    let compaction = json!({"compactionId": "c", "status": "completed",
+                            "summary": [text_block("S!")], "summaryText": "S!",
+                            "error": null, "entryIndex": 0, "_meta": null,
+                            "chunkMeta": {"n": 1}, "extra": {}});
+    let plan = json!({"planId": "p",
+                      "plan": {"type": "file", "planId": "p", "uri": "file:///plan.md"},
+                      "_meta": null, "extra": {}});
+    let kid = json!({"sessionId": "kid", "title": "Kid", "description": null,
+                     "capabilities": null, "state": {"state": "running"}, "cwd": null,
+                     "additionalDirectories": null, "_meta": null, "extra": {}});
+    let expected = json!({
+        "sessionId": "s",
+        "entries": [
+            {"type": "compaction", "compactionId": "c"},
+            {"type": "session_message", "messageId": "m", "senderSessionId": null,
+             "recipientSessionId": "kid", "senderMessageId": null,
+             "recipientMessageId": null, "text": "go", "content": [text_block("go")],
+             "_meta": null, "chunkMeta": null, "extra": {}}
+        ],
+        "toolCalls": [],
+        "plan": null,
+        "mode": null,
+        "commands": null,
+        "config": null,
+        "info": {"title": null, "updatedAt": null, "_meta": null, "extra": {}},
+        "usage": null,
+        "compactions": [compaction],
+        "notices": [{"severity": "info", "title": "Hi", "description": null,
+                     "_meta": null, "extra": {}}],
+        "noticesDropped": 0,
+        "plans": [plan],
+        "subagents": [kid],
+        "unknown": []
+    });
+    assert_eq!(store.snapshot_json("s").expect("session"), expected);
+    assert_eq!(
+        serde_json::to_value(snap(&store, "s")).expect("serialize"),
+        expected
+    );
+    assert_eq!(store.compaction_json("s", "c"), Some(compaction));
+    assert_eq!(store.plan_by_id_json("s", "p"), Some(plan));
+    assert_eq!(store.subagent_json("s", "kid"), Some(kid));
+    assert_eq!(
+        store.entry_json("s", 0),
+        Some(expected["entries"][0].clone())
+    );
+    assert_eq!(
+        store.entry_json("s", 1),
+        Some(expected["entries"][1].clone())
+    );
+    assert_eq!(store.compaction_json("s", "x"), None);
+    assert_eq!(store.plan_by_id_json("s", "x"), None);
+    assert_eq!(store.subagent_json("s", "x"), None);
+    assert_eq!(store.compaction_json("missing", "c"), None);
+}
+
+#[test]
+fn change_flags_of_the_new_parts() {
+    let store = SessionStore::new();
+    let log = Arc::new(Mutex::new(Vec::<Value>::new()));
+    let sink = Arc::clone(&log);
+    store.subscribe(move |change| sink.lock().expect("log").push(change.to_json()));
+    let base = |session_added: bool| {
+        json!({"sessionId": "s", "sessionAdded": session_added, "sessionRemoved": false,
+               "entryAppended": null, "entryUpdated": null, "toolCalls": [],
+               "plan": false, "mode": false, "commands": false, "config": false,
+               "info": false, "usage": false, "compactions": [], "notices": false,
+               "plans": [], "subagents": [], "unknown": false})
+    };
+    let with = |session_added: bool, changes: Value| {
+        let mut expected = base(session_added);
+        for (k, v) in changes.as_object().expect("object") {
+            expected[k] = v.clone();
+        }
+        expected
+    };
+    let updates = [
+        json!({"sessionUpdate": "compaction_update", "compactionId": "c", "status": "in_progress"}),
+        json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "c",
+               "content": text_block("x")}),
+        json!({"sessionUpdate": "notice", "severity": "info", "title": "n"}),
+        json!({"sessionUpdate": "plan_update", "plan": {"type": "markdown", "planId": "p",
+                                                        "content": "x"}}),
+        json!({"sessionUpdate": "plan_removed", "planId": "p"}),
+        json!({"sessionUpdate": "subagent_update", "sessionId": "k"}),
+        json!({"sessionUpdate": "session_message", "messageId": "m"}),
+        json!({"sessionUpdate": "session_message_chunk", "messageId": "m",
+               "content": text_block("y")}),
+        json!({"sessionUpdate": "plan_removed", "planId": "p"}),
+    ];
+    let changes: Vec<Value> = updates
+        .into_iter()
+        .map(|u| apply(&store, "s", u).to_json())
+        .collect();
+    let expected = vec![
+        with(true, json!({"entryAppended": 0, "compactions": ["c"]})),
+        with(false, json!({"compactions": ["c"]})),
+        with(false, json!({"notices": true})),
+        with(false, json!({"plans": ["p"]})),
+        with(false, json!({"plans": ["p"]})),
+        with(false, json!({"subagents": ["k"]})),
+        with(false, json!({"entryAppended": 1})),
+        with(false, json!({"entryUpdated": 1})),
+        base(false),
+    ];
+    assert_eq!(changes, expected);
+    // Every non-empty change was delivered; the empty one was not.
+    assert_eq!(*log.lock().expect("log"), expected[..8].to_vec());
+
+    let flag = |f: fn(&mut Change)| {
+        let mut c = Change::default();
+        f(&mut c);
+        c.is_empty()
+    };
+    assert!(flag(|_| {}));
+    assert!(!flag(|c| c.compactions.push("c".into())));
+    assert!(!flag(|c| c.notices = true));
+    assert!(!flag(|c| c.plans.push("p".into())));
+    assert!(!flag(|c| c.subagents.push("k".into())));
 }
