@@ -227,6 +227,116 @@ pub trait Agent: Send + Sync + 'static {
         async {}
     }
 
+    /// `session/fork` (advertise `sessionCapabilities.fork`; unstable: cargo feature and option
+    /// `unstable_session_fork`).
+    #[cfg(feature = "unstable_session_fork")]
+    fn fork_session(
+        &self,
+        cx: RequestContext<AgentConnection>,
+        args: v1::ForkSessionRequest,
+    ) -> impl Future<Output = Result<v1::ForkSessionResponse, RpcError>> + Send {
+        not_found("session/fork")
+    }
+
+    /// `session/archive` (advertise `sessionCapabilities.archive`; unstable: cargo feature and option
+    /// `unstable_session_archive`).
+    #[cfg(feature = "unstable_session_archive")]
+    fn archive_session(
+        &self,
+        cx: RequestContext<AgentConnection>,
+        args: v1::ArchiveSessionRequest,
+    ) -> impl Future<Output = Result<v1::ArchiveSessionResponse, RpcError>> + Send {
+        not_found("session/archive")
+    }
+
+    /// `session/unarchive` (advertise `sessionCapabilities.archive`; unstable: cargo feature and option
+    /// `unstable_session_archive`).
+    #[cfg(feature = "unstable_session_archive")]
+    fn unarchive_session(
+        &self,
+        cx: RequestContext<AgentConnection>,
+        args: v1::UnarchiveSessionRequest,
+    ) -> impl Future<Output = Result<v1::UnarchiveSessionResponse, RpcError>> + Send {
+        not_found("session/unarchive")
+    }
+
+    /// `session/status` (advertise `sessionCapabilities.status`; unstable: cargo feature and option
+    /// `unstable_session_status`).
+    #[cfg(feature = "unstable_session_status")]
+    fn session_status(
+        &self,
+        cx: RequestContext<AgentConnection>,
+        args: v1::SessionStatusRequest,
+    ) -> impl Future<Output = Result<v1::SessionStatusResponse, RpcError>> + Send {
+        not_found("session/status")
+    }
+
+    /// `session/set_title` (advertise `sessionCapabilities.title`; unstable: cargo feature and option
+    /// `unstable_session_set_title`).
+    #[cfg(feature = "unstable_session_set_title")]
+    fn set_session_title(
+        &self,
+        cx: RequestContext<AgentConnection>,
+        args: v1::SetSessionTitleRequest,
+    ) -> impl Future<Output = Result<v1::SetSessionTitleResponse, RpcError>> + Send {
+        not_found("session/set_title")
+    }
+
+    /// `auth/status` (advertise `auth.status`; unstable: cargo feature and option
+    /// `unstable_auth_status`).
+    #[cfg(feature = "unstable_auth_status")]
+    fn auth_status(
+        &self,
+        cx: RequestContext<AgentConnection>,
+        args: v1::AuthStatusRequest,
+    ) -> impl Future<Output = Result<v1::AuthStatusResponse, RpcError>> + Send {
+        not_found("auth/status")
+    }
+
+    /// `providers/list` (advertise `providers`; unstable: cargo feature and option
+    /// `unstable_llm_providers`).
+    #[cfg(feature = "unstable_llm_providers")]
+    fn list_providers(
+        &self,
+        cx: RequestContext<AgentConnection>,
+        args: v1::ListProvidersRequest,
+    ) -> impl Future<Output = Result<v1::ListProvidersResponse, RpcError>> + Send {
+        not_found("providers/list")
+    }
+
+    /// `providers/set` (advertise `providers`; unstable: cargo feature and option
+    /// `unstable_llm_providers`).
+    #[cfg(feature = "unstable_llm_providers")]
+    fn set_provider(
+        &self,
+        cx: RequestContext<AgentConnection>,
+        args: v1::SetProviderRequest,
+    ) -> impl Future<Output = Result<v1::SetProviderResponse, RpcError>> + Send {
+        not_found("providers/set")
+    }
+
+    /// `providers/disable` (advertise `providers`; unstable: cargo feature and option
+    /// `unstable_llm_providers`).
+    #[cfg(feature = "unstable_llm_providers")]
+    fn disable_provider(
+        &self,
+        cx: RequestContext<AgentConnection>,
+        args: v1::DisableProviderRequest,
+    ) -> impl Future<Output = Result<v1::DisableProviderResponse, RpcError>> + Send {
+        not_found("providers/disable")
+    }
+
+    /// `mcp/message` notifications from the client (MCP over ACP;
+    /// unstable: cargo feature and option `unstable_mcp_over_acp`).
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    fn mcp_message(
+        &self,
+        connection: AgentConnection,
+        args: v1::MessageMcpNotification,
+    ) -> impl Future<Output = ()> + Send {
+        async {}
+    }
+
     /// Extension requests (`_vendor/...`) and methods this crate does not know.
     fn ext_method(
         &self,
@@ -262,9 +372,9 @@ fn not_acp() -> RpcError {
 }
 
 macro_rules! route {
-    ($self:ident, $request:ident, $responder:ident, $conn:ident, { $($method:literal => $fn:ident,)* }) => {
+    ($self:ident, $request:ident, $responder:ident, $conn:ident, { $($(#[$attr:meta])* $method:literal => $fn:ident,)* }) => {
         match $request.method.as_str() {
-            $($method => {
+            $($(#[$attr])* $method => {
                 let h = Arc::clone(&$self.0);
                 serve($request, $responder, $conn, move |cx, args| async move { h.$fn(cx, args).await });
             })*
@@ -296,6 +406,24 @@ impl<A: Agent> Handler for AgentHandler<A> {
             "session/set_mode" => set_session_mode,
             "session/set_config_option" => set_session_config_option,
             "session/prompt" => prompt,
+            #[cfg(feature = "unstable_session_fork")]
+            "session/fork" => fork_session,
+            #[cfg(feature = "unstable_session_archive")]
+            "session/archive" => archive_session,
+            #[cfg(feature = "unstable_session_archive")]
+            "session/unarchive" => unarchive_session,
+            #[cfg(feature = "unstable_session_status")]
+            "session/status" => session_status,
+            #[cfg(feature = "unstable_session_set_title")]
+            "session/set_title" => set_session_title,
+            #[cfg(feature = "unstable_auth_status")]
+            "auth/status" => auth_status,
+            #[cfg(feature = "unstable_llm_providers")]
+            "providers/list" => list_providers,
+            #[cfg(feature = "unstable_llm_providers")]
+            "providers/set" => set_provider,
+            #[cfg(feature = "unstable_llm_providers")]
+            "providers/disable" => disable_provider,
         });
     }
 
@@ -308,6 +436,13 @@ impl<A: Agent> Handler for AgentHandler<A> {
         if n.method == "session/cancel" {
             return match n.params_as::<v1::CancelNotification>() {
                 Ok(args) => Box::pin(async move { h.cancel(conn, args).await }),
+                Err(_) => Box::pin(async {}),
+            };
+        }
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        if n.method == "mcp/message" {
+            return match n.params_as::<v1::MessageMcpNotification>() {
+                Ok(args) => Box::pin(async move { h.mcp_message(conn, args).await }),
                 Err(_) => Box::pin(async {}),
             };
         }
@@ -370,6 +505,28 @@ impl AgentConnection {
         self.peer
             .notify_json("elicitation/complete", notification)
             .await
+    }
+
+    /// Sends `auth/status_update` (advertise `auth.status`; unstable:
+    /// cargo feature and option `unstable_auth_status`).
+    #[cfg(feature = "unstable_auth_status")]
+    pub async fn auth_status_update(
+        &self,
+        notification: &v1::AuthStatusUpdateNotification,
+    ) -> Result<(), CallError> {
+        self.peer
+            .notify_json("auth/status_update", notification)
+            .await
+    }
+
+    /// Sends `mcp/message` to an MCP server the client provides over ACP
+    /// (unstable: cargo feature and option `unstable_mcp_over_acp`).
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    pub async fn mcp_message(
+        &self,
+        args: &v1::MessageMcpRequest,
+    ) -> Result<v1::MessageMcpResponse, CallError> {
+        self.peer.request_json("mcp/message", args).decode().await
     }
 }
 
@@ -512,6 +669,28 @@ pub trait Client: Send + Sync + 'static {
         async {}
     }
 
+    /// `mcp/message` to an MCP server this client provides over ACP
+    /// (unstable: cargo feature and option `unstable_mcp_over_acp`).
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    fn mcp_message(
+        &self,
+        cx: RequestContext<ClientConnection>,
+        args: v1::MessageMcpRequest,
+    ) -> impl Future<Output = Result<v1::MessageMcpResponse, RpcError>> + Send {
+        not_found("mcp/message")
+    }
+
+    /// `auth/status_update` (unstable: cargo feature and option
+    /// `unstable_auth_status`).
+    #[cfg(feature = "unstable_auth_status")]
+    fn auth_status_update(
+        &self,
+        connection: ClientConnection,
+        args: v1::AuthStatusUpdateNotification,
+    ) -> impl Future<Output = ()> + Send {
+        async {}
+    }
+
     /// Extension requests and methods this crate does not know.
     fn ext_method(
         &self,
@@ -551,6 +730,8 @@ impl<C: Client> Handler for ClientHandler<C> {
             "terminal/kill" => kill_terminal,
             "terminal/release" => release_terminal,
             "elicitation/create" => create_elicitation,
+            #[cfg(feature = "unstable_mcp_over_acp")]
+            "mcp/message" => mcp_message,
         });
     }
 
@@ -568,6 +749,11 @@ impl<C: Client> Handler for ClientHandler<C> {
             }
             "elicitation/complete" => match n.params_as::<v1::CompleteElicitationNotification>() {
                 Ok(args) => Box::pin(async move { h.elicitation_complete(conn, args).await }),
+                Err(_) => Box::pin(async {}),
+            },
+            #[cfg(feature = "unstable_auth_status")]
+            "auth/status_update" => match n.params_as::<v1::AuthStatusUpdateNotification>() {
+                Ok(args) => Box::pin(async move { h.auth_status_update(conn, args).await }),
                 Err(_) => Box::pin(async {}),
             },
             _ => Box::pin(async move { h.ext_notification(conn, n.method, n.params).await }),
@@ -661,3 +847,75 @@ calls!(ClientConnection {
     /// was handled.
     prompt("session/prompt", v1::PromptRequest) -> v1::PromptResponse;
 });
+
+#[cfg(feature = "unstable_session_fork")]
+calls!(ClientConnection {
+    /// `session/fork` (needs `sessionCapabilities.fork`; unstable: cargo feature and
+    /// option `unstable_session_fork`).
+    fork_session("session/fork", v1::ForkSessionRequest) -> v1::ForkSessionResponse;
+});
+
+#[cfg(feature = "unstable_session_archive")]
+calls!(ClientConnection {
+    /// `session/archive` (needs `sessionCapabilities.archive`; unstable: cargo feature and
+    /// option `unstable_session_archive`).
+    archive_session("session/archive", v1::ArchiveSessionRequest) -> v1::ArchiveSessionResponse;
+});
+
+#[cfg(feature = "unstable_session_archive")]
+calls!(ClientConnection {
+    /// `session/unarchive` (needs `sessionCapabilities.archive`; unstable: cargo feature and
+    /// option `unstable_session_archive`).
+    unarchive_session("session/unarchive", v1::UnarchiveSessionRequest) -> v1::UnarchiveSessionResponse;
+});
+
+#[cfg(feature = "unstable_session_status")]
+calls!(ClientConnection {
+    /// `session/status` (needs `sessionCapabilities.status`; unstable: cargo feature and
+    /// option `unstable_session_status`).
+    session_status("session/status", v1::SessionStatusRequest) -> v1::SessionStatusResponse;
+});
+
+#[cfg(feature = "unstable_session_set_title")]
+calls!(ClientConnection {
+    /// `session/set_title` (needs `sessionCapabilities.title`; unstable: cargo feature and
+    /// option `unstable_session_set_title`).
+    set_session_title("session/set_title", v1::SetSessionTitleRequest) -> v1::SetSessionTitleResponse;
+});
+
+#[cfg(feature = "unstable_auth_status")]
+calls!(ClientConnection {
+    /// `auth/status` (needs `auth.status`; unstable: cargo feature and
+    /// option `unstable_auth_status`).
+    auth_status("auth/status", v1::AuthStatusRequest) -> v1::AuthStatusResponse;
+});
+
+#[cfg(feature = "unstable_llm_providers")]
+calls!(ClientConnection {
+    /// `providers/list` (needs `providers`; unstable: cargo feature and
+    /// option `unstable_llm_providers`).
+    list_providers("providers/list", v1::ListProvidersRequest) -> v1::ListProvidersResponse;
+});
+
+#[cfg(feature = "unstable_llm_providers")]
+calls!(ClientConnection {
+    /// `providers/set` (needs `providers`; unstable: cargo feature and
+    /// option `unstable_llm_providers`).
+    set_provider("providers/set", v1::SetProviderRequest) -> v1::SetProviderResponse;
+});
+
+#[cfg(feature = "unstable_llm_providers")]
+calls!(ClientConnection {
+    /// `providers/disable` (needs `providers`; unstable: cargo feature and
+    /// option `unstable_llm_providers`).
+    disable_provider("providers/disable", v1::DisableProviderRequest) -> v1::DisableProviderResponse;
+});
+
+#[cfg(feature = "unstable_mcp_over_acp")]
+impl ClientConnection {
+    /// Sends `mcp/message` to an MCP server the agent provides over ACP
+    /// (unstable: cargo feature and option `unstable_mcp_over_acp`).
+    pub async fn mcp_message(&self, args: &v1::MessageMcpNotification) -> Result<(), CallError> {
+        self.peer.notify_json("mcp/message", args).await
+    }
+}
