@@ -12,6 +12,10 @@
 #   ./scripts/demo.sh --no           # refuse it
 #   ./scripts/demo.sh --model demo-large --prompt "ask me my name"
 #                                    # a config option and a question
+#   ./scripts/demo.sh --unstable --prompt hi --prompt "compact please" \
+#       --title "My demo" --status --fork --archive
+#                                    # the unstable v1 extensions, a notice
+#                                    # and a context compaction
 #                                    # (demo-client --help lists the rest)
 #
 # The ping pair (engine API, frames only) is still there:

@@ -165,6 +165,40 @@ impl Renderer {
                 };
                 self.out.line(&s.yellow(&text));
             }
+            v1::SessionUpdate::CompactionUpdate(c) => {
+                let _ = self.store.apply(raw);
+                let Some(state) = self.store.compaction(sid, &c.compaction_id.0) else {
+                    return;
+                };
+                let line = match state.status.as_str() {
+                    "in_progress" => s.dim("compacting the context…"),
+                    "completed" => s.dim(&format!("context compacted: {}", state.summary_text())),
+                    other => s.red(&format!(
+                        "context compaction {other}{}",
+                        state.error.map(|e| format!(": {e}")).unwrap_or_default()
+                    )),
+                };
+                self.out.line(&line);
+            }
+            // Folded; shown whole when the compaction completes.
+            v1::SessionUpdate::CompactionSummaryChunk(_) => {
+                let _ = self.store.apply(raw);
+            }
+            v1::SessionUpdate::SubagentUpdate(u) => {
+                let _ = self.store.apply(raw);
+                let child = u.session_id.0.to_string();
+                let Some(state) = self.store.subagent(sid, &child) else {
+                    return;
+                };
+                let name = state.title.clone().unwrap_or(child);
+                let activity = state
+                    .state
+                    .as_ref()
+                    .and_then(|v| v["state"].as_str().map(str::to_owned))
+                    .unwrap_or_else(|| "unknown".to_owned());
+                self.out
+                    .line(&s.dim(&format!("subagent {name}: {activity}")));
+            }
             _ => {
                 let _ = self.store.apply(raw);
                 let tag = serde_json::to_value(&n.update)

@@ -88,3 +88,19 @@ pub const ASK_FIELD: &str = "name";
 
 /// Its default answer (what `demo-client --yes` sends).
 pub const ASK_DEFAULT: &str = "friend";
+
+/// Set to `1` to start `demo-agent` with the unstable v1 extensions
+/// (the same as `--unstable`).
+pub const UNSTABLE_ENV: &str = "LIBACP_DEMO_AGENT_UNSTABLE";
+
+/// A prompt containing this makes the agent compact the session's
+/// history first (as it does by itself from [`COMPACT_AFTER`] messages on).
+pub const COMPACT_TRIGGER: &str = "compact";
+
+/// The agent compacts a session's history once it holds this many
+/// messages (for clients that advertise `session.compaction`).
+pub const COMPACT_AFTER: usize = 6;
+
+/// The notice the agent shows at a session's first turn (for clients that
+/// advertise `session.notices`).
+pub const NOTICE_TITLE: &str = "Scripted demo";

@@ -754,3 +754,133 @@ fn a_client_without_boolean_config_options_is_not_offered_one() {
     assert_eq!(ids, [script::MODEL_OPTION], "{answer}");
     assert!(options.iter().all(|o| o["type"] != "boolean"), "{answer}");
 }
+
+#[test]
+fn notices_and_compactions_are_shown() {
+    let dir = TestDir::new("compaction");
+    let run = client(
+        &dir,
+        &[
+            "--yes",
+            "--cwd",
+            path_arg(&dir.work()),
+            "--prompt",
+            "hello",
+            "--prompt",
+            "compact please",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{run}");
+    let notice = format!("notice: {}", script::NOTICE_TITLE);
+    assert_eq!(run.stdout.matches(&notice).count(), 1, "{run}");
+    let compacting = run
+        .stdout
+        .find("compacting the context")
+        .expect("compacting");
+    let second = run
+        .stdout
+        .find("you › compact please")
+        .expect("second prompt");
+    assert!(compacting > second, "{run}");
+    assert!(
+        run.stdout.contains(
+            "context compacted: Summary of 2 earlier messages: the user asked \"hello\"; \
+             each turn wrote hello.txt and ran a command."
+        ),
+        "{run}"
+    );
+    // The history was replaced by the summary.
+    let id = printed_session_id(&run);
+    let stored = std::fs::read_to_string(dir.stored(&id)).expect("stored session");
+    let stored: serde_json::Value = serde_json::from_str(&stored).expect("json");
+    assert_eq!(stored["compactions"], 1, "{stored}");
+    assert_eq!(
+        stored["history"].as_array().map(Vec::len),
+        Some(3),
+        "{stored}"
+    );
+    // Without --unstable: no usage, no subagent, nothing unstable offered.
+    assert!(!run.stdout.contains("tokens this turn"), "{run}");
+    assert!(!run.stdout.contains("subagent"), "{run}");
+    assert!(!run.stdout.contains("fork"), "{run}");
+}
+
+#[test]
+fn the_unstable_extensions_fork_archive_title_status_usage_and_subagents() {
+    let dir = TestDir::new("unstable");
+    let run = client(
+        &dir,
+        &[
+            "--yes",
+            "--unstable",
+            "--auth-status",
+            "--cwd",
+            path_arg(&dir.work()),
+            "--prompt",
+            "hi there",
+            "--title",
+            "  Tests   run ",
+            "--status",
+            "--fork",
+            "--archive",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{run}");
+    for line in [
+        "fork, archive, unarchive, status, set_title",
+        "auth/status",
+        "authentication state: not_required",
+        "subagent Command runner: running",
+        "subagent Command runner: idle",
+        "tokens this turn: 2 in, ",
+        "session title → Tests run",
+        "session status: open",
+        "(session/fork; status open)",
+        "archived session",
+    ] {
+        assert!(run.stdout.contains(line), "{line:?} missing: {run}");
+    }
+    let id = printed_session_id(&run);
+    let fork = run
+        .stdout
+        .split("forked into ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("fork id")
+        .to_owned();
+    assert_ne!(fork, id);
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.stored(&id)).expect("stored"))
+            .expect("json");
+    assert_eq!(stored["archived"], true, "{stored}");
+    assert_eq!(stored["title"], "Tests run", "{stored}");
+    let forked: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.stored(&fork)).expect("stored fork"))
+            .expect("json");
+    assert_eq!(forked["archived"], false, "{forked}");
+    assert_eq!(forked["history"], stored["history"], "{forked}");
+    // The archived session has left session/list; the fork is listed.
+    let list = client(&dir, &["--unstable", "--list"], &[]);
+    assert_eq!(list.code, Some(0), "{list}");
+    assert!(list.stdout.contains(&fork), "{list}");
+    assert!(!list.stdout.contains(&id), "{list}");
+    // Unarchived, it is listed again.
+    let back = client(&dir, &["--unstable", "--unarchive", &id, "--list"], &[]);
+    assert_eq!(back.code, Some(0), "{back}");
+    assert!(back.stdout.contains("unarchived session"), "{back}");
+    assert!(back.stdout.contains(&id), "{back}");
+}
+
+#[test]
+fn unstable_calls_need_unstable() {
+    let dir = TestDir::new("needs-unstable");
+    let run = client(&dir, &["--fork"], &[]);
+    assert_eq!(run.code, Some(2), "{run}");
+    assert!(
+        run.stderr
+            .contains("--fork is an unstable extension: add --unstable"),
+        "{run}"
+    );
+}

@@ -33,7 +33,22 @@
 //!   the user's name (if the client offers form elicitation) and use it;
 //! * one auth method, `demo-token`, and `logout`. Authentication is only
 //!   required with `--require-auth` (or `LIBACP_DEMO_AGENT_REQUIRE_AUTH=1`);
-//!   without it the agent works unauthenticated.
+//!   without it the agent works unauthenticated;
+//! * a notice (`session.notices` clients) at a session's first turn, and a
+//!   context compaction (`session.compaction` clients: an update, the
+//!   summary in chunks, the completed update) once a session's history
+//!   reaches six messages or a prompt says "compact": the history is then
+//!   replaced by its summary.
+//!
+//! With `--unstable` (or `LIBACP_DEMO_AGENT_UNSTABLE=1`) it also speaks the
+//! unstable v1 extensions and advertises what an agent implements of them:
+//! `session/fork` (a copy of the session, history included, under a new
+//! id), `session/archive` and `session/unarchive` (archived sessions leave
+//! `session/list` unless its `archived` filter asks for them),
+//! `session/status`, `session/set_title`, `auth/status`, token `usage` at
+//! the end of each turn, and, for clients that advertise `subagents`, the
+//! terminal step run by a subagent whose state updates (running, idle)
+//! arrive on the parent session.
 //!
 //! Logs go to stderr; stdout carries only frames.
 
@@ -41,10 +56,11 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use libacp_core::protocol::unstable::Features;
 use libacp_core::{
     AcpOptions, Agent, AgentConnection, CallError, CancellationToken, RequestContext, RpcError,
     codes, v1,
@@ -54,20 +70,25 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 const USAGE: &str = "\
-usage: demo-agent [--require-auth]
+usage: demo-agent [--require-auth] [--unstable]
 
 The libacp demo agent, on stdin/stdout (run it from an ACP client such as
 demo-client).
 
   --require-auth    sessions need `authenticate` (method demo-token) first;
-                    also LIBACP_DEMO_AGENT_REQUIRE_AUTH=1";
+                    also LIBACP_DEMO_AGENT_REQUIRE_AUTH=1
+  --unstable        speak the unstable v1 extensions (fork, archive, status,
+                    title, auth status, usage, subagents); also
+                    LIBACP_DEMO_AGENT_UNSTABLE=1";
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let mut require_auth = std::env::var(script::REQUIRE_AUTH_ENV).is_ok_and(|v| v == "1");
+    let mut unstable = std::env::var(script::UNSTABLE_ENV).is_ok_and(|v| v == "1");
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
             "--require-auth" => require_auth = true,
+            "--unstable" => unstable = true,
             "-h" | "--help" => {
                 eprintln!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -91,6 +112,9 @@ async fn main() -> ExitCode {
         turns: AtomicU64::new(0),
         delay: Duration::from_millis(delay),
         page_size,
+        unstable,
+        require_auth,
+        authenticated: AtomicBool::new(false),
     };
     if require_auth {
         log(&format!(
@@ -100,6 +124,11 @@ async fn main() -> ExitCode {
     }
     let options = AcpOptions {
         require_auth,
+        unstable: if unstable {
+            Features::all()
+        } else {
+            Features::NONE
+        },
         ..AcpOptions::default()
     };
     let conn = AgentConnection::serve_stdio(agent, options);
@@ -153,6 +182,12 @@ struct Session {
     /// Last activity, in milliseconds since the Unix epoch (0: unknown).
     #[serde(default)]
     updated_ms: u64,
+    /// Archived (`session/archive`): listed only when asked for.
+    #[serde(default)]
+    archived: bool,
+    /// Compactions so far (numbers their ids).
+    #[serde(default)]
+    compactions: u64,
     history: Vec<Message>,
 }
 
@@ -170,6 +205,12 @@ struct DemoAgent {
     delay: Duration,
     /// Most sessions per `session/list` page.
     page_size: usize,
+    /// Whether the unstable extensions are on (`--unstable`).
+    unstable: bool,
+    /// Whether sessions need `authenticate` (`--require-auth`).
+    require_auth: bool,
+    /// Whether `authenticate` succeeded (and no `logout` since).
+    authenticated: AtomicBool,
 }
 
 fn store_dir() -> PathBuf {
@@ -305,6 +346,13 @@ fn new_session_id() -> String {
     )
 }
 
+/// A session update written as its JSON (for the newer variants, whose
+/// typed builders are long to spell); `None` only if this crate's schema
+/// cannot represent it.
+fn update_of(value: serde_json::Value) -> Option<v1::SessionUpdate> {
+    serde_json::from_value(value).ok()
+}
+
 fn text_chunk(text: &str) -> v1::ContentChunk {
     v1::ContentChunk::new(v1::ContentBlock::from(text))
 }
@@ -332,6 +380,41 @@ fn parse_cursor(cursor: &str) -> Option<(u64, &str)> {
 }
 
 impl DemoAgent {
+    /// The session capabilities: every stable one, and the unstable ones
+    /// this agent implements when `--unstable` is on.
+    fn session_capabilities(&self) -> v1::SessionCapabilities {
+        let caps = v1::SessionCapabilities::new()
+            .list(v1::SessionListCapabilities::new())
+            .resume(v1::SessionResumeCapabilities::new())
+            .close(v1::SessionCloseCapabilities::new())
+            .delete(v1::SessionDeleteCapabilities::new())
+            .additional_directories(v1::SessionAdditionalDirectoriesCapabilities::new());
+        if !self.unstable {
+            return caps;
+        }
+        caps.fork(v1::SessionForkCapabilities::new())
+            .archive(v1::SessionArchiveCapabilities::new())
+            .status(v1::SessionStatusCapabilities::new())
+            .title(v1::SessionTitleCapabilities::new())
+    }
+
+    fn auth_capabilities(&self) -> v1::AgentAuthCapabilities {
+        let caps = v1::AgentAuthCapabilities::new().logout(v1::LogoutCapabilities::new());
+        if self.unstable {
+            caps.status(v1::AuthStatusCapabilities::new())
+        } else {
+            caps
+        }
+    }
+
+    /// Whether the client advertised `capability` (a `clientCapabilities`
+    /// path such as `session.notices`).
+    fn client_offers(&self, pointer: &str) -> bool {
+        let caps = serde_json::to_value(&*lock(&self.client)).unwrap_or_default();
+        caps.pointer(pointer)
+            .is_some_and(|v| !v.is_null() && *v != json!(false))
+    }
+
     /// Whether the client advertised boolean config options
     /// (`clientCapabilities.session.configOptions.boolean`).
     fn booleans(&self) -> bool {
@@ -399,17 +482,8 @@ impl Agent for DemoAgent {
                             .audio(true)
                             .embedded_context(true),
                     )
-                    .session_capabilities(
-                        v1::SessionCapabilities::new()
-                            .list(v1::SessionListCapabilities::new())
-                            .resume(v1::SessionResumeCapabilities::new())
-                            .close(v1::SessionCloseCapabilities::new())
-                            .delete(v1::SessionDeleteCapabilities::new())
-                            .additional_directories(
-                                v1::SessionAdditionalDirectoriesCapabilities::new(),
-                            ),
-                    )
-                    .auth(v1::AgentAuthCapabilities::new().logout(v1::LogoutCapabilities::new())),
+                    .session_capabilities(self.session_capabilities())
+                    .auth(self.auth_capabilities()),
             )
             .auth_methods(vec![v1::AuthMethod::Agent(
                 v1::AuthMethodAgent::new(script::AUTH_METHOD, "Demo token")
@@ -435,6 +509,7 @@ impl Agent for DemoAgent {
             )));
         }
         log(&format!("authenticate: {method}: welcome"));
+        self.authenticated.store(true, Ordering::SeqCst);
         Ok(v1::AuthenticateResponse::new())
     }
 
@@ -444,6 +519,7 @@ impl Agent for DemoAgent {
         _args: v1::LogoutRequest,
     ) -> Result<v1::LogoutResponse, RpcError> {
         log("logout: goodbye");
+        self.authenticated.store(false, Ordering::SeqCst);
         Ok(v1::LogoutResponse::new())
     }
 
@@ -461,6 +537,8 @@ impl Agent for DemoAgent {
             additional_directories: args.additional_directories,
             title: None,
             updated_ms: 0,
+            archived: false,
+            compactions: 0,
             history: Vec::new(),
         };
         log(&format!("session/new {id} in {}", session.cwd.display()));
@@ -529,6 +607,15 @@ impl Agent for DemoAgent {
         if let Some(cwd) = &args.cwd {
             all.retain(|(_, s)| &s.cwd == cwd);
         }
+        // The archive filter (unstable): archived sessions are left out
+        // unless asked for; without --unstable they are always listed.
+        if self.unstable {
+            match args.archived.unwrap_or_default() {
+                v1::SessionArchiveFilter::Include => {}
+                v1::SessionArchiveFilter::Only => all.retain(|(_, s)| s.archived),
+                _ => all.retain(|(_, s)| !s.archived),
+            }
+        }
         // Newest first; the id breaks ties.
         let key = |ms: u64, id: &str| (std::cmp::Reverse(ms), id.to_owned());
         all.sort_by_key(|(id, s)| key(s.updated_ms, id));
@@ -560,6 +647,7 @@ impl Agent for DemoAgent {
                     .additional_directories(s.additional_directories)
                     .title(s.title)
                     .updated_at((s.updated_ms > 0).then(|| iso8601(s.updated_ms)))
+                    .archived(self.unstable.then_some(s.archived))
             })
             .collect();
         Ok(v1::ListSessionsResponse::new(sessions).next_cursor(next))
@@ -681,6 +769,139 @@ impl Agent for DemoAgent {
         )))
     }
 
+    async fn fork_session(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::ForkSessionRequest,
+    ) -> Result<v1::ForkSessionResponse, RpcError> {
+        let source = args.session_id.0.to_string();
+        let known = lock(&self.sessions).get(&source).cloned();
+        let mut session = known
+            .or_else(|| restore(&source))
+            .ok_or_else(|| unknown_session(&source))?;
+        let id = new_session_id();
+        session.cwd = args.cwd;
+        session.additional_directories = args.additional_directories;
+        session.archived = false;
+        session.title = session.title.map(|t| format!("{t} (fork)"));
+        log(&format!(
+            "session/fork {source} -> {id}: {} messages copied",
+            session.history.len()
+        ));
+        save(&id, &mut session);
+        let response = v1::ForkSessionResponse::new(id.clone())
+            .modes(modes(&session.mode))
+            .config_options(config_options(&session, self.booleans()));
+        lock(&self.sessions).insert(id, session);
+        Ok(response)
+    }
+
+    async fn archive_session(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::ArchiveSessionRequest,
+    ) -> Result<v1::ArchiveSessionResponse, RpcError> {
+        let id = args.session_id.0.to_string();
+        // Archiving frees the session here, as session/close would.
+        self.stop_turn(&id);
+        let open = lock(&self.sessions).remove(&id);
+        let mut session = open
+            .or_else(|| restore(&id))
+            .ok_or_else(|| unknown_session(&id))?;
+        session.archived = true;
+        save(&id, &mut session);
+        log(&format!("session/archive {id}: archived"));
+        Ok(v1::ArchiveSessionResponse::new())
+    }
+
+    async fn unarchive_session(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::UnarchiveSessionRequest,
+    ) -> Result<v1::UnarchiveSessionResponse, RpcError> {
+        let id = args.session_id.0.to_string();
+        let mut session = restore(&id).ok_or_else(|| unknown_session(&id))?;
+        session.archived = false;
+        save(&id, &mut session);
+        log(&format!("session/unarchive {id}: listed again"));
+        Ok(v1::UnarchiveSessionResponse::new())
+    }
+
+    async fn session_status(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::SessionStatusRequest,
+    ) -> Result<v1::SessionStatusResponse, RpcError> {
+        let id = args.session_id.0.to_string();
+        // No side effects: memory and the store are only looked at.
+        let status = if lock(&self.sessions).contains_key(&id) {
+            v1::SessionStatus::Open
+        } else if restore(&id).is_some() {
+            v1::SessionStatus::Saved
+        } else {
+            return Err(unknown_session(&id));
+        };
+        Ok(v1::SessionStatusResponse::new(status))
+    }
+
+    async fn set_session_title(
+        &self,
+        cx: RequestContext<AgentConnection>,
+        args: v1::SetSessionTitleRequest,
+    ) -> Result<v1::SetSessionTitleResponse, RpcError> {
+        let id = args.session_id.0.to_string();
+        // Normalized: one line, spaces collapsed, at most 60 characters.
+        let line = args.title.split_whitespace().collect::<Vec<_>>().join(" ");
+        let title = title_of(&[v1::ContentBlock::from(line.as_str())]);
+        if title.is_empty() {
+            return Err(RpcError::invalid_params("the title is empty"));
+        }
+        let open = lock(&self.sessions).get(&id).cloned();
+        let mut session = open
+            .or_else(|| restore(&id))
+            .ok_or_else(|| unknown_session(&id))?;
+        session.title = Some(title.clone());
+        save(&id, &mut session);
+        let is_open = {
+            let mut sessions = lock(&self.sessions);
+            match sessions.get_mut(&id) {
+                Some(s) => {
+                    s.title = Some(title.clone());
+                    true
+                }
+                None => false,
+            }
+        };
+        log(&format!("session/set_title {id}: {title:?}"));
+        if is_open {
+            cx.connection
+                .session_update(&v1::SessionNotification::new(
+                    args.session_id,
+                    v1::SessionUpdate::SessionInfoUpdate(
+                        v1::SessionInfoUpdate::new().title(title.clone()),
+                    ),
+                ))
+                .await
+                .map_err(|e| internal(&e))?;
+        }
+        Ok(v1::SetSessionTitleResponse::new(title))
+    }
+
+    async fn auth_status(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        _args: v1::AuthStatusRequest,
+    ) -> Result<v1::AuthStatusResponse, RpcError> {
+        let state = if !self.require_auth {
+            v1::AuthState::NotRequired
+        } else if self.authenticated.load(Ordering::SeqCst) {
+            v1::AuthState::Authenticated
+        } else {
+            v1::AuthState::Unauthenticated
+        };
+        Ok(v1::AuthStatusResponse::new(state))
+    }
+
     async fn prompt(
         &self,
         cx: RequestContext<AgentConnection>,
@@ -696,18 +917,51 @@ impl Agent for DemoAgent {
         // Fired by session/cancel (the core's token) or by close/delete.
         let stop = cx.cancellation.child_token();
         lock(&self.running).insert(id.clone(), stop.clone());
+        // Read before the turn: `self.client` is locked once at a time.
+        let notices = self.client_offers("/session/notices");
+        let subagents = self.unstable && self.client_offers("/subagents");
+        let client = lock(&self.client).clone();
         let mut turn = Turn {
             conn: cx.connection.clone(),
             session_id: args.session_id.clone(),
             cancel: stop,
             delay: self.delay,
-            client: lock(&self.client).clone(),
+            client,
+            notices,
+            subagents,
             reply: String::new(),
             plan: Vec::new(),
             n,
         };
-        let outcome = turn.run(&session, &args.prompt, &user_text).await;
+        let wants_compaction = !session.history.is_empty()
+            && (session.history.len() >= script::COMPACT_AFTER
+                || user_text.to_lowercase().contains(script::COMPACT_TRIGGER));
+        let compacted = if wants_compaction && self.client_offers("/session/compaction") {
+            turn.compact(&session).await.map(Some)
+        } else {
+            Ok(None)
+        };
+        let first_turn = session.history.is_empty() && session.compactions == 0;
+        let outcome = match compacted {
+            Ok(summary) => {
+                if let Some(summary) = summary {
+                    let mut sessions = lock(&self.sessions);
+                    if let Some(s) = sessions.get_mut(&id) {
+                        s.compactions += 1;
+                        s.history = vec![Message {
+                            role: "agent".into(),
+                            text: summary,
+                        }];
+                        save(&id, s);
+                    }
+                }
+                turn.run(&session, &args.prompt, &user_text, first_turn)
+                    .await
+            }
+            Err(halt) => Err(halt),
+        };
         lock(&self.running).remove(&id);
+        let output_words = words(&turn.reply);
         // Keep the conversation, whatever happened, for session/load (in
         // the store only, if session/close came meanwhile; nowhere after
         // session/delete).
@@ -736,14 +990,24 @@ impl Agent for DemoAgent {
                 save(&id, s);
             }
         }
+        // End-of-turn token usage (unstable): pretend tokens, one a word.
+        let usage = self.unstable.then(|| {
+            let input = words(&prompt_text(&args.prompt));
+            let output = output_words;
+            v1::Usage::new(input + output, input, output)
+        });
+        let answer = |stop| match &usage {
+            Some(u) => v1::PromptResponse::new(stop).usage(u.clone()),
+            None => v1::PromptResponse::new(stop),
+        };
         match outcome {
             Ok(()) => {
                 log(&format!("session {id}: prompt {n}: end_turn"));
-                Ok(v1::PromptResponse::new(v1::StopReason::EndTurn))
+                Ok(answer(v1::StopReason::EndTurn))
             }
             Err(Halt::Cancelled) => {
                 log(&format!("session {id}: prompt {n}: cancelled"));
-                Ok(v1::PromptResponse::new(v1::StopReason::Cancelled))
+                Ok(answer(v1::StopReason::Cancelled))
             }
             Err(Halt::Failed(e)) => {
                 log(&format!("session {id}: prompt {n}: failed: {e}"));
@@ -755,6 +1019,11 @@ impl Agent for DemoAgent {
     async fn cancel(&self, _connection: AgentConnection, args: v1::CancelNotification) {
         log(&format!("session/cancel for {}", args.session_id.0));
     }
+}
+
+/// Words in `text`: the demo's pretend tokens.
+fn words(text: &str) -> u64 {
+    u64::try_from(text.split_whitespace().count()).unwrap_or(u64::MAX)
 }
 
 /// A session title from its first prompt: the first line of its text, at
@@ -861,6 +1130,10 @@ struct Turn {
     cancel: CancellationToken,
     delay: Duration,
     client: v1::ClientCapabilities,
+    /// The client shows notices (`session.notices`).
+    notices: bool,
+    /// The client follows subagents (`subagents`, unstable).
+    subagents: bool,
     /// Everything said so far (kept in the history).
     reply: String,
     plan: Vec<v1::PlanEntry>,
@@ -873,8 +1146,17 @@ impl Turn {
         session: &Session,
         prompt: &[v1::ContentBlock],
         user_text: &str,
+        first_turn: bool,
     ) -> Result<(), Halt> {
         self.check()?;
+        if first_turn && self.notices {
+            self.notice(
+                "info",
+                script::NOTICE_TITLE,
+                "No model runs here: every prompt gets the same script.",
+            )
+            .await?;
+        }
         if session.thinking {
             self.think(&format!(
                 "The user said {user_text:?}. No model here: I follow my script (write a file, \
@@ -944,6 +1226,10 @@ impl Turn {
         self.plan_status(0, v1::PlanEntryStatus::Completed).await?;
 
         self.plan_status(1, v1::PlanEntryStatus::InProgress).await?;
+        let child = format!("{}-runner-{}", self.session_id.0, self.n);
+        if self.subagents {
+            self.subagent(&child, json!({"state": "running"})).await?;
+        }
         let system = if self.client.terminal {
             self.terminal_step(&session.cwd).await?
         } else {
@@ -951,6 +1237,10 @@ impl Turn {
                 .await?;
             None
         };
+        if self.subagents {
+            self.subagent(&child, json!({"state": "idle", "stopReason": "end_turn"}))
+                .await?;
+        }
         self.plan_status(1, v1::PlanEntryStatus::Completed).await?;
 
         self.plan_status(2, v1::PlanEntryStatus::InProgress).await?;
@@ -1051,6 +1341,81 @@ impl Turn {
             biased;
             () = self.cancel.cancelled() => Err(Halt::Cancelled),
             out = f => Ok(out),
+        }
+    }
+
+    /// A `notice` update (only for clients that advertised
+    /// `session.notices`: the core refuses it otherwise).
+    async fn notice(&self, severity: &str, title: &str, description: &str) -> Result<(), Halt> {
+        let update = update_of(json!({
+            "sessionUpdate": "notice",
+            "severity": severity,
+            "title": title,
+            "description": description,
+        }));
+        match update {
+            Some(update) => self.send(update).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Compacts the session's history: `compaction_update` (in progress),
+    /// the summary as `compaction_summary_chunk`s, `compaction_update`
+    /// (completed). Returns the summary, which replaces the history.
+    async fn compact(&mut self, session: &Session) -> Result<String, Halt> {
+        let id = format!("compaction-{}", session.compactions + 1);
+        let asked: Vec<&str> = session
+            .history
+            .iter()
+            .filter(|m| m.role == "user")
+            .map(|m| m.text.as_str())
+            .collect();
+        let pieces = [
+            format!("Summary of {} earlier messages: ", session.history.len()),
+            format!(
+                "the user asked {}; ",
+                and_list(&asked.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>())
+            ),
+            format!("each turn wrote {} and ran a command.", script::HELLO_FILE),
+        ];
+        let status = |status: &str| {
+            update_of(
+                json!({"sessionUpdate": "compaction_update", "compactionId": id, "status": status}),
+            )
+        };
+        if let Some(update) = status("in_progress") {
+            self.send(update).await?;
+        }
+        for piece in &pieces {
+            self.pause().await?;
+            let chunk = update_of(json!({
+                "sessionUpdate": "compaction_summary_chunk",
+                "compactionId": id,
+                "content": {"type": "text", "text": piece},
+            }));
+            if let Some(update) = chunk {
+                self.send(update).await?;
+            }
+        }
+        if let Some(update) = status("completed") {
+            self.send(update).await?;
+        }
+        Ok(pieces.concat())
+    }
+
+    /// A `subagent_update` about the turn's runner child (unstable
+    /// subagents; only for clients that advertised `subagents`).
+    async fn subagent(&self, child: &str, state: serde_json::Value) -> Result<(), Halt> {
+        let update = update_of(json!({
+            "sessionUpdate": "subagent_update",
+            "sessionId": child,
+            "title": "Command runner",
+            "description": "Runs the turn's terminal step",
+            "state": state,
+        }));
+        match update {
+            Some(update) => self.send(update).await,
+            None => Ok(()),
         }
     }
 

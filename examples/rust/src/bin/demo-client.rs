@@ -8,7 +8,13 @@
 //! checklist, tool calls with their status transitions, diffs as `-`/`+`
 //! lines, terminal output, questions (elicitation), mode and config changes
 //! and the stop reason. It can also list, close and delete sessions and log
-//! out. Files are served by the core's `SandboxedFs` (confined to the
+//! out. It shows the agent's notices and context compactions (it
+//! advertises `session.notices` and `session.compaction`). With
+//! `--unstable` it speaks the unstable v1 extensions too: it shows the
+//! turn's token usage and the agent's subagents, and `--auth-status`,
+//! `--title`, `--status`, `--fork` and `--archive` call `auth/status`,
+//! `session/set_title`, `session/status`, `session/fork` and
+//! `session/archive`. Files are served by the core's `SandboxedFs` (confined to the
 //! session's directory) and commands by its `TerminalManager`. Ctrl-C during
 //! a turn cancels it (`session/cancel`); a second Ctrl-C quits.
 //!
@@ -23,6 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use libacp_core::protocol::unstable::Features;
 use libacp_core::services::fs::SandboxedFs;
 use libacp_core::services::terminal::TerminalManager;
 use libacp_core::{
@@ -41,6 +48,8 @@ usage: demo-client [--yes|--no|--ask] [--cwd DIR] [--add-dir DIR]...
                    [--load SESSION_ID | --resume SESSION_ID] [--mode MODE_ID]
                    [--model NAME] [--config ID=VALUE]... [--auth METHOD_ID]
                    [--list] [--close] [--delete SESSION_ID] [--logout]
+                   [--unstable [--auth-status] [--title TEXT] [--status]
+                    [--fork] [--archive] [--unarchive SESSION_ID]]
                    [--trace] [-- AGENT_COMMAND ARGS...]
 
 Spawns an ACP agent (default: the demo-agent next to this program), shows
@@ -75,10 +84,21 @@ and shows what the agent does.
   --close           close the session at the end (session/close)
   --delete ID       delete a session (session/delete)
   --logout          log out at the end (logout)
+  --unstable        speak the unstable v1 extensions (the default agent is
+                    started with --unstable too); then:
+  --auth-status     show the agent's authentication state (auth/status)
+  --title TEXT      retitle the session after the prompts (session/set_title)
+  --status          show whether the agent holds the session
+                    (session/status)
+  --fork            fork the session after the prompts (session/fork) and
+                    show the fork's status
+  --archive         archive the session at the end (session/archive)
+  --unarchive ID    list an archived session again (session/unarchive)
   --trace           also print every JSON-RPC frame
   Ctrl-C            cancel the running turn; press again to quit
 
---list, --delete and --logout alone open no session and send no prompt.";
+--list, --delete, --logout, --auth-status and --unarchive alone open no
+session and send no prompt.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Permissions {
@@ -105,6 +125,14 @@ struct Args {
     close: bool,
     delete: Option<String>,
     logout: bool,
+    /// `--unstable` and the unstable calls it enables.
+    unstable: bool,
+    auth_status: bool,
+    title: Option<String>,
+    status: bool,
+    fork: bool,
+    archive: bool,
+    unarchive: Option<String>,
     /// Whether to open a session (and prompt): not when only --list,
     /// --delete or --logout were asked for.
     session: bool,
@@ -135,6 +163,13 @@ fn parse_args(mut it: impl Iterator<Item = OsString>) -> Result<Args, String> {
         close: false,
         delete: None,
         logout: false,
+        unstable: false,
+        auth_status: false,
+        title: None,
+        status: false,
+        fork: false,
+        archive: false,
+        unarchive: None,
         session: true,
         trace: false,
         cancel_after: None,
@@ -186,6 +221,13 @@ fn parse_args(mut it: impl Iterator<Item = OsString>) -> Result<Args, String> {
             "--close" => args.close = true,
             "--delete" => args.delete = Some(value("--delete")?),
             "--logout" => args.logout = true,
+            "--unstable" => args.unstable = true,
+            "--auth-status" => args.auth_status = true,
+            "--title" => args.title = Some(value("--title")?),
+            "--status" => args.status = true,
+            "--fork" => args.fork = true,
+            "--archive" => args.archive = true,
+            "--unarchive" => args.unarchive = Some(value("--unarchive")?),
             "--trace" => args.trace = true,
             "--cancel-after-ms" => {
                 let ms = value("--cancel-after-ms")?;
@@ -205,6 +247,19 @@ fn parse_args(mut it: impl Iterator<Item = OsString>) -> Result<Args, String> {
     if args.load.is_some() && args.resume.is_some() {
         return Err("--load and --resume exclude each other".to_owned());
     }
+    let unstable_calls = [
+        ("--auth-status", args.auth_status),
+        ("--title", args.title.is_some()),
+        ("--status", args.status),
+        ("--fork", args.fork),
+        ("--archive", args.archive),
+        ("--unarchive", args.unarchive.is_some()),
+    ];
+    if let Some((flag, _)) = unstable_calls.iter().find(|(_, on)| *on)
+        && !args.unstable
+    {
+        return Err(format!("{flag} is an unstable extension: add --unstable"));
+    }
     let reopens = args.load.is_some() || args.resume.is_some();
     let needs_session = reopens
         || !args.prompts.is_empty()
@@ -213,8 +268,16 @@ fn parse_args(mut it: impl Iterator<Item = OsString>) -> Result<Args, String> {
         || args.mode.is_some()
         || args.model.is_some()
         || !args.config.is_empty()
-        || args.close;
-    let only_actions = args.list || args.delete.is_some() || args.logout;
+        || args.close
+        || args.title.is_some()
+        || args.status
+        || args.fork
+        || args.archive;
+    let only_actions = args.list
+        || args.delete.is_some()
+        || args.logout
+        || args.auth_status
+        || args.unarchive.is_some();
     args.session = needs_session || !only_actions;
     if args.session && args.prompts.is_empty() && (!reopens || !args.attachments.is_empty()) {
         args.prompts.push(script::DEFAULT_PROMPT.to_owned());
@@ -703,8 +766,13 @@ async fn run(args: Args, out: Arc<Out>) -> Result<i32, String> {
     let (command, shown) = if args.agent.is_empty() {
         let exe = std::env::current_exe().map_err(|e| format!("cannot locate myself: {e}"))?;
         let agent = exe.with_file_name("demo-agent");
-        let shown = agent.display().to_string();
-        (AgentCommand::new(agent), shown)
+        if args.unstable {
+            let shown = format!("{} --unstable", agent.display());
+            (AgentCommand::new(agent).args(["--unstable"]), shown)
+        } else {
+            let shown = agent.display().to_string();
+            (AgentCommand::new(agent), shown)
+        }
     } else {
         let shown: Vec<String> = args
             .agent
@@ -724,6 +792,9 @@ async fn run(args: Args, out: Arc<Out>) -> Result<i32, String> {
     });
 
     let mut options = AcpOptions::default();
+    if args.unstable {
+        options.unstable = Features::all();
+    }
     if args.trace {
         let trace_out = Arc::clone(&out);
         options.connection = ConnectionOptions {
@@ -891,13 +962,18 @@ async fn drive(
                             v1::ElicitationCapabilities::new()
                                 .form(v1::ElicitationFormCapabilities::new()),
                         )
-                        // `--config ID=true|false` sets boolean options.
+                        // `--config ID=true|false` sets boolean options;
+                        // notices and compactions are shown.
                         .session(
-                            v1::ClientSessionCapabilities::new().config_options(
-                                v1::SessionConfigOptionsCapabilities::new()
-                                    .boolean(v1::BooleanConfigOptionCapabilities::new()),
-                            ),
-                        ),
+                            v1::ClientSessionCapabilities::new()
+                                .config_options(
+                                    v1::SessionConfigOptionsCapabilities::new()
+                                        .boolean(v1::BooleanConfigOptionCapabilities::new()),
+                                )
+                                .notices(v1::NoticeCapabilities::new())
+                                .compaction(v1::CompactionCapabilities::new()),
+                        )
+                        .subagents(args.unstable.then(v1::SubagentCapabilities::new)),
                 )
                 .client_info(v1::Implementation::new(
                     "libacp-demo-client",
@@ -920,11 +996,28 @@ async fn drive(
     if let Some(method) = &args.auth {
         authenticate(conn, methods, method, out).await?;
     }
+    if args.auth_status {
+        let status = conn
+            .auth_status(&v1::AuthStatusRequest::new())
+            .await
+            .map_err(|e| explain(e, "auth/status", methods))?;
+        out.line(&format!(
+            "{} {}",
+            s.blue("authentication state:"),
+            s.bold(&json_word(&status.state))
+        ));
+    }
     if let Some(id) = &args.delete {
         conn.delete_session(&v1::DeleteSessionRequest::new(id.clone()))
             .await
             .map_err(|e| explain(e, &format!("session/delete {id}"), methods))?;
         out.line(&format!("{} {}", s.green("deleted session"), s.bold(id)));
+    }
+    if let Some(id) = &args.unarchive {
+        conn.unarchive_session(&v1::UnarchiveSessionRequest::new(id.clone()))
+            .await
+            .map_err(|e| explain(e, &format!("session/unarchive {id}"), methods))?;
+        out.line(&format!("{} {}", s.green("unarchived session"), s.bold(id)));
     }
     if args.list {
         show_sessions(conn, inputs.cwd.as_deref(), out, methods).await?;
@@ -986,6 +1079,10 @@ fn show_agent(out: &Out, init: &v1::InitializeResponse, auth: Option<&str>) {
                 (sessions.resume.is_some(), "resume"),
                 (sessions.close.is_some(), "close"),
                 (sessions.delete.is_some(), "delete"),
+                (sessions.fork.is_some(), "fork"),
+                (sessions.archive.is_some(), "archive, unarchive"),
+                (sessions.status.is_some(), "status"),
+                (sessions.title.is_some(), "set_title"),
             ]),
         ),
     ];
@@ -1001,6 +1098,7 @@ fn show_agent(out: &Out, init: &v1::InitializeResponse, auth: Option<&str>) {
             "additionalDirectories",
         ),
         (caps.auth.logout.is_some(), "logout"),
+        (caps.auth.status.is_some(), "auth/status"),
     ]));
     out.line(&s.dim(&format!(
         "  offers: {}",
@@ -1444,6 +1542,10 @@ async fn run_session(
     }
 
     let code = send_prompts(args, conn, shared, &session_id, inputs.attachments, turn).await;
+    if let Err(e) = unstable_calls(args, conn, &session_id, &cwd, out).await {
+        out.line(&s.red(&explain(e.1, e.0, methods)));
+        return Ok(1);
+    }
 
     if args.close {
         match conn
@@ -1463,6 +1565,85 @@ async fn run_session(
     }
     show_hints(args, caps, &sid, &cwd, out);
     Ok(code)
+}
+
+/// A value of the schema as its JSON word (`not_required`, `saved`).
+fn json_word<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(word)) => word,
+        Ok(other) => other.to_string(),
+        Err(_) => "?".to_owned(),
+    }
+}
+
+/// `--title`, `--status`, `--fork` and `--archive`, in that order, after
+/// the prompts. A failure names the call.
+async fn unstable_calls(
+    args: &Args,
+    conn: &ClientConnection,
+    session_id: &v1::SessionId,
+    cwd: &Path,
+    out: &Out,
+) -> Result<(), (&'static str, CallError)> {
+    let s = out.style();
+    if let Some(title) = &args.title {
+        let answer = conn
+            .set_session_title(&v1::SetSessionTitleRequest::new(
+                session_id.clone(),
+                title.clone(),
+            ))
+            .await
+            .map_err(|e| ("session/set_title", e))?;
+        out.line(&format!(
+            "{} {}",
+            s.blue("session title →"),
+            s.bold(&answer.title)
+        ));
+    }
+    if args.status {
+        let answer = conn
+            .session_status(&v1::SessionStatusRequest::new(session_id.clone()))
+            .await
+            .map_err(|e| ("session/status", e))?;
+        out.line(&format!(
+            "{} {}",
+            s.blue("session status:"),
+            s.bold(&json_word(&answer.status))
+        ));
+    }
+    if args.fork {
+        let fork = conn
+            .fork_session(&v1::ForkSessionRequest::new(
+                session_id.clone(),
+                cwd.to_path_buf(),
+            ))
+            .await
+            .map_err(|e| ("session/fork", e))?;
+        let status = conn
+            .session_status(&v1::SessionStatusRequest::new(fork.session_id.clone()))
+            .await
+            .map_err(|e| ("session/status", e))?;
+        out.line(&format!(
+            "{} {} {}",
+            s.green("forked into"),
+            s.bold(&fork.session_id.0),
+            s.dim(&format!(
+                "(session/fork; status {})",
+                json_word(&status.status)
+            ))
+        ));
+    }
+    if args.archive {
+        conn.archive_session(&v1::ArchiveSessionRequest::new(session_id.clone()))
+            .await
+            .map_err(|e| ("session/archive", e))?;
+        out.line(&format!(
+            "{} {}",
+            s.green("archived session"),
+            s.dim(&format!("{} (session/archive)", session_id.0))
+        ));
+    }
+    Ok(())
 }
 
 /// Sends the prompts, one turn each (the attachments go with the first).
@@ -1528,6 +1709,12 @@ async fn send_prompts(
                     _ => s.yellow(&format!("■ stop reason: {reason}")),
                 };
                 out.line(&badge);
+                if let Some(usage) = &answer.usage {
+                    out.line(&s.dim(&format!(
+                        "  tokens this turn: {} in, {} out, {} in all",
+                        usage.input_tokens, usage.output_tokens, usage.total_tokens
+                    )));
+                }
                 if interrupted && i + 1 < args.prompts.len() {
                     out.line(&s.yellow("interrupted: the remaining prompts are not sent"));
                     break;
