@@ -19,6 +19,17 @@
 //! * **Capabilities, both ways.** A call the peer did not advertise is
 //!   refused locally ([`crate::Refusal::CapabilityNotAdvertised`]) and never sent;
 //!   an incoming call this side did not advertise is answered `-32601`.
+//! * **Payload capabilities, both ways** ([`payload`]): what a message may
+//!   contain given what the receiver advertised (a notice, a boolean config
+//!   option, a form elicitation, a system prompt, ...). Ours: a request or
+//!   notification is refused locally, an answer has the part removed and
+//!   the host is told ([`crate::Event::PayloadRule`]). The peer's: refused
+//!   for the stable prompt-content and `additionalDirectories` rules,
+//!   otherwise delivered and reported ([`crate::Event::PayloadRule`]).
+//! * **Unstable extensions** ([`unstable`], [`AcpOptions::unstable`]): off by
+//!   default, their methods are extension methods to this layer; on, they
+//!   follow every rule here like stable ones (`session/fork` opens the
+//!   session its answer names, `session/archive` closes the one it names).
 //! * **Sessions and turns.** Unknown session ids get `-32002` with
 //!   `data.sessionId` (incoming) or [`crate::Refusal::UnknownSession`] (outgoing);
 //!   one prompt turn per session.
@@ -50,7 +61,9 @@
 //! order); both return an `Effect` (`effect.rs`), what the answer changes
 //! in the shared `State` (`state.rs`), recorded once when the answer goes
 //! out or comes back. `methods.rs` is the method table, `validate.rs` the
-//! field rules, `services.rs` the client services the core answers for.
+//! field rules, `payload.rs` the payload capability rules, `unstable.rs`
+//! the unstable features, `services.rs` the client services the core
+//! answers for.
 
 pub mod methods;
 pub mod payload;
