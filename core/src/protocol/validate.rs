@@ -104,9 +104,10 @@ enum Kind {
     OptEach(&'static [Rule]),
     /// An object (required) whose members follow the rules.
     Object(&'static [Rule]),
-    /// A string (required); when it is one of the listed values, the
-    /// object it is a member of also follows the rules.
-    Tag(&'static [&'static str], &'static [Rule]),
+    /// A string (required) that tells variants apart; when it is one of the
+    /// values of a case, the object it is a member of also follows that
+    /// case's rules (other values have none).
+    Tag(&'static [(&'static [&'static str], &'static [Rule])]),
     /// A string (required) that must be one of the listed values (an enum
     /// of the schema); the object it is a member of also follows that
     /// value's rules.
@@ -239,12 +240,26 @@ static RULES: &[(&[&str], &[Rule])] = &[
                 "update",
                 Object(&[rule(
                     "sessionUpdate",
-                    // See `update_needs_check`: every value starts with
-                    // `tool_call`.
-                    Tag(
-                        &["tool_call", "tool_call_update"],
-                        &[rule("toolCallId", Str), LOCATIONS],
-                    ),
+                    // See `update_needs_check`, which must say yes to
+                    // every value named here.
+                    Tag(&[
+                        (
+                            &["tool_call", "tool_call_update"],
+                            &[rule("toolCallId", Str), LOCATIONS],
+                        ),
+                        (&["notice"], &[rule("severity", Str), rule("title", Str)]),
+                        (
+                            &["compaction_update"],
+                            &[rule("compactionId", Str), rule("status", Str)],
+                        ),
+                        (
+                            &["compaction_summary_chunk"],
+                            &[
+                                rule("compactionId", Str),
+                                rule("content", Object(&[rule("type", Str)])),
+                            ],
+                        ),
+                    ]),
                 )]),
             ),
         ],
@@ -429,12 +444,11 @@ impl Rule {
                 .try_for_each(|(i, item)| check_rules(item, &At::Item(&at, i), rules)),
             Object(rules) if value.is_object() => check_rules(value, &at, rules),
             Object(_) => Err(at.violation("is required and must be an object")),
-            Tag(values, rules) => {
+            Tag(cases) => {
                 let tag = string(value, &at)?;
-                if values.contains(&tag) {
-                    check_rules(object, parent, rules)
-                } else {
-                    Ok(())
+                match cases.iter().find(|(values, _)| values.contains(&tag)) {
+                    Some((_, rules)) => check_rules(object, parent, rules),
+                    None => Ok(()),
                 }
             }
             OneOf(variants) => {
@@ -544,19 +558,21 @@ impl Select for Wanted {
 fn kind_of(rules: &[Rule], name: &str) -> Option<Kind> {
     rules.iter().find_map(|rule| match rule.kind {
         _ if rule.name == name => Some(rule.kind),
-        Tag(_, rules) => kind_of(rules, name),
+        Tag(cases) => cases.iter().find_map(|(_, rules)| kind_of(rules, name)),
         OneOf(variants) => variants.iter().find_map(|(_, rules)| kind_of(rules, name)),
         _ => None,
     })
 }
 
-/// Whether a `session/update` must be validated in depth: only tool-call
-/// updates have rules beyond the session id (the hot path of streamed
-/// chunks skips the walk). Decided on the raw text, so any `\u` escape,
-/// which could spell `tool_call` in disguise, counts as a yes.
+/// Whether a `session/update` must be validated in depth: only tool-call,
+/// notice and compaction updates have rules beyond the session id (the hot
+/// path of streamed chunks skips the walk). Decided on the raw text, so any
+/// `\u` escape, which could spell a tag in disguise, counts as a yes.
 pub(crate) fn update_needs_check(raw: &RawValue) -> bool {
     let text = raw.get().as_bytes();
     memchr::memmem::find(text, b"\"tool_call").is_some()
+        || memchr::memmem::find(text, b"\"notice\"").is_some()
+        || memchr::memmem::find(text, b"\"compaction_").is_some()
         || memchr::memmem::find(text, b"\\u").is_some()
 }
 
@@ -604,6 +620,41 @@ mod tests {
 
     fn field_of(method: &str, params: Value) -> Option<String> {
         check(method, &params).err().map(|v| v.field)
+    }
+
+    #[test]
+    fn notices_and_compactions_need_their_required_members() {
+        let update = |u: Value| json!({"sessionId": "s", "update": u});
+        assert_eq!(
+            field_of(
+                "session/update",
+                update(json!({"sessionUpdate": "notice", "severity": "info"}))
+            ),
+            Some("/update/title".into())
+        );
+        assert_eq!(
+            field_of(
+                "session/update",
+                update(json!({"sessionUpdate": "compaction_update", "compactionId": "c"}))
+            ),
+            Some("/update/status".into())
+        );
+        assert_eq!(
+            field_of(
+                "session/update",
+                update(
+                    json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "c", "content": {}})
+                )
+            ),
+            Some("/update/content/type".into())
+        );
+        assert_eq!(
+            field_of(
+                "session/update",
+                update(json!({"sessionUpdate": "notice", "severity": "info", "title": "t"}))
+            ),
+            None
+        );
     }
 
     #[test]
@@ -859,7 +910,8 @@ mod tests {
                 Array => json!([{"name": "x", "args": ["a"]}]),
                 Each(rules) | OptEach(rules) => json!([passing(rules), passing(rules)]),
                 Object(rules) => Value::Object(passing(rules)),
-                Tag(values, rules) => {
+                Tag(cases) => {
+                    let (values, rules) = cases[0];
                     members.extend(passing(rules));
                     json!(values[0])
                 }
@@ -883,7 +935,11 @@ mod tests {
             match rule.kind {
                 Each(rules) | OptEach(rules) => rule_pointers(rules, &format!("{here}/0"), out),
                 Object(rules) => rule_pointers(rules, &here, out),
-                Tag(_, rules) => rule_pointers(rules, at, out),
+                Tag(cases) => {
+                    for (_, rules) in cases {
+                        rule_pointers(rules, at, out);
+                    }
+                }
                 OneOf(variants) => {
                     for (_, rules) in variants {
                         rule_pointers(rules, at, out);
@@ -995,10 +1051,10 @@ mod tests {
         let Some(Object(update)) = kind_of(rules_of("session/update"), "update") else {
             panic!("session/update has an update object");
         };
-        let Some(Tag(values, _)) = kind_of(update, "sessionUpdate") else {
+        let Some(Tag(cases)) = kind_of(update, "sessionUpdate") else {
             panic!("updates are told apart by sessionUpdate");
         };
-        for value in values {
+        for value in cases.iter().flat_map(|(values, _)| values.iter()) {
             let params = json!({"sessionId": "s", "update": {"sessionUpdate": value}});
             let raw = crate::json::to_raw(&params).expect("raw");
             assert!(update_needs_check(&raw), "{value}");
