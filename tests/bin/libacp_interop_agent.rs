@@ -7,7 +7,16 @@
 //! ```text
 //! libacp-interop-agent                     serve one client on stdin/stdout
 //! libacp-interop-agent --listen HOST:PORT  serve remote clients
+//! libacp-interop-agent --unstable          also the unstable v1 methods
 //! ```
+//!
+//! `--unstable` (before the others) turns on the connection option
+//! `unstable` (all features) and advertises the unstable methods, which
+//! `libacp_interop_agent/unstable.rs` serves: `session/fork`, `archive`,
+//! `unarchive`, `status`, `set_title`, `auth/status`,
+//! `providers/list|set|disable`, and the prompt commands `mcp TEXT` (an
+//! `mcp/message` to the client) and `auth STATE` (`auth/status_update`), as
+//! `tests/interop/README.md` ("Unstable methods") describes.
 //!
 //! On stdio it exits 0 when stdin closes.
 //!
@@ -26,6 +35,10 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+#[path = "libacp_interop_agent/unstable.rs"]
+mod unstable;
+
+use libacp_core::protocol::unstable::Features;
 use libacp_core::remote::{Incoming, Server, ServerOptions};
 use libacp_core::v1;
 use libacp_core::{AcpOptions, Agent, AgentConnection, RequestContext, RpcError};
@@ -36,6 +49,15 @@ struct InteropAgent {
     /// Session id -> history: (is the user's, text), replayed by `session/load`.
     sessions: Mutex<HashMap<String, Vec<(bool, String)>>>,
     counter: Mutex<u64>,
+    /// `--unstable`: advertise the unstable methods.
+    advertise_unstable: bool,
+    unstable: Mutex<unstable::Unstable>,
+}
+
+/// `-32002` for an unknown session, with its id.
+fn not_found(session_id: &str) -> RpcError {
+    RpcError::new(-32002, "Resource not found")
+        .with_data(serde_json::json!({"sessionId": session_id}))
 }
 
 fn text(s: impl Into<String>) -> v1::ContentBlock {
@@ -54,6 +76,15 @@ impl InteropAgent {
         self.sessions
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn new_session_id(&self) -> String {
+        let mut c = self
+            .counter
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *c += 1;
+        format!("libacp-{c}")
     }
 
     async fn say(
@@ -177,6 +208,14 @@ impl InteropAgent {
                 cx.cancellation.cancelled().await;
                 return Ok(v1::StopReason::Cancelled);
             }
+            "mcp" => {
+                let said = self.mcp(conn, session, rest).await?;
+                self.say(conn, session, said).await?;
+            }
+            "auth" => {
+                let said = self.auth(conn, rest.trim()).await?;
+                self.say(conn, session, said).await?;
+            }
             _ => {
                 return Err(RpcError::invalid_params(format!(
                     "unknown prompt {command:?}"
@@ -193,33 +232,30 @@ impl Agent for InteropAgent {
         _cx: RequestContext<AgentConnection>,
         _args: v1::InitializeRequest,
     ) -> Result<v1::InitializeResponse, RpcError> {
+        let capabilities = v1::AgentCapabilities::new()
+            .load_session(true)
+            .prompt_capabilities(
+                v1::PromptCapabilities::new()
+                    .image(true)
+                    .embedded_context(true),
+            );
         Ok(v1::InitializeResponse::new(v1::ProtocolVersion::V1)
-            .agent_capabilities(
-                v1::AgentCapabilities::new()
-                    .load_session(true)
-                    .prompt_capabilities(
-                        v1::PromptCapabilities::new()
-                            .image(true)
-                            .embedded_context(true),
-                    ),
-            )
+            .agent_capabilities(if self.advertise_unstable {
+                unstable::capabilities(capabilities)
+            } else {
+                capabilities
+            })
             .agent_info(v1::Implementation::new("libacp-interop-agent", "0.1.0")))
     }
 
     async fn new_session(
         &self,
         _cx: RequestContext<AgentConnection>,
-        _args: v1::NewSessionRequest,
+        args: v1::NewSessionRequest,
     ) -> Result<v1::NewSessionResponse, RpcError> {
-        let id = {
-            let mut c = self
-                .counter
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            *c += 1;
-            format!("libacp-{c}")
-        };
+        let id = self.new_session_id();
         self.lock().insert(id.clone(), Vec::new());
+        self.opened(&id, &args.mcp_servers);
         Ok(v1::NewSessionResponse::new(id))
     }
 
@@ -230,9 +266,9 @@ impl Agent for InteropAgent {
     ) -> Result<v1::LoadSessionResponse, RpcError> {
         let history = self.lock().get(&*args.session_id.0).cloned();
         let Some(history) = history else {
-            return Err(RpcError::new(-32002, "Resource not found")
-                .with_data(serde_json::json!({"sessionId": args.session_id})));
+            return Err(not_found(&args.session_id.0));
         };
+        self.opened(&args.session_id.0, &args.mcp_servers);
         for (user, line) in history {
             let chunk = v1::ContentChunk::new(text(line));
             let update = if user {
@@ -270,19 +306,101 @@ impl Agent for InteropAgent {
         let stop = self.run(&cx, &args.session_id, &command).await?;
         Ok(v1::PromptResponse::new(stop))
     }
+
+    // The unstable methods (`unstable.rs`).
+
+    async fn fork_session(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::ForkSessionRequest,
+    ) -> Result<v1::ForkSessionResponse, RpcError> {
+        self.fork(&args)
+    }
+
+    async fn session_status(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::SessionStatusRequest,
+    ) -> Result<v1::SessionStatusResponse, RpcError> {
+        self.status(&args.session_id)
+    }
+
+    async fn archive_session(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::ArchiveSessionRequest,
+    ) -> Result<v1::ArchiveSessionResponse, RpcError> {
+        self.archive(&args.session_id)
+    }
+
+    async fn unarchive_session(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::UnarchiveSessionRequest,
+    ) -> Result<v1::UnarchiveSessionResponse, RpcError> {
+        self.unarchive(&args.session_id)
+    }
+
+    async fn set_session_title(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::SetSessionTitleRequest,
+    ) -> Result<v1::SetSessionTitleResponse, RpcError> {
+        self.set_title(&args)
+    }
+
+    async fn auth_status(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        _args: v1::AuthStatusRequest,
+    ) -> Result<v1::AuthStatusResponse, RpcError> {
+        Ok(InteropAgent::auth_status(self))
+    }
+
+    async fn list_providers(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        _args: v1::ListProvidersRequest,
+    ) -> Result<v1::ListProvidersResponse, RpcError> {
+        Ok(self.providers())
+    }
+
+    async fn set_provider(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::SetProviderRequest,
+    ) -> Result<v1::SetProviderResponse, RpcError> {
+        let current = v1::ProviderCurrentConfig::new(args.api_type, args.base_url);
+        self.route_provider(&args.provider_id, Some(current))?;
+        Ok(v1::SetProviderResponse::new())
+    }
+
+    async fn disable_provider(
+        &self,
+        _cx: RequestContext<AgentConnection>,
+        args: v1::DisableProviderRequest,
+    ) -> Result<v1::DisableProviderResponse, RpcError> {
+        self.route_provider(&args.provider_id, None)?;
+        Ok(v1::DisableProviderResponse::new())
+    }
+
+    async fn mcp_message(&self, _connection: AgentConnection, args: v1::MessageMcpNotification) {
+        self.mcp_notification(args);
+    }
 }
 
 /// Serves a fresh [`InteropAgent`] per remote connection on `listen` until
 /// stdin closes.
-async fn serve_remote(listen: &str) -> Result<(), String> {
-    let server = Server::bind(listen, ServerOptions::default(), |incoming: Incoming| {
-        // The server keeps the handle, so the connection, while it lasts.
-        AgentConnection::start(
-            incoming.transport,
-            InteropAgent::default(),
-            AcpOptions::default(),
-        )
-    })
+async fn serve_remote(listen: &str, unstable: bool) -> Result<(), String> {
+    let server = Server::bind(
+        listen,
+        ServerOptions::default(),
+        move |incoming: Incoming| {
+            // The server keeps the handle, so the connection, while it lasts.
+            let (agent, options) = agent(unstable);
+            AgentConnection::start(incoming.transport, agent, options)
+        },
+    )
     .await
     .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     eprintln!("listening on {}", server.local_addr());
@@ -294,24 +412,47 @@ async fn serve_remote(listen: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A fresh agent and its connection options; `unstable`: with the unstable
+/// methods, on the wire and advertised.
+fn agent(unstable: bool) -> (InteropAgent, AcpOptions) {
+    let agent = InteropAgent {
+        advertise_unstable: unstable,
+        ..InteropAgent::default()
+    };
+    let options = AcpOptions {
+        unstable: if unstable {
+            Features::all()
+        } else {
+            Features::NONE
+        },
+        ..AcpOptions::default()
+    };
+    (agent, options)
+}
+
 #[tokio::main]
 async fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let unstable = args.first().is_some_and(|a| a == "--unstable");
+    if unstable {
+        args.remove(0);
+    }
     match args.as_slice() {
         [] => {}
         [flag, listen] if flag == "--listen" => {
-            if let Err(e) = serve_remote(listen).await {
+            if let Err(e) = serve_remote(listen, unstable).await {
                 eprintln!("libacp-interop-agent: {e}");
                 std::process::exit(1);
             }
             return;
         }
         _ => {
-            eprintln!("usage: libacp-interop-agent [--listen HOST:PORT]");
+            eprintln!("usage: libacp-interop-agent [--unstable] [--listen HOST:PORT]");
             std::process::exit(2);
         }
     }
-    let conn = AgentConnection::serve_stdio(InteropAgent::default(), AcpOptions::default());
+    let (agent, options) = agent(unstable);
+    let conn = AgentConnection::serve_stdio(agent, options);
     let reason = conn.acp().closed().await;
     conn.acp().terminated().await;
     eprintln!("libacp-interop-agent: connection closed ({reason})");

@@ -5,7 +5,12 @@
 //! ```text
 //! libacp-interop-client -- AGENT_COMMAND [ARGS...]   spawn the agent, stdio
 //! libacp-interop-client --url URL [--http2]           a remote agent
+//! libacp-interop-client --unstable -- AGENT...        the unstable sequence
 //! ```
+//!
+//! `--unstable` (before the others) runs the unstable check sequence of
+//! `libacp_interop_client/unstable.rs` instead, with the connection option
+//! `unstable` set to all (`tests/interop/README.md`, "Unstable methods").
 //!
 //! `--url` connects with `libacp_core::remote::connect`: `ws://`/`wss://` is
 //! WebSocket, `http://`/`https://` Streamable HTTP; `--http2` speaks HTTP/2
@@ -24,6 +29,9 @@
 //!
 //! Prints `OK` and exits 0, or `FAIL: <reason>` and exits 1. Gives up after
 //! 60 s.
+
+#[path = "libacp_interop_client/unstable.rs"]
+mod unstable;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -148,15 +156,15 @@ impl Target {
         }
     }
 
-    async fn connect(&self, seen: Seen) -> Result<ClientConnection, String> {
-        let options = AcpOptions {
-            services: ClientServices::all(),
-            ..AcpOptions::default()
-        };
+    async fn connect(
+        &self,
+        handler: impl Client,
+        options: AcpOptions,
+    ) -> Result<ClientConnection, String> {
         match self {
             Self::Spawn(agent) => {
                 let (program, args) = agent.split_first().ok_or("no agent command")?;
-                ClientConnection::spawn(&AgentCommand::new(program).args(args), seen, options)
+                ClientConnection::spawn(&AgentCommand::new(program).args(args), handler, options)
                     .map_err(|e| e.to_string())
             }
             Self::Url { url, http2 } => {
@@ -167,7 +175,7 @@ impl Target {
                 let transport = remote::connect(url, &remote)
                     .await
                     .map_err(|e| format!("connect to {url}: {e} ({})", e.kind.name()))?;
-                Ok(ClientConnection::start(transport, seen, options))
+                Ok(ClientConnection::start(transport, handler, options))
             }
         }
     }
@@ -178,7 +186,11 @@ async fn run(target: &Target) -> Result<(), String> {
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let dir = dir.canonicalize().map_err(|e| e.to_string())?;
     let seen = Seen::default();
-    let client = target.connect(seen.clone()).await?;
+    let options = AcpOptions {
+        services: ClientServices::all(),
+        ..AcpOptions::default()
+    };
+    let client = target.connect(seen.clone(), options).await?;
     // What `session/load` must replay: each prompt's text, then the agent's
     // chunks that prompt got.
     let mut history: Vec<Chunk> = Vec::new();
@@ -312,7 +324,11 @@ async fn run(target: &Target) -> Result<(), String> {
 
 #[tokio::main]
 async fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let unstable = args.first().is_some_and(|a| a == "--unstable");
+    if unstable {
+        args.remove(0);
+    }
     let target = match Target::parse(&args) {
         Ok(target) => target,
         Err(e) => {
@@ -320,7 +336,14 @@ async fn main() {
             std::process::exit(1);
         }
     };
-    match tokio::time::timeout(Duration::from_secs(60), run(&target)).await {
+    let outcome = async {
+        if unstable {
+            unstable::run(&target).await
+        } else {
+            run(&target).await
+        }
+    };
+    match tokio::time::timeout(Duration::from_secs(60), outcome).await {
         Ok(Ok(())) => println!("OK"),
         Ok(Err(e)) => {
             println!("FAIL: {e}");

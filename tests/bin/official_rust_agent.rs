@@ -19,7 +19,8 @@
 //!   * `terminal CMD...`: `terminal/create` of `sh -c CMD` in the session's
 //!     cwd, `terminal/wait_for_exit`, `terminal/output` (sent as one chunk),
 //!     and always `terminal/release`;
-//!   * `wait`: answers `cancelled` once `session/cancel` arrives.
+//!   * `wait`: answers `cancelled` once `session/cancel` arrives;
+//!   * `mcp TEXT`, `auth STATE`: see `--unstable` below.
 //!
 //!   The turn ends with `end_turn`, or `cancelled` when `session/cancel` came
 //!   during it. A `$/cancel_request` of the prompt is forwarded to the nested
@@ -32,7 +33,22 @@
 //! ```text
 //! official-rust-agent                     serve one client on stdin/stdout
 //! official-rust-agent --listen HOST:PORT  serve remote clients
+//! official-rust-agent --unstable          also advertise the unstable methods
 //! ```
+//!
+//! The unstable v1 methods (the SDK's cargo feature `unstable`, in
+//! `official_rust_agent/unstable.rs`) are always served; `--unstable` makes
+//! `initialize` advertise them (`sessionCapabilities.fork/archive/status/
+//! title`, `auth.status`, `providers`, `mcpCapabilities.acp`):
+//! `session/fork` (a new open session with the source's history),
+//! `session/archive` (closes the session: prompts get `-32002` until a
+//! `session/load`), `session/unarchive`, `session/status` (`open` or
+//! `saved`), `session/set_title` (trimmed), `auth/status`,
+//! `providers/list|set|disable`. Two prompt commands use the client:
+//! `mcp TEXT` calls the tool `echo` over `mcp/message` on the session's first
+//! MCP server of transport `acp`, and `auth STATE` sends
+//! `auth/status_update`. `tests/interop/README.md` ("Unstable methods") has
+//! the details.
 //!
 //! On stdio it exits 0 once its stdin closes; with `ACP_INTEROP_TRACE=1`
 //! every line in and out is echoed to stderr.
@@ -51,6 +67,9 @@
 //!
 //! Diagnostics go to stderr only.
 
+#[path = "official_rust_agent/unstable.rs"]
+mod unstable;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -58,13 +77,19 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, ContentBlock, ContentChunk, CreateTerminalRequest,
-    Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
-    NewSessionRequest, NewSessionResponse, PermissionOption, PermissionOptionKind,
-    PromptCapabilities, PromptRequest, PromptResponse, ReadTextFileRequest, ReleaseTerminalRequest,
-    RequestPermissionOutcome, RequestPermissionRequest, SessionId, SessionNotification,
-    SessionUpdate, StopReason, TerminalOutputRequest, TextContent, ToolCall, ToolCallStatus,
-    ToolCallUpdate, ToolCallUpdateFields, ToolKind, WaitForTerminalExitRequest,
+    AgentCapabilities, ArchiveSessionRequest, ArchiveSessionResponse, AuthState, AuthStatusRequest,
+    AuthStatusResponse, AuthStatusUpdateNotification, CancelNotification, ContentBlock,
+    ContentChunk, CreateTerminalRequest, DisableProviderRequest, DisableProviderResponse,
+    ForkSessionRequest, ForkSessionResponse, Implementation, InitializeRequest, InitializeResponse,
+    ListProvidersRequest, ListProvidersResponse, LoadSessionRequest, LoadSessionResponse,
+    MessageMcpNotification, MessageMcpRequest, MessageMcpResponse, NewSessionRequest,
+    NewSessionResponse, PermissionOption, PermissionOptionKind, PromptCapabilities, PromptRequest,
+    PromptResponse, ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionOutcome,
+    RequestPermissionRequest, SessionId, SessionNotification, SessionStatusRequest,
+    SessionStatusResponse, SessionUpdate, SetProviderRequest, SetProviderResponse,
+    SetSessionTitleRequest, SetSessionTitleResponse, StopReason, TerminalOutputRequest,
+    TextContent, ToolCall, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    UnarchiveSessionRequest, UnarchiveSessionResponse, WaitForTerminalExitRequest,
     WriteTextFileRequest,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
@@ -84,6 +109,28 @@ struct Session {
     cancelled: bool,
     /// `wait` turns to wake on `session/cancel`.
     cancel_waiters: Vec<oneshot::Sender<()>>,
+    /// In memory: created, forked or loaded, and not archived since.
+    open: bool,
+    archived: bool,
+    /// Set by `session/set_title`.
+    title: Option<String>,
+    /// The `serverId`s of its MCP servers of transport `acp`.
+    acp_servers: Vec<String>,
+}
+
+impl Session {
+    fn new(cwd: PathBuf, acp_servers: Vec<String>) -> Self {
+        Self {
+            cwd,
+            history: Vec::new(),
+            cancelled: false,
+            cancel_waiters: Vec::new(),
+            open: true,
+            archived: false,
+            title: None,
+            acp_servers,
+        }
+    }
 }
 
 #[derive(Clone, Default)]
@@ -91,11 +138,23 @@ struct State {
     sessions: Arc<Mutex<HashMap<SessionId, Session>>>,
     next_session: Arc<AtomicU64>,
     next_tool_call: Arc<AtomicU64>,
+    unstable: Arc<Mutex<unstable::Unstable>>,
+    /// `--unstable`: `initialize` advertises the unstable methods.
+    advertise_unstable: bool,
 }
 
 impl State {
     fn sessions(&self) -> MutexGuard<'_, HashMap<SessionId, Session>> {
         self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn unstable(&self) -> MutexGuard<'_, unstable::Unstable> {
+        self.unstable.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn new_session_id(&self) -> SessionId {
+        let n = self.next_session.fetch_add(1, Ordering::Relaxed) + 1;
+        SessionId::new(format!("rust-{n}"))
     }
 
     /// Runs `f` on the session, or fails with ACP's session-not-found error.
@@ -220,6 +279,22 @@ impl Turn {
                 self.done()
             }
             "wait" => self.wait().await,
+            "mcp" => {
+                let text = self.mcp(arg_text).await?;
+                self.say(text)?;
+                self.done()
+            }
+            "auth" => {
+                let state: AuthState = serde_json::from_value(json!(arg_text))
+                    .map_err(|e| invalid_prompt(text, e.to_string()))?;
+                self.state.unstable().auth = state.clone();
+                let accounts = unstable::accounts(&state);
+                self.cx.send_notification(
+                    AuthStatusUpdateNotification::new(state).accounts(accounts),
+                )?;
+                self.say(format!("auth: {arg_text}"))?;
+                self.done()
+            }
             _ => Err(invalid_prompt(
                 text,
                 format!("unknown prompt command {command:?}"),
@@ -319,6 +394,46 @@ impl Turn {
         released.map(drop)
     }
 
+    /// `mcp TEXT`: `tools/call` of `echo` on the session's first MCP server
+    /// of transport `acp`, over `mcp/message`; the chunk says what came
+    /// back and which `mcp/message` notifications the client sent for it.
+    async fn mcp(&self, text: &str) -> Result<String, Error> {
+        let server = self
+            .state
+            .with_session(&self.session_id, |s| s.acp_servers.first().cloned())?
+            .ok_or_else(|| {
+                invalid_prompt(
+                    text,
+                    "the session has no MCP server of transport acp".into(),
+                )
+            })?;
+        let request_id = {
+            let mut unstable = self.state.unstable();
+            unstable.mcp_requests += 1;
+            format!("rust-mcp-{}", unstable.mcp_requests)
+        };
+        let response = self
+            .ask(
+                MessageMcpRequest::new(server.clone(), request_id.clone(), "tools/call")
+                    .params(unstable::echo_params(&request_id, text)),
+            )
+            .await?;
+        let outcome = match response {
+            MessageMcpResponse::Result { result, .. } => result["content"][0]["text"]
+                .as_str()
+                .map_or_else(|| format!("result {result}"), str::to_owned),
+            MessageMcpResponse::Error { error, .. } => {
+                format!("error {} {}", error.code, error.message)
+            }
+            // The enum is non-exhaustive: an outcome this agent does not know.
+            other => format!("outcome {}", json!(other)),
+        };
+        // The SDK runs notification handlers before it routes a later
+        // response: the client's notifications are in.
+        let notes = unstable::take_mcp_notifications(&self.state, &server, &request_id);
+        Ok(format!("mcp: {outcome} [{}]", notes.join(", ")))
+    }
+
     /// Until `session/cancel` for the session (or `$/cancel_request` of the
     /// prompt, answered `-32800`).
     async fn wait(&self) -> Result<PromptResponse, Error> {
@@ -346,7 +461,22 @@ fn agent(state: State) -> impl ConnectTo<Client> {
     let on_new = state.clone();
     let on_load = state.clone();
     let on_cancel = state.clone();
-    let on_prompt = state;
+    let on_prompt = state.clone();
+    let advertise_unstable = state.advertise_unstable;
+    let (on_fork, on_status, on_archive, on_unarchive, on_title) = (
+        state.clone(),
+        state.clone(),
+        state.clone(),
+        state.clone(),
+        state.clone(),
+    );
+    let (on_auth, on_list, on_set, on_disable, on_mcp) = (
+        state.clone(),
+        state.clone(),
+        state.clone(),
+        state.clone(),
+        state,
+    );
     Agent
         .v1()
         .name("official-rust-agent")
@@ -360,18 +490,21 @@ fn agent(state: State) -> impl ConnectTo<Client> {
                         request.protocol_version
                     );
                 }
+                let capabilities = AgentCapabilities::new()
+                    .load_session(true)
+                    .prompt_capabilities(
+                        PromptCapabilities::new()
+                            .image(true)
+                            .audio(false)
+                            .embedded_context(true),
+                    );
                 responder.respond(
                     InitializeResponse::new(ProtocolVersion::V1)
-                        .agent_capabilities(
-                            AgentCapabilities::new()
-                                .load_session(true)
-                                .prompt_capabilities(
-                                    PromptCapabilities::new()
-                                        .image(true)
-                                        .audio(false)
-                                        .embedded_context(true),
-                                ),
-                        )
+                        .agent_capabilities(if advertise_unstable {
+                            unstable::capabilities(capabilities)
+                        } else {
+                            capabilities
+                        })
                         .auth_methods(Vec::new())
                         .agent_info(Implementation::new("official-rust-agent", "0.0.0")),
                 )
@@ -382,17 +515,10 @@ fn agent(state: State) -> impl ConnectTo<Client> {
             async move |request: NewSessionRequest,
                         responder: Responder<NewSessionResponse>,
                         _cx: ConnectionTo<Client>| {
-                let n = on_new.next_session.fetch_add(1, Ordering::Relaxed) + 1;
-                let session_id = SessionId::new(format!("rust-{n}"));
-                on_new.sessions().insert(
-                    session_id.clone(),
-                    Session {
-                        cwd: request.cwd,
-                        history: Vec::new(),
-                        cancelled: false,
-                        cancel_waiters: Vec::new(),
-                    },
-                );
+                let session_id = on_new.new_session_id();
+                let session =
+                    Session::new(request.cwd, unstable::acp_servers(&request.mcp_servers));
+                on_new.sessions().insert(session_id.clone(), session);
                 responder.respond(NewSessionResponse::new(session_id))
             },
             agent_client_protocol::on_receive_request!(),
@@ -403,6 +529,8 @@ fn agent(state: State) -> impl ConnectTo<Client> {
                         cx: ConnectionTo<Client>| {
                 let history = on_load.with_session(&request.session_id, |s| {
                     s.cwd.clone_from(&request.cwd);
+                    s.open = true;
+                    s.acp_servers = unstable::acp_servers(&request.mcp_servers);
                     s.history.clone()
                 });
                 let history = match history {
@@ -449,11 +577,16 @@ fn agent(state: State) -> impl ConnectTo<Client> {
                 let text = first_text(&request);
                 let session_id = request.session_id;
                 let started = on_prompt.with_session(&session_id, |s| {
+                    if !s.open {
+                        // Archived and not loaded since: not active.
+                        return Err(session_not_found(&session_id));
+                    }
                     s.cancelled = false;
                     s.history
                         .push(SessionUpdate::UserMessageChunk(text_chunk(text.clone())));
+                    Ok(())
                 });
-                if let Err(e) = started {
+                if let Err(e) = started.and_then(|started| started) {
                     return responder.respond_with_error(e);
                 }
                 let turn = Turn {
@@ -469,12 +602,104 @@ fn agent(state: State) -> impl ConnectTo<Client> {
             },
             agent_client_protocol::on_receive_request!(),
         )
+        // The unstable methods (`unstable.rs`).
+        .on_receive_request(
+            async move |request: ForkSessionRequest,
+                        responder: Responder<ForkSessionResponse>,
+                        _cx: ConnectionTo<Client>| {
+                responder.respond_with_result(unstable::fork(&on_fork, request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SessionStatusRequest,
+                        responder: Responder<SessionStatusResponse>,
+                        _cx: ConnectionTo<Client>| {
+                responder.respond_with_result(
+                    unstable::status(&on_status, &request.session_id)
+                        .map(SessionStatusResponse::new),
+                )
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: ArchiveSessionRequest,
+                        responder: Responder<ArchiveSessionResponse>,
+                        _cx: ConnectionTo<Client>| {
+                responder.respond_with_result(
+                    unstable::archive(&on_archive, &request.session_id)
+                        .map(|()| ArchiveSessionResponse::new()),
+                )
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: UnarchiveSessionRequest,
+                        responder: Responder<UnarchiveSessionResponse>,
+                        _cx: ConnectionTo<Client>| {
+                responder.respond_with_result(
+                    unstable::unarchive(&on_unarchive, &request.session_id)
+                        .map(|()| UnarchiveSessionResponse::new()),
+                )
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionTitleRequest,
+                        responder: Responder<SetSessionTitleResponse>,
+                        _cx: ConnectionTo<Client>| {
+                responder.respond_with_result(unstable::set_title(&on_title, request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |_request: AuthStatusRequest,
+                        responder: Responder<AuthStatusResponse>,
+                        _cx: ConnectionTo<Client>| {
+                responder.respond(unstable::auth_status(&on_auth))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |_request: ListProvidersRequest,
+                        responder: Responder<ListProvidersResponse>,
+                        _cx: ConnectionTo<Client>| {
+                responder.respond(unstable::list_providers(&on_list))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetProviderRequest,
+                        responder: Responder<SetProviderResponse>,
+                        _cx: ConnectionTo<Client>| {
+                responder.respond_with_result(unstable::set_provider(&on_set, request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: DisableProviderRequest,
+                        responder: Responder<DisableProviderResponse>,
+                        _cx: ConnectionTo<Client>| {
+                responder.respond_with_result(unstable::disable_provider(&on_disable, request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: MessageMcpNotification, _cx: ConnectionTo<Client>| {
+                unstable::mcp_notification(&on_mcp, notification);
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
 }
 
 /// Serves a fresh agent per remote connection on `listen` until stdin
 /// closes.
-async fn serve_remote(listen: &str) -> Result<(), String> {
-    let router = AcpHttpServer::new(|| agent(State::default())).into_router();
+async fn serve_remote(
+    listen: &str,
+    state: impl Fn() -> State + Send + Sync + 'static,
+) -> Result<(), String> {
+    let router = AcpHttpServer::new(move || agent(state())).into_router();
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
@@ -495,17 +720,25 @@ async fn serve_remote(listen: &str) -> Result<(), String> {
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let advertise_unstable = args.first().is_some_and(|a| a == "--unstable");
+    if advertise_unstable {
+        args.remove(0);
+    }
+    let state = move || State {
+        advertise_unstable,
+        ..State::default()
+    };
     match args.as_slice() {
         [] => {}
         [flag, listen] if flag == "--listen" => {
-            return serve_remote(listen).await.map_err(|e| {
+            return serve_remote(listen, state).await.map_err(|e| {
                 eprintln!("official-rust-agent: {e}");
                 Error::internal_error().data(e)
             });
         }
         _ => {
-            eprintln!("usage: official-rust-agent [--listen HOST:PORT]");
+            eprintln!("usage: official-rust-agent [--unstable] [--listen HOST:PORT]");
             std::process::exit(2);
         }
     }
@@ -520,7 +753,7 @@ async fn main() -> Result<(), Error> {
             eprintln!("official-rust-agent {arrow} {line}");
         });
     }
-    let result = agent(State::default()).connect_to(transport).await;
+    let result = agent(state()).connect_to(transport).await;
     if let Err(e) = &result {
         eprintln!("official-rust-agent: connection ended with {e}");
     }

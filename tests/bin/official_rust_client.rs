@@ -2,7 +2,7 @@
 //! the same client as `tests/interop/ts/client.mjs` and
 //! `tests/interop/python/client.py`.
 //!
-//!   official-rust-client -- AGENT_COMMAND [ARGS...]
+//!   official-rust-client [--unstable] -- AGENT_COMMAND [ARGS...]
 //!   official-rust-client --url URL
 //!
 //! Spawns the agent (the SDK puts it in its own process group), or connects
@@ -37,6 +37,14 @@
 //! the agent's stdin; the agent must exit 0 by itself within the SDK's
 //! one-second grace (remotely: the transport closes the connection).
 //!
+//! With `--unstable` it runs the unstable check sequence instead
+//! (`official_rust_client/unstable.rs`, on the SDK's cargo feature
+//! `unstable`): every unstable v1 method an agent handles (`session/fork`,
+//! `archive`, `unarchive`, `status`, `set_title`, `auth/status`,
+//! `providers/list|set|disable`), `mcp/message` served by an MCP server this
+//! client declares with transport `acp`, and `auth/status_update`; see
+//! `tests/interop/README.md` ("Unstable methods").
+//!
 //! Prints exactly `OK` and exits 0, or `FAIL: <reason>` and exits 1. Gives up
 //! after 30 s. The agent's stderr is passed through to ours; with
 //! `ACP_INTEROP_TRACE=1` every line to and from the agent is echoed there too.
@@ -50,15 +58,16 @@ use std::time::{Duration, Instant};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ClientCapabilities, ContentBlock, CreateTerminalRequest,
-    CreateTerminalResponse, FileSystemCapabilities, Implementation, InitializeRequest,
-    KillTerminalRequest, KillTerminalResponse, LoadSessionRequest, NewSessionRequest,
-    PermissionOptionKind, PromptRequest, PromptResponse, ReadTextFileRequest, ReadTextFileResponse,
-    ReleaseTerminalRequest, ReleaseTerminalResponse, RequestPermissionOutcome,
-    RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome, SessionId,
-    SessionNotification, StopReason, TerminalExitStatus, TerminalOutputRequest,
-    TerminalOutputResponse, TextContent, WaitForTerminalExitRequest, WaitForTerminalExitResponse,
-    WriteTextFileRequest, WriteTextFileResponse,
+    AuthStatusUpdateNotification, CancelNotification, ClientCapabilities, ContentBlock,
+    CreateTerminalRequest, CreateTerminalResponse, FileSystemCapabilities, Implementation,
+    InitializeRequest, KillTerminalRequest, KillTerminalResponse, LoadSessionRequest,
+    MessageMcpRequest, MessageMcpResponse, NewSessionRequest, PermissionOptionKind, PromptRequest,
+    PromptResponse, ReadTextFileRequest, ReadTextFileResponse, ReleaseTerminalRequest,
+    ReleaseTerminalResponse, RequestPermissionOutcome, RequestPermissionRequest,
+    RequestPermissionResponse, SelectedPermissionOutcome, SessionId, SessionNotification,
+    StopReason, TerminalExitStatus, TerminalOutputRequest, TerminalOutputResponse, TextContent,
+    WaitForTerminalExitRequest, WaitForTerminalExitResponse, WriteTextFileRequest,
+    WriteTextFileResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{
@@ -96,6 +105,8 @@ struct Seen {
     updates: Vec<(Value, Value)>,
     /// `(method, params)` of each request the agent made.
     requests: Vec<(String, Value)>,
+    /// `(method, params)` of each notification other than `session/update`.
+    notifications: Vec<(String, Value)>,
 }
 
 type Shared = Arc<Mutex<Seen>>;
@@ -247,6 +258,9 @@ async fn call<Req: JsonRpcRequest>(
     seen.updates.clear();
     Ok((response, before))
 }
+
+#[path = "official_rust_client/unstable.rs"]
+mod unstable;
 
 // ---------------------------------------------------------------------------
 // A minimal real terminal implementation: runs the command, collects output.
@@ -904,7 +918,7 @@ fn connect(target: &Target, seen: &Shared) -> Result<DynConnectTo<Client>, Strin
     }
 }
 
-async fn run(target: Target, work_dir: PathBuf) -> Result<(), String> {
+async fn run(target: Target, work_dir: PathBuf, unstable: bool) -> Result<(), String> {
     let seen: Shared = Arc::default();
     let terminals = Terminals::default();
     let agent = connect(&target, &seen)?;
@@ -929,6 +943,7 @@ async fn run(target: Target, work_dir: PathBuf) -> Result<(), String> {
         terminals.clone(),
         terminals.clone(),
     );
+    let (on_mcp, on_auth) = (Arc::clone(&seen), Arc::clone(&seen));
     let terminal_dir = work_dir.clone();
     let exit_timer: Arc<Mutex<Option<Instant>>> = Arc::default();
     let drive_ended = Arc::clone(&exit_timer);
@@ -1064,8 +1079,32 @@ async fn run(target: Target, work_dir: PathBuf) -> Result<(), String> {
             },
             agent_client_protocol::on_receive_request!(),
         )
+        .on_receive_request(
+            async move |request: MessageMcpRequest,
+                        responder: Responder<MessageMcpResponse>,
+                        cx: ConnectionTo<Agent>| {
+                record!(on_mcp, "mcp/message", &request);
+                responder.respond_with_result(unstable::serve_mcp(&cx, &request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: AuthStatusUpdateNotification, _cx: ConnectionTo<Agent>| {
+                let params =
+                    serde_json::to_value(&notification).unwrap_or_else(|e| json!(format!("<{e}>")));
+                lock(&on_auth)
+                    .notifications
+                    .push(("auth/status_update".to_owned(), params));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
         .connect_with(agent, async move |cx: ConnectionTo<Agent>| {
-            let result = drive(cx, seen, work_dir).await;
+            let result = if unstable {
+                unstable::drive(cx, seen, work_dir).await
+            } else {
+                drive(cx, seen, work_dir).await
+            };
             *lock(&drive_ended) = Some(Instant::now());
             Ok(result)
         })
@@ -1091,6 +1130,10 @@ async fn run(target: Target, work_dir: PathBuf) -> Result<(), String> {
 #[tokio::main]
 async fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let unstable = args.first().is_some_and(|a| a == "--unstable");
+    if unstable {
+        args.remove(0);
+    }
     let target = match args.as_slice() {
         [flag, url] if flag == "--url" => Target::Url(url.clone()),
         _ => {
@@ -1099,7 +1142,7 @@ async fn main() -> ExitCode {
             }
             if args.is_empty() || args[0].starts_with("--") {
                 println!(
-                    "FAIL: usage: official-rust-client -- AGENT_COMMAND [ARGS...] | --url URL"
+                    "FAIL: usage: official-rust-client [--unstable] -- AGENT_COMMAND [ARGS...] | --url URL"
                 );
                 return ExitCode::FAILURE;
             }
@@ -1114,7 +1157,7 @@ async fn main() -> ExitCode {
             .map_or(0, |d| d.subsec_nanos())
     ));
     let outcome = match std::fs::create_dir(&work_dir).and_then(|()| work_dir.canonicalize()) {
-        Ok(dir) => match tokio::time::timeout(DEADLINE, run(target, dir)).await {
+        Ok(dir) => match tokio::time::timeout(DEADLINE, run(target, dir, unstable)).await {
             Ok(outcome) => outcome,
             Err(_) => Err(format!("no result within {} s", DEADLINE.as_secs())),
         },
