@@ -493,14 +493,19 @@ pub fn may_match(
             Equals(_, v) | Item { value: v, .. } => &[v][..],
             Member(_) | NonEmpty(_) => return true,
         };
-        if needles.iter().any(|n| {
-            let quoted = format!("\"{n}\"");
-            memchr::memmem::find(text, quoted.as_bytes()).is_some()
-        }) {
+        if needles.iter().any(|n| contains_quoted(text, n.as_bytes())) {
             return true;
         }
     }
     any && memchr::memmem::find(text, b"\\u").is_some()
+}
+
+/// Whether `text` holds `word` as a whole JSON string (`"word"`), without
+/// allocating (this runs on every streamed update).
+fn contains_quoted(text: &[u8], word: &[u8]) -> bool {
+    memchr::memmem::find_iter(text, word).any(|at| {
+        at > 0 && text[at - 1] == b'"' && text.get(at + word.len()) == Some(&b'"')
+    })
 }
 
 /// Removes what `breaches` found from `value` (the items of arrays; the
