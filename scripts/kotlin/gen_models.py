@@ -56,9 +56,34 @@ PACKAGE = "dev.libacp.models"
 SDK = {"ContentBlock", "McpServer", "SessionId", "SessionModeState"}
 
 KOTLIN_KEYWORDS = {
-    "as", "break", "class", "continue", "do", "else", "false", "for", "fun", "if", "in", "interface", "is",
-    "null", "object", "package", "return", "super", "this", "throw", "true", "try", "typealias", "typeof",
-    "val", "var", "when", "while",
+    "as",
+    "break",
+    "class",
+    "continue",
+    "do",
+    "else",
+    "false",
+    "for",
+    "fun",
+    "if",
+    "in",
+    "interface",
+    "is",
+    "null",
+    "object",
+    "package",
+    "return",
+    "super",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typealias",
+    "typeof",
+    "val",
+    "var",
+    "when",
+    "while",
 }
 PRIMITIVES = {"String", "Int", "Long", "Double", "Boolean", "List", "Map"}
 
@@ -73,7 +98,11 @@ def camel(name, upper=False):
 
 
 def constant(value):
-    out = re.sub(r"[^0-9A-Za-z]+", "_", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", value)).strip("_").upper()
+    out = (
+        re.sub(r"[^0-9A-Za-z]+", "_", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", value))
+        .strip("_")
+        .upper()
+    )
     return "_" + out if not out or out[0].isdigit() else out
 
 
@@ -119,8 +148,11 @@ class Generator:
         self.defs = schema["$defs"]
         stable_methods = {d["x-method"] for d in stable["$defs"].values() if "x-method" in d}
         self.roots = sorted(
-            name for name, d in self.defs.items()
-            if "x-method" in d and d.get("x-side") in ("agent", "client") and d["x-method"] not in stable_methods
+            name
+            for name, d in self.defs.items()
+            if "x-method" in d
+            and d.get("x-side") in ("agent", "client")
+            and d["x-method"] not in stable_methods
         )
         self.out = []
         self.sdk_used = set()
@@ -149,7 +181,9 @@ class Generator:
         rest = [a for a in alts if "const" not in a]
         if len(consts) + len(rest) != len(alts) or len(rest) > 1:
             return None
-        if rest and (rest[0].get("type") != "string" or set(rest[0]) - {"type", "title", "description"}):
+        if rest and (
+            rest[0].get("type") != "string" or set(rest[0]) - {"type", "title", "description"}
+        ):
             return None
         return consts or None
 
@@ -157,7 +191,9 @@ class Generator:
         """The member every variant fixes to a string constant, if any."""
         tags = set()
         for a in alts:
-            consts = [k for k, p in a.get("properties", {}).items() if isinstance(p.get("const"), str)]
+            consts = [
+                k for k, p in a.get("properties", {}).items() if isinstance(p.get("const"), str)
+            ]
             if a.get("type") != "object" or len(consts) != 1:
                 return None
             tags.add(consts[0])
@@ -171,8 +207,13 @@ class Generator:
                 return "strenum"
             if self.tag_of(alts):
                 return "tagged"
-            if "x-method" in d and "properties" not in d and all(
-                a.get("type") == "object" and a.get("properties") and "allOf" not in a for a in alts
+            if (
+                "x-method" in d
+                and "properties" not in d
+                and all(
+                    a.get("type") == "object" and a.get("properties") and "allOf" not in a
+                    for a in alts
+                )
             ):
                 return "merged"
             return "json"
@@ -220,7 +261,11 @@ class Generator:
         if t == "array":
             inner, nullable = self.type_of(p.get("items", {}))
             return f"List<{inner}{'?' if nullable else ''}>", False
-        if t == "object" and isinstance(p.get("additionalProperties"), dict) and "properties" not in p:
+        if (
+            t == "object"
+            and isinstance(p.get("additionalProperties"), dict)
+            and "properties" not in p
+        ):
             inner, _ = self.type_of(p["additionalProperties"])
             return f"Map<String, {inner}>", False
         return "JsonElement", False
@@ -240,7 +285,12 @@ class Generator:
             name = key if key == "_meta" else camel(key)
             serial = "" if name == key else f"@SerialName({kstring(key)}) "
             if is_any(p):
-                lines.append((p, f"{serial}@Serializable(with = AnyJson::class) val {ident(name)}: JsonElement? = null"))
+                lines.append(
+                    (
+                        p,
+                        f"{serial}@Serializable(with = AnyJson::class) val {ident(name)}: JsonElement? = null",
+                    )
+                )
             elif nullable or key not in required:
                 lines.append((p, f"{serial}val {ident(name)}: {t}? = null"))
             else:
@@ -309,28 +359,44 @@ class Generator:
                 required += self.defs[r].get("required", [])
             props.update({k: v for k, v in a.get("properties", {}).items() if k != tag})
             required += [k for k in a.get("required", []) if k != tag]
-            variants.append((value, camel(value, upper=True), props, required, a.get("description", "")))
+            variants.append(
+                (value, camel(value, upper=True), props, required, a.get("description", ""))
+            )
         shadowed = {v[1] for v in variants} | {"Unknown"}
         for line in kdoc(d.get("description", ""), ""):
             self.emit(line)
         self.emit(f"@Serializable(with = {name}Serializer::class)")
         self.emit(f"sealed interface {name} {{")
         for value, cls, props, required, desc in variants:
-            self.data_class(cls, props, required, f"`{tag}: {value}`. {desc}".strip(), "    ", f" : {name}", shadowed)
-        self.emit(f"    /** A variant this version of the schema does not know, kept whole. */")
+            self.data_class(
+                cls,
+                props,
+                required,
+                f"`{tag}: {value}`. {desc}".strip(),
+                "    ",
+                f" : {name}",
+                shadowed,
+            )
+        self.emit("    /** A variant this version of the schema does not know, kept whole. */")
         self.emit(f"    data class Unknown(val json: JsonObject) : {name}")
         self.emit("}")
         self.emit("")
         self.emit(f"/** Picks the variant of [{name}] by its `{tag}` and writes it back. */")
         self.emit(f"internal object {name}Serializer : KSerializer<{name}> {{")
-        self.emit(f"    override val descriptor: SerialDescriptor = buildClassSerialDescriptor({kstring(PACKAGE + '.' + name)})")
+        self.emit(
+            f"    override val descriptor: SerialDescriptor = buildClassSerialDescriptor({kstring(PACKAGE + '.' + name)})"
+        )
         self.emit("")
         self.emit(f"    override fun deserialize(decoder: Decoder): {name} {{")
         self.emit("        val json = decoder as JsonDecoder")
         self.emit("        val obj = json.decodeJsonElement().jsonObject")
-        self.emit(f"        return when ((obj[{kstring(tag)}] as? JsonPrimitive)?.contentOrNull) {{")
+        self.emit(
+            f"        return when ((obj[{kstring(tag)}] as? JsonPrimitive)?.contentOrNull) {{"
+        )
         for value, cls, *_ in variants:
-            self.emit(f"            {kstring(value)} -> json.json.decodeFromJsonElement({name}.{cls}.serializer(), obj)")
+            self.emit(
+                f"            {kstring(value)} -> json.json.decodeFromJsonElement({name}.{cls}.serializer(), obj)"
+            )
         self.emit(f"            else -> {name}.Unknown(obj)")
         self.emit("        }")
         self.emit("    }")
@@ -340,7 +406,9 @@ class Generator:
         self.emit("        val element = when (value) {")
         for value, cls, *_ in variants:
             self.emit(f"            is {name}.{cls} ->")
-            self.emit(f"                withTag({kstring(tag)}, {kstring(value)}, json.json.encodeToJsonElement({name}.{cls}.serializer(), value))")
+            self.emit(
+                f"                withTag({kstring(tag)}, {kstring(value)}, json.json.encodeToJsonElement({name}.{cls}.serializer(), value))"
+            )
         self.emit(f"            is {name}.Unknown -> value.json")
         self.emit("        }")
         self.emit("        json.encodeJsonElement(element)")
@@ -350,17 +418,25 @@ class Generator:
 
     def support(self):
         self.emit("/** The object with [tag] set to [value] (first), then [body]'s members. */")
-        self.emit("private fun withTag(tag: String, value: String, body: JsonElement): JsonObject =")
-        self.emit("    JsonObject(mapOf(tag to JsonPrimitive(value)) + body.jsonObject.filterKeys { it != tag })")
+        self.emit(
+            "private fun withTag(tag: String, value: String, body: JsonElement): JsonObject ="
+        )
+        self.emit(
+            "    JsonObject(mapOf(tag to JsonPrimitive(value)) + body.jsonObject.filterKeys { it != tag })"
+        )
         self.emit("")
         self.emit("/**")
         self.emit(" * A member that may hold any JSON value: `null` (Kotlin) when absent,")
         self.emit(" * [JsonNull] when it is `null` on the wire.")
         self.emit(" */")
         self.emit("internal object AnyJson : KSerializer<JsonElement?> {")
-        self.emit("    override val descriptor: SerialDescriptor = JsonElement.serializer().nullable.descriptor")
+        self.emit(
+            "    override val descriptor: SerialDescriptor = JsonElement.serializer().nullable.descriptor"
+        )
         self.emit("")
-        self.emit("    override fun deserialize(decoder: Decoder): JsonElement = (decoder as JsonDecoder).decodeJsonElement()")
+        self.emit(
+            "    override fun deserialize(decoder: Decoder): JsonElement = (decoder as JsonDecoder).decodeJsonElement()"
+        )
         self.emit("")
         self.emit("    override fun serialize(encoder: Encoder, value: JsonElement?) {")
         self.emit("        (encoder as JsonEncoder).encodeJsonElement(value ?: JsonNull)")
@@ -375,7 +451,9 @@ class Generator:
             d = self.defs[name]
             k = self.kind(name)
             if k == "object":
-                self.data_class(name, d.get("properties", {}), d.get("required", []), d.get("description", ""))
+                self.data_class(
+                    name, d.get("properties", {}), d.get("required", []), d.get("description", "")
+                )
             elif k == "merged":
                 props = {}
                 for a in d.get("oneOf") or d.get("anyOf"):
@@ -430,13 +508,18 @@ class Generator:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="fail if the committed file is out of date")
+    ap.add_argument(
+        "--check", action="store_true", help="fail if the committed file is out of date"
+    )
     args = ap.parse_args()
     text = Generator(json.loads(SCHEMA.read_text()), json.loads(STABLE.read_text())).generate()
     if args.check:
         current = OUT.read_text() if OUT.exists() else ""
         if current != text:
-            print(f"{OUT.relative_to(REPO)} is out of date: run scripts/kotlin/gen_models.py", file=sys.stderr)
+            print(
+                f"{OUT.relative_to(REPO)} is out of date: run scripts/kotlin/gen_models.py",
+                file=sys.stderr,
+            )
             return 1
         print(f"{OUT.relative_to(REPO)} is up to date")
         return 0
