@@ -318,30 +318,22 @@ class Generator:
         self.emit(f"{indent}){implements}")
         self.emit("")
 
-    def strenum(self, name, d):
+    def value_class(self, name, d, consts=()):
+        """A string enum (a constant per value) or a string alias (none)."""
         for line in kdoc(d.get("description", ""), ""):
             self.emit(line)
         self.emit("@Serializable")
         self.emit("@JvmInline")
         self.emit(f"value class {name}(val value: String) {{")
         self.emit("    override fun toString(): String = value")
-        self.emit("")
-        self.emit("    companion object {")
-        for a in self.string_consts(d.get("oneOf") or d.get("anyOf")):
-            for line in kdoc(a.get("description", ""), "        "):
-                self.emit(line)
-            self.emit(f"        val {constant(a['const'])} = {name}({kstring(a['const'])})")
-        self.emit("    }")
-        self.emit("}")
-        self.emit("")
-
-    def alias_string(self, name, d):
-        for line in kdoc(d.get("description", ""), ""):
-            self.emit(line)
-        self.emit("@Serializable")
-        self.emit("@JvmInline")
-        self.emit(f"value class {name}(val value: String) {{")
-        self.emit("    override fun toString(): String = value")
+        if consts:
+            self.emit("")
+            self.emit("    companion object {")
+            for a in consts:
+                for line in kdoc(a.get("description", ""), "        "):
+                    self.emit(line)
+                self.emit(f"        val {constant(a['const'])} = {name}({kstring(a['const'])})")
+            self.emit("    }")
         self.emit("}")
         self.emit("")
 
@@ -460,11 +452,11 @@ class Generator:
                     props.update(a["properties"])
                 self.data_class(name, props, [], d.get("description", ""))
             elif k == "strenum":
-                self.strenum(name, d)
+                self.value_class(name, d, self.string_consts(d.get("oneOf") or d.get("anyOf")))
             elif k == "tagged":
                 self.tagged(name, d)
             elif k == "alias-string":
-                self.alias_string(name, d)
+                self.value_class(name, d)
             else:
                 note = "(Not modelled: an untagged union; kept as JSON.)"
                 for line in kdoc(f"{d.get('description', '')}\n\n{note}".strip(), ""):
