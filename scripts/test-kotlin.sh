@@ -3,7 +3,9 @@
 #
 #   * the generated Kotlin and Swift sources match the Rust crate
 #     (scripts/uniffi/generate.sh --check; it also builds the release
-#     libacp_uniffi.so that the jar packs);
+#     libacp_uniffi.so that the jar packs), and the generated models of the
+#     types the Kotlin SDK lacks match the schema (scripts/kotlin/gen_models.py
+#     --check);
 #   * the Rust test peers (cargo build -p libacp-tests --bins: the official
 #     Rust SDK's agent, spawned by the tests);
 #   * `mvn test`: JUnit 5 (both roles, cancellation both ways, closing, the
@@ -30,6 +32,8 @@ command -v java >/dev/null || fail "java not found (a JDK 17+ is needed)"
 check "generated UniFFI sources are up to date (scripts/uniffi/generate.sh --check)" \
   scripts/uniffi/generate.sh --check
 [ -f target/release/libacp_uniffi.so ] || fail "target/release/libacp_uniffi.so was not built"
+check "the generated models (dev.libacp.models) match the ACP v1 schema (scripts/kotlin/gen_models.py --check)" \
+  python3 scripts/kotlin/gen_models.py --check
 
 echo "== Kotlin: the Rust test peers and libacp-remote-splice (cargo build -p libacp-tests --bins)"
 cargo build --locked --quiet -p libacp-tests --bins || fail "cargo build -p libacp-tests failed"

@@ -3,8 +3,9 @@
 
     scripts/swift/gen_models.py [--check] [--schema PATH]
 
-Reads the ACP v1 JSON schema (`spec/ts-sdk-2.4.0/v1/schema.json` by default, the
-copy the project tests against) and writes
+Reads the ACP v1 JSON schema (`spec/ts-sdk-2.4.0/v1/schema.unstable.json` by
+default: the stable schema plus the unstable extensions, the copy the project
+tests against) and writes
 `bindings/uniffi/swift/Sources/LibACP/Models.swift`, which is committed;
 `--check` fails if the committed file differs from what the schema gives (the
 test command runs it, so the models never drift from the schema).
@@ -21,9 +22,20 @@ the mapping below is short:
   the schema does not name, so a decoded value re-encodes without loss;
 * a union of string constants becomes an `enum` with a case per constant and
   `unrecognized(String)` for values from a newer protocol;
+* a union of string constants with a catch-all string (an open enum) is the
+  same `enum`, the catch-all being `unrecognized(String)`;
+* a method's params or result that is a union of inline objects without a
+  tag (`{"result": ...}` or `{"error": ...}`) becomes one `struct` whose
+  members are all optional;
 * a union tagged by a constant member (`sessionUpdate`, `type`, `outcome`)
   becomes an `enum` with a case per tag carrying the variant's struct, and
   `unrecognized(JSONValue)` for unknown tags (kept whole);
+* a member the schema lets a reader drop when it does not decode
+  (`x-deserialize-default-on-error`: a malformed `usage` from a peer that
+  does not speak that extension) is `nil` then, and kept in `extra` as it
+  came (re-encoded as it was while the member stays `nil`);
+* a member that may hold any value (`{}`) is `JSONValue?`: `nil` when it is
+  absent, `.null` when it is `null`;
 * a string type alias (ids) becomes `typealias X = String`;
 * anything else (untagged unions, JSON-RPC envelopes) is `JSONValue`.
 """
@@ -77,6 +89,11 @@ def doc(text, indent):
     return [f"{indent}/// {line}".rstrip() for line in lines]
 
 
+def is_any(p):
+    """Whether a property's schema allows any value, `null` included (`{}`)."""
+    return not set(p) - {"description", "title"}
+
+
 # Schema names that would shadow a Swift standard type inside the module.
 RENAMES = {"Error": "ErrorObject"}
 
@@ -99,10 +116,12 @@ class Generator:
             return "object"
         alts = d.get("oneOf") or d.get("anyOf")
         if alts:
-            if all(isinstance(a.get("const"), str) for a in alts):
+            if self.string_consts(alts) is not None:
                 return "strenum"
             if self.tag_of(alts):
                 return "tagged"
+            if "x-method" in d and "properties" not in d and self.object_alternatives(alts):
+                return "merged"
             return "json"
         if d.get("type") == "string":
             return "alias-string"
@@ -111,6 +130,29 @@ class Generator:
         if d.get("type") == "object" and "properties" in d:
             return "json"
         return "json"
+
+    @staticmethod
+    def string_consts(alts):
+        """The constants of a union of string constants, with at most one
+        catch-all `{"type": "string"}` (an open enum: values from a newer
+        protocol are allowed); None for any other union."""
+        consts = [a for a in alts if isinstance(a.get("const"), str)]
+        rest = [a for a in alts if "const" not in a]
+        if len(consts) + len(rest) != len(alts) or len(rest) > 1:
+            return None
+        if rest and (rest[0].get("type") != "string" or set(rest[0]) - {"type", "title", "description"}):
+            return None
+        return consts or None
+
+    @staticmethod
+    def object_alternatives(alts):
+        """Whether a union's alternatives are all inline objects with their
+        own properties (no tag, no reference): `{"result": ...}` or
+        `{"error": ...}`."""
+        return all(
+            a.get("type") == "object" and a.get("properties") and not any(k in a for k in ("allOf", "$ref"))
+            for a in alts
+        )
 
     def tag_of(self, alts):
         """The member that tags every variant (a string constant), if any.
@@ -187,21 +229,24 @@ class Generator:
             used.add(swift_name)
             t, nullable = self.type_of(p)
             optional = nullable or key not in required
-            fields.append((key, swift_name, t, optional, p.get("description", "")))
+            # A member the schema lets a reader drop when it does not decode
+            # (`x-deserialize-default-on-error`): nil then, and kept in `extra`.
+            lenient = optional and bool(p.get("x-deserialize-default-on-error")) and t != "JSONValue"
+            fields.append((key, swift_name, t, optional, p.get("description", ""), is_any(p), lenient))
         for line in doc(description, ""):
             self.emit(line)
         self.emit(f"public struct {name}: Codable, Hashable, Sendable {{")
-        for key, sn, t, opt, desc in fields:
+        for key, sn, t, opt, desc, *_ in fields:
             for line in doc(desc, "    "):
                 self.emit(line)
             self.emit(f"    public var {ident(sn)}: {t}{'?' if opt else ''}")
         self.emit("    /// Members the schema does not name, kept as they came (re-encoded as they are).")
         self.emit("    public var extra: [String: JSONValue]")
         self.emit("")
-        args = ", ".join(f"{ident(sn)}: {t}{'? = nil' if opt else ''}" for _, sn, t, opt, _ in fields)
+        args = ", ".join(f"{ident(sn)}: {t}{'? = nil' if opt else ''}" for _, sn, t, opt, *_ in fields)
         args = args + (", " if args else "") + "extra: [String: JSONValue] = [:]"
         self.emit(f"    public init({args}) {{")
-        for _, sn, _, _, _ in fields:
+        for _, sn, *_ in fields:
             self.emit(f"        self.{sn} = {ident(sn)}")
         self.emit("        self.extra = extra")
         self.emit("    }")
@@ -211,20 +256,47 @@ class Generator:
         self.emit("")
         self.emit("    public init(from decoder: Decoder) throws {")
         self.emit("        let c = try decoder.container(keyedBy: AnyKey.self)")
-        for key, sn, t, opt, _ in fields:
-            if opt:
+        any_lenient = any(f[6] for f in fields)
+        if any_lenient:
+            self.emit("        var malformed: [String: JSONValue] = [:]")
+        for key, sn, t, opt, _, anything, lenient in fields:
+            if lenient:
+                k = f"AnyKey({swift_string(key)})"
+                self.emit("        do {")
+                self.emit(f"            self.{sn} = try c.decodeIfPresent({t}.self, forKey: {k})")
+                self.emit("        } catch {")
+                self.emit(f"            self.{sn} = nil")
+                self.emit(f"            malformed[{swift_string(key)}] = try c.decode(JSONValue.self, forKey: {k})")
+                self.emit("        }")
+            elif opt and anything:
+                # Any value, null included: nil only when the member is absent.
+                k = f"AnyKey({swift_string(key)})"
+                # (`.none`, not `nil`: JSONValue is ExpressibleByNilLiteral.)
+                self.emit(f"        self.{sn} = c.contains({k}) ? .some(try c.decode(JSONValue.self, forKey: {k})) : .none")
+            elif opt:
                 self.emit(f"        self.{sn} = try c.decodeIfPresent({t}.self, forKey: AnyKey({swift_string(key)}))")
             else:
                 self.emit(f"        self.{sn} = try c.decode({t}.self, forKey: AnyKey({swift_string(key)}))")
-        self.emit("        self.extra = try AnyKey.extra(c, known: Self.knownKeys)")
+        if any_lenient:
+            self.emit("        self.extra = try AnyKey.extra(c, known: Self.knownKeys).merging(malformed) { kept, _ in kept }")
+        else:
+            self.emit("        self.extra = try AnyKey.extra(c, known: Self.knownKeys)")
         self.emit("    }")
         self.emit("")
         self.emit("    public func encode(to encoder: Encoder) throws {")
         self.emit("        var c = encoder.container(keyedBy: AnyKey.self)")
         self.emit("        try AnyKey.encodeExtra(extra, into: &c, known: Self.knownKeys)")
-        for key, sn, t, opt, _ in fields:
+        for key, sn, t, opt, _, _, lenient in fields:
             verb = "encodeIfPresent" if opt else "encode"
-            self.emit(f"        try c.{verb}(self.{sn}, forKey: AnyKey({swift_string(key)}))")
+            k = f"AnyKey({swift_string(key)})"
+            if lenient:
+                self.emit(f"        if self.{sn} == nil, let raw = extra[{swift_string(key)}] {{")
+                self.emit(f"            try c.encode(raw, forKey: {k})")
+                self.emit("        } else {")
+                self.emit(f"            try c.{verb}(self.{sn}, forKey: {k})")
+                self.emit("        }")
+            else:
+                self.emit(f"        try c.{verb}(self.{sn}, forKey: {k})")
         self.emit("    }")
         self.emit("}")
         self.emit("")
@@ -234,7 +306,7 @@ class Generator:
             self.emit(line)
         self.emit(f"public enum {name}: Codable, Hashable, Sendable {{")
         cases = []
-        for a in d.get("oneOf") or d.get("anyOf"):
+        for a in self.string_consts(d.get("oneOf") or d.get("anyOf")):
             c = camel(a["const"])
             cases.append((a["const"], c))
             for line in doc(a.get("description", ""), "    "):
@@ -358,6 +430,12 @@ class Generator:
             name = swift_type_name(schema_name)
             if k == "object":
                 self.struct(name, d, d.get("description", ""))
+            elif k == "merged":
+                alts = d.get("oneOf") or d.get("anyOf")
+                merged = {"properties": {}}
+                for a in alts:
+                    merged["properties"].update(a["properties"])
+                self.struct(name, merged, d.get("description", ""))
             elif k == "strenum":
                 self.strenum(name, d)
             elif k == "tagged":
@@ -383,7 +461,7 @@ class Generator:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="fail if the committed file is out of date")
-    ap.add_argument("--schema", default=str(REPO / "spec/ts-sdk-2.4.0/v1/schema.json"))
+    ap.add_argument("--schema", default=str(REPO / "spec/ts-sdk-2.4.0/v1/schema.unstable.json"))
     args = ap.parse_args()
     schema_path = Path(args.schema)
     schema = json.loads(schema_path.read_text())

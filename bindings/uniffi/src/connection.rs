@@ -571,17 +571,34 @@ pub fn socket_pair() -> Result<Vec<i32>, AcpError> {
     Ok(vec![a.into_raw_fd(), b.into_raw_fd()])
 }
 
-/// The wire names of the protocol's methods handled by `side` (requests
-/// and notifications), from the core's method table: the typed Kotlin and
-/// Swift layers check their routing tables against it, so a method the
-/// core learns cannot be missing from them unnoticed.
+/// One row of the core's method table (`protocol_methods`).
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct ProtocolMethod {
+    /// The wire name (`session/fork`).
+    pub name: String,
+    /// Whether it is a notification (`mcp/message` has a row of each kind:
+    /// a request the client handles, a notification the agent handles).
+    pub notification: bool,
+    /// The unstable feature that turns it on, as the option `unstable`
+    /// names it (`unstable_session_fork`); `None` for a stable method.
+    pub feature: Option<String>,
+}
+
+/// The methods of the protocol handled by `side` (requests and
+/// notifications, stable and unstable), from the core's method table: the
+/// typed Kotlin and Swift layers check their routing tables against it, so
+/// a method the core learns cannot be missing from them unnoticed.
 #[uniffi::export]
-pub fn protocol_methods(side: AcpRole) -> Vec<String> {
+pub fn protocol_methods(side: AcpRole) -> Vec<ProtocolMethod> {
     let side = Role::from(side);
     libacp_core::protocol::methods::METHODS
         .iter()
         .filter(|m| m.handled_by == side)
-        .map(|m| m.name.to_owned())
+        .map(|m| ProtocolMethod {
+            name: m.name.to_owned(),
+            notification: m.notification,
+            feature: m.feature.map(|f| f.name().to_owned()),
+        })
         .collect()
 }
 

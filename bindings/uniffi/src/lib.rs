@@ -38,7 +38,9 @@ mod runtime;
 
 pub use batch::{BatchError, BatchOutcome, OutgoingNotification};
 pub use cancel::CallCanceller;
-pub use connection::{Connection, ExitStatus, libacp_version, protocol_methods, socket_pair};
+pub use connection::{
+    Connection, ExitStatus, ProtocolMethod, libacp_version, protocol_methods, socket_pair,
+};
 pub use error::AcpError;
 pub use handler::{HostHandler, IncomingRequest, Notification};
 pub use options::{AcpRole, AgentCommand, CallOptions, ConnectOptions, EngineEvent, WireDirection};

@@ -56,6 +56,11 @@ pub struct ConnectOptions {
     /// authenticate first. Default: false.
     #[uniffi(default)]
     pub require_auth: Option<bool>,
+    /// The unstable ACP v1 extensions to speak: ["all"] or feature names as the
+    /// Rust SDK names them ("unstable_session_fork" or "session_fork"); off,
+    /// their methods are extension methods to the core. Default: [] (none).
+    #[uniffi(default)]
+    pub unstable: Option<Vec<String>>,
     /// Client side: fold session/update notifications into a session model the
     /// host can read. Default: false.
     #[uniffi(default)]
@@ -195,6 +200,9 @@ impl ConnectOptions {
         }
         if let Some(v) = &self.require_auth {
             out.push(("require_auth", Value::Bool(*v)));
+        }
+        if let Some(v) = &self.unstable {
+            out.push(("unstable", Value::Texts(v.clone())));
         }
         if let Some(v) = &self.session_model {
             out.push(("session_model", Value::Bool(*v)));

@@ -657,3 +657,30 @@ fn a_listen_address_that_does_not_parse_or_is_taken_is_typed() {
     }
     taken.close();
 }
+
+#[test]
+fn protocol_methods_name_each_rows_kind_and_unstable_feature() {
+    let row = |side, name: &str| -> Vec<crate::ProtocolMethod> {
+        crate::protocol_methods(side)
+            .into_iter()
+            .filter(|m| m.name == name)
+            .collect()
+    };
+    let prompt = row(AcpRole::Agent, "session/prompt");
+    assert_eq!(prompt.len(), 1);
+    assert!(!prompt[0].notification && prompt[0].feature.is_none());
+    let fork = row(AcpRole::Agent, "session/fork");
+    assert_eq!(fork[0].feature.as_deref(), Some("unstable_session_fork"));
+    // mcp/message: a request the client handles, a notification the agent handles.
+    let to_client = row(AcpRole::Client, "mcp/message");
+    let to_agent = row(AcpRole::Agent, "mcp/message");
+    assert_eq!((to_client.len(), to_agent.len()), (1, 1));
+    assert!(!to_client[0].notification && to_agent[0].notification);
+    assert_eq!(
+        to_agent[0].feature.as_deref(),
+        Some("unstable_mcp_over_acp")
+    );
+    let update = row(AcpRole::Client, "auth/status_update");
+    assert!(update[0].notification);
+    assert!(row(AcpRole::Client, "session/fork").is_empty());
+}

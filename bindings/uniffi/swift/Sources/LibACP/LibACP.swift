@@ -3075,6 +3075,12 @@ public struct ConnectOptions: Equatable, Hashable {
      */
     public var requireAuth: Bool?
     /**
+     * The unstable ACP v1 extensions to speak: ["all"] or feature names as the
+     * Rust SDK names them ("unstable_session_fork" or "session_fork"); off,
+     * their methods are extension methods to the core. Default: [] (none).
+     */
+    public var unstable: [String]?
+    /**
      * Client side: fold session/update notifications into a session model the
      * host can read. Default: false.
      */
@@ -3252,6 +3258,11 @@ public struct ConnectOptions: Equatable, Hashable {
          * authenticate first. Default: false.
          */requireAuth: Bool? = nil, 
         /**
+         * The unstable ACP v1 extensions to speak: ["all"] or feature names as the
+         * Rust SDK names them ("unstable_session_fork" or "session_fork"); off,
+         * their methods are extension methods to the core. Default: [] (none).
+         */unstable: [String]? = nil, 
+        /**
          * Client side: fold session/update notifications into a session model the
          * host can read. Default: false.
          */sessionModel: Bool? = nil, 
@@ -3365,6 +3376,7 @@ public struct ConnectOptions: Equatable, Hashable {
         self.trace = trace
         self.events = events
         self.requireAuth = requireAuth
+        self.unstable = unstable
         self.sessionModel = sessionModel
         self.fs = fs
         self.terminals = terminals
@@ -3421,6 +3433,7 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
                 trace: FfiConverterOptionBool.read(from: &buf), 
                 events: FfiConverterOptionBool.read(from: &buf), 
                 requireAuth: FfiConverterOptionBool.read(from: &buf), 
+                unstable: FfiConverterOptionSequenceString.read(from: &buf), 
                 sessionModel: FfiConverterOptionBool.read(from: &buf), 
                 fs: FfiConverterOptionBool.read(from: &buf), 
                 terminals: FfiConverterOptionBool.read(from: &buf), 
@@ -3463,6 +3476,7 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
         FfiConverterOptionBool.write(value.trace, into: &buf)
         FfiConverterOptionBool.write(value.events, into: &buf)
         FfiConverterOptionBool.write(value.requireAuth, into: &buf)
+        FfiConverterOptionSequenceString.write(value.unstable, into: &buf)
         FfiConverterOptionBool.write(value.sessionModel, into: &buf)
         FfiConverterOptionBool.write(value.fs, into: &buf)
         FfiConverterOptionBool.write(value.terminals, into: &buf)
@@ -3891,6 +3905,89 @@ public func FfiConverterTypeOutgoingNotification_lift(_ buf: RustBuffer) throws 
 #endif
 public func FfiConverterTypeOutgoingNotification_lower(_ value: OutgoingNotification) -> RustBuffer {
     return FfiConverterTypeOutgoingNotification.lower(value)
+}
+
+
+/**
+ * One row of the core's method table (`protocol_methods`).
+ */
+public struct ProtocolMethod: Equatable, Hashable {
+    /**
+     * The wire name (`session/fork`).
+     */
+    public var name: String
+    /**
+     * Whether it is a notification (`mcp/message` has a row of each kind:
+     * a request the client handles, a notification the agent handles).
+     */
+    public var notification: Bool
+    /**
+     * The unstable feature that turns it on, as the option `unstable`
+     * names it (`unstable_session_fork`); `None` for a stable method.
+     */
+    public var feature: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The wire name (`session/fork`).
+         */name: String, 
+        /**
+         * Whether it is a notification (`mcp/message` has a row of each kind:
+         * a request the client handles, a notification the agent handles).
+         */notification: Bool, 
+        /**
+         * The unstable feature that turns it on, as the option `unstable`
+         * names it (`unstable_session_fork`); `None` for a stable method.
+         */feature: String?) {
+        self.name = name
+        self.notification = notification
+        self.feature = feature
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ProtocolMethod: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeProtocolMethod: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ProtocolMethod {
+        return
+            try ProtocolMethod(
+                name: FfiConverterString.read(from: &buf), 
+                notification: FfiConverterBool.read(from: &buf), 
+                feature: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ProtocolMethod, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.name, into: &buf)
+        FfiConverterBool.write(value.notification, into: &buf)
+        FfiConverterOptionString.write(value.feature, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeProtocolMethod_lift(_ buf: RustBuffer) throws -> ProtocolMethod {
+    return try FfiConverterTypeProtocolMethod.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeProtocolMethod_lower(_ value: ProtocolMethod) -> RustBuffer {
+    return FfiConverterTypeProtocolMethod.lower(value)
 }
 
 
@@ -4700,6 +4797,31 @@ fileprivate struct FfiConverterSequenceTypeOutgoingNotification: FfiConverterRus
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypeProtocolMethod: FfiConverterRustBuffer {
+    typealias SwiftType = [ProtocolMethod]
+
+    public static func write(_ value: [ProtocolMethod], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeProtocolMethod.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [ProtocolMethod] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [ProtocolMethod]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeProtocolMethod.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterDictionaryStringString: FfiConverterRustBuffer {
     public static func write(_ value: [String: String], into buf: inout [UInt8]) {
         let len = Int32(value.count)
@@ -4870,13 +4992,13 @@ public func libacpVersion() -> String  {
 })
 }
 /**
- * The wire names of the protocol's methods handled by `side` (requests
- * and notifications), from the core's method table: the typed Kotlin and
- * Swift layers check their routing tables against it, so a method the
- * core learns cannot be missing from them unnoticed.
+ * The methods of the protocol handled by `side` (requests and
+ * notifications, stable and unstable), from the core's method table: the
+ * typed Kotlin and Swift layers check their routing tables against it, so
+ * a method the core learns cannot be missing from them unnoticed.
  */
-public func protocolMethods(side: AcpRole) -> [String]  {
-    return try!  FfiConverterSequenceString.lift(try! rustCall() {
+public func protocolMethods(side: AcpRole) -> [ProtocolMethod]  {
+    return try!  FfiConverterSequenceTypeProtocolMethod.lift(try! rustCall() {
     uniffi_acp_uniffi_fn_func_protocol_methods(
         FfiConverterTypeAcpRole_lower(side),$0
     )
@@ -4961,7 +5083,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_acp_uniffi_checksum_func_libacp_version() != 11458) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_func_protocol_methods() != 5445) {
+    if (uniffi_acp_uniffi_checksum_func_protocol_methods() != 28685) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_func_socket_pair() != 50103) {

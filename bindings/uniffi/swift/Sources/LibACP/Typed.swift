@@ -79,6 +79,11 @@ public protocol Client: Sendable {
     func sessionUpdate(_ notification: SessionNotification) async
     /// `elicitation/complete`.
     func completeElicitation(_ notification: CompleteElicitationNotification) async
+    /// `mcp/message` to an MCP server this client provides over ACP
+    /// (unstable: `ConnectOptions(unstable: ["mcp_over_acp"])`).
+    func mcpMessage(_ request: MessageMcpRequest, call: IncomingCall) async throws -> MessageMcpResponse
+    /// `auth/status_update` (unstable: `ConnectOptions(unstable: ["auth_status"])`).
+    func authStatusUpdate(_ notification: AuthStatusUpdateNotification) async
     /// A request of another method (an extension).
     func extMethod(_ call: IncomingCall) async throws -> JSONValue
     /// A notification of another method (an extension), or one whose
@@ -122,6 +127,10 @@ extension Client {
     }
     public func sessionUpdate(_ notification: SessionNotification) async {}
     public func completeElicitation(_ notification: CompleteElicitationNotification) async {}
+    public func mcpMessage(_ request: MessageMcpRequest, call: IncomingCall) async throws -> MessageMcpResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func authStatusUpdate(_ notification: AuthStatusUpdateNotification) async {}
     public func extMethod(_ call: IncomingCall) async throws -> JSONValue {
         throw AcpError.methodNotFound(call.method)
     }
@@ -150,10 +159,12 @@ struct ClientHost: RawHost {
             "terminal/wait_for_exit": .of(WaitForTerminalExitRequest.self) { try await client.waitForTerminalExit($0, call: $1) },
             "terminal/kill": .of(KillTerminalRequest.self) { try await client.killTerminal($0, call: $1) },
             "elicitation/create": .of(CreateElicitationRequest.self) { try await client.createElicitation($0, call: $1) },
+            "mcp/message": .of(MessageMcpRequest.self) { try await client.mcpMessage($0, call: $1) },
         ]
         notifications = [
             "session/update": .of(SessionNotification.self) { await client.sessionUpdate($0) },
             "elicitation/complete": .of(CompleteElicitationNotification.self) { await client.completeElicitation($0) },
+            "auth/status_update": .of(AuthStatusUpdateNotification.self) { await client.authStatusUpdate($0) },
         ]
     }
 
@@ -270,6 +281,55 @@ public final class ClientConnection: Sendable {
     public func cancel(sessionId: String) async throws {
         try await connection.cancelSession(sessionId)
     }
+
+    // The unstable extensions: each needs its feature in
+    // `ConnectOptions.unstable` (`["all"]` or names such as
+    // `"session_fork"`); without it the method is an extension to libacp,
+    // sent unchecked. With it, a call the agent did not advertise is refused.
+
+    /// `session/fork` (needs `sessionCapabilities.fork`; `unstable_session_fork`):
+    /// the answer's session is open on this connection.
+    public func forkSession(_ request: ForkSessionRequest) async throws -> ForkSessionResponse {
+        try await connection.call("session/fork", request)
+    }
+    /// `session/archive` (needs `sessionCapabilities.archive`; `unstable_session_archive`):
+    /// the session it names is closed on this connection.
+    public func archiveSession(_ request: ArchiveSessionRequest) async throws -> ArchiveSessionResponse {
+        try await connection.call("session/archive", request)
+    }
+    /// `session/unarchive` (needs `sessionCapabilities.archive`; `unstable_session_archive`).
+    public func unarchiveSession(_ request: UnarchiveSessionRequest) async throws -> UnarchiveSessionResponse {
+        try await connection.call("session/unarchive", request)
+    }
+    /// `session/status` (needs `sessionCapabilities.status`; `unstable_session_status`).
+    public func sessionStatus(_ request: SessionStatusRequest) async throws -> SessionStatusResponse {
+        try await connection.call("session/status", request)
+    }
+    /// `session/set_title` (needs `sessionCapabilities.title`; `unstable_session_set_title`).
+    public func setSessionTitle(_ request: SetSessionTitleRequest) async throws -> SetSessionTitleResponse {
+        try await connection.call("session/set_title", request)
+    }
+    /// `auth/status` (needs `auth.status`; `unstable_auth_status`).
+    public func authStatus(_ request: AuthStatusRequest) async throws -> AuthStatusResponse {
+        try await connection.call("auth/status", request)
+    }
+    /// `providers/list` (needs `providers`; `unstable_llm_providers`).
+    public func listProviders(_ request: ListProvidersRequest) async throws -> ListProvidersResponse {
+        try await connection.call("providers/list", request)
+    }
+    /// `providers/set` (needs `providers`; `unstable_llm_providers`).
+    public func setProvider(_ request: SetProviderRequest) async throws -> SetProviderResponse {
+        try await connection.call("providers/set", request)
+    }
+    /// `providers/disable` (needs `providers`; `unstable_llm_providers`).
+    public func disableProvider(_ request: DisableProviderRequest) async throws -> DisableProviderResponse {
+        try await connection.call("providers/disable", request)
+    }
+    /// `mcp/message` to an MCP server the agent provides over ACP (a
+    /// notification; `unstable_mcp_over_acp`): returns once queued.
+    public func mcpMessage(_ notification: MessageMcpNotification) async throws {
+        try await connection.notify("mcp/message", notification)
+    }
     /// Closes and waits for the agent to be gone.
     public func shutdown() async {
         await connection.shutdown()
@@ -312,6 +372,28 @@ public protocol Agent: Sendable {
     func prompt(_ request: PromptRequest, call: IncomingCall) async throws -> PromptResponse
     /// `session/cancel` (the prompt's task is already being cancelled).
     func cancel(_ notification: CancelNotification) async
+    // The unstable extensions (each with its feature in
+    // `ConnectOptions.unstable`, or it reaches `extMethod` unchecked).
+    /// `session/fork` (advertise `sessionCapabilities.fork`; `unstable_session_fork`).
+    func forkSession(_ request: ForkSessionRequest, call: IncomingCall) async throws -> ForkSessionResponse
+    /// `session/archive` (advertise `sessionCapabilities.archive`; `unstable_session_archive`).
+    func archiveSession(_ request: ArchiveSessionRequest, call: IncomingCall) async throws -> ArchiveSessionResponse
+    /// `session/unarchive` (advertise `sessionCapabilities.archive`; `unstable_session_archive`).
+    func unarchiveSession(_ request: UnarchiveSessionRequest, call: IncomingCall) async throws -> UnarchiveSessionResponse
+    /// `session/status` (advertise `sessionCapabilities.status`; `unstable_session_status`).
+    func sessionStatus(_ request: SessionStatusRequest, call: IncomingCall) async throws -> SessionStatusResponse
+    /// `session/set_title` (advertise `sessionCapabilities.title`; `unstable_session_set_title`).
+    func setSessionTitle(_ request: SetSessionTitleRequest, call: IncomingCall) async throws -> SetSessionTitleResponse
+    /// `auth/status` (advertise `auth.status`; `unstable_auth_status`).
+    func authStatus(_ request: AuthStatusRequest, call: IncomingCall) async throws -> AuthStatusResponse
+    /// `providers/list` (advertise `providers`; `unstable_llm_providers`).
+    func listProviders(_ request: ListProvidersRequest, call: IncomingCall) async throws -> ListProvidersResponse
+    /// `providers/set` (advertise `providers`; `unstable_llm_providers`).
+    func setProvider(_ request: SetProviderRequest, call: IncomingCall) async throws -> SetProviderResponse
+    /// `providers/disable` (advertise `providers`; `unstable_llm_providers`).
+    func disableProvider(_ request: DisableProviderRequest, call: IncomingCall) async throws -> DisableProviderResponse
+    /// `mcp/message` notifications from the client (`unstable_mcp_over_acp`).
+    func mcpMessage(_ notification: MessageMcpNotification) async
     /// A request of another method (an extension).
     func extMethod(_ call: IncomingCall) async throws -> JSONValue
     /// A notification of another method (an extension), or one whose params did not decode.
@@ -351,6 +433,34 @@ extension Agent {
         throw AcpError.methodNotFound(call.method)
     }
     public func cancel(_ notification: CancelNotification) async {}
+    public func forkSession(_ request: ForkSessionRequest, call: IncomingCall) async throws -> ForkSessionResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func archiveSession(_ request: ArchiveSessionRequest, call: IncomingCall) async throws -> ArchiveSessionResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func unarchiveSession(_ request: UnarchiveSessionRequest, call: IncomingCall) async throws -> UnarchiveSessionResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func sessionStatus(_ request: SessionStatusRequest, call: IncomingCall) async throws -> SessionStatusResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func setSessionTitle(_ request: SetSessionTitleRequest, call: IncomingCall) async throws -> SetSessionTitleResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func authStatus(_ request: AuthStatusRequest, call: IncomingCall) async throws -> AuthStatusResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func listProviders(_ request: ListProvidersRequest, call: IncomingCall) async throws -> ListProvidersResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func setProvider(_ request: SetProviderRequest, call: IncomingCall) async throws -> SetProviderResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func disableProvider(_ request: DisableProviderRequest, call: IncomingCall) async throws -> DisableProviderResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func mcpMessage(_ notification: MessageMcpNotification) async {}
     public func extMethod(_ call: IncomingCall) async throws -> JSONValue {
         throw AcpError.methodNotFound(call.method)
     }
@@ -381,9 +491,19 @@ struct AgentHost: RawHost {
             "session/set_mode": .of(SetSessionModeRequest.self) { try await agent.setSessionMode($0, call: $1) },
             "session/set_config_option": .of(SetSessionConfigOptionRequest.self) { try await agent.setSessionConfigOption($0, call: $1) },
             "session/prompt": .of(PromptRequest.self) { try await agent.prompt($0, call: $1) },
+            "session/fork": .of(ForkSessionRequest.self) { try await agent.forkSession($0, call: $1) },
+            "session/archive": .of(ArchiveSessionRequest.self) { try await agent.archiveSession($0, call: $1) },
+            "session/unarchive": .of(UnarchiveSessionRequest.self) { try await agent.unarchiveSession($0, call: $1) },
+            "session/status": .of(SessionStatusRequest.self) { try await agent.sessionStatus($0, call: $1) },
+            "session/set_title": .of(SetSessionTitleRequest.self) { try await agent.setSessionTitle($0, call: $1) },
+            "auth/status": .of(AuthStatusRequest.self) { try await agent.authStatus($0, call: $1) },
+            "providers/list": .of(ListProvidersRequest.self) { try await agent.listProviders($0, call: $1) },
+            "providers/set": .of(SetProviderRequest.self) { try await agent.setProvider($0, call: $1) },
+            "providers/disable": .of(DisableProviderRequest.self) { try await agent.disableProvider($0, call: $1) },
         ]
         notifications = [
             "session/cancel": .of(CancelNotification.self) { await agent.cancel($0) },
+            "mcp/message": .of(MessageMcpNotification.self) { await agent.mcpMessage($0) },
         ]
     }
 
@@ -474,6 +594,16 @@ public final class AgentConnection: Sendable {
     /// `elicitation/create` (refused unless the client advertised elicitation).
     public func createElicitation(_ request: CreateElicitationRequest) async throws -> CreateElicitationResponse {
         try await connection.call("elicitation/create", request)
+    }
+    /// `auth/status_update` (unstable: `unstable_auth_status` in
+    /// `ConnectOptions.unstable`): returns once queued for the client.
+    public func authStatusUpdate(_ notification: AuthStatusUpdateNotification) async throws {
+        try await connection.notify("auth/status_update", notification)
+    }
+    /// `mcp/message` to an MCP server the client provides over ACP
+    /// (unstable: `unstable_mcp_over_acp`).
+    public func mcpMessage(_ request: MessageMcpRequest) async throws -> MessageMcpResponse {
+        try await connection.call("mcp/message", request)
     }
     /// Waits until the client closes the connection and everything was written.
     public func terminated() async {

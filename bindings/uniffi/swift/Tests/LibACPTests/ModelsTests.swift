@@ -36,8 +36,37 @@ final class ModelsTests: XCTestCase {
     func testStringEnumsKeepValuesFromNewerPeers() throws {
         let known = try roundTrip(PromptResponse.self, #"{"stopReason":"end_turn"}"#)
         XCTAssertEqual(known.stopReason, .endTurn)
-        let newer = try roundTrip(PromptResponse.self, #"{"stopReason":"paused","usage":{"x":1}}"#)
+        let newer = try roundTrip(PromptResponse.self, #"{"stopReason":"paused"}"#)
         XCTAssertEqual(newer.stopReason, .unrecognized("paused"))
+        // An open enum of the schema (a catch-all string) is an enum too.
+        let auth = try roundTrip(AuthStatusResponse.self, #"{"state":"expired","accounts":[{"label":"a"}]}"#)
+        XCTAssertEqual(auth.state, .unrecognized("expired"))
+        XCTAssertEqual(try roundTrip(AuthStatusResponse.self, #"{"state":"not_required"}"#).state, .notRequired)
+    }
+
+    /// A member the schema lets a reader drop when it does not decode
+    /// (`x-deserialize-default-on-error`) does not fail its message: it is
+    /// `nil`, and kept in `extra` as it came.
+    func testAMalformedLenientMemberIsKeptNotFatal() throws {
+        let r = try roundTrip(PromptResponse.self, #"{"stopReason":"end_turn","usage":{"x":1}}"#)
+        XCTAssertNil(r.usage)
+        XCTAssertEqual(r.extra["usage"], ["x": 1])
+        let good = try roundTrip(PromptResponse.self, #"{"stopReason":"end_turn","usage":{"totalTokens":3,"inputTokens":1,"outputTokens":2}}"#)
+        XCTAssertEqual(good.usage?.totalTokens, 3)
+        XCTAssertNil(good.extra["usage"])
+    }
+
+    /// A method's result that is one of several objects (`mcp/message`'s
+    /// `{"result": ...}` or `{"error": ...}`) is one struct; a `null` result
+    /// stays distinct from an absent one.
+    func testAnUntaggedResultKeepsNullApartFromAbsent() throws {
+        let null = try roundTrip(MessageMcpResponse.self, #"{"result":null}"#)
+        XCTAssertEqual(null.result, .null)
+        XCTAssertNil(null.error)
+        let failed = try roundTrip(MessageMcpResponse.self, #"{"error":{"code":-1,"message":"m","data":null}}"#)
+        XCTAssertNil(failed.result)
+        XCTAssertEqual(failed.error?.code, -1)
+        XCTAssertEqual(failed.error?.data, .null)
     }
 
     func testUnknownMembersAreKeptAndReencoded() throws {
@@ -55,7 +84,8 @@ final class ModelsTests: XCTestCase {
     func testEveryObjectModelNamesExactlyTheSchemasMembers() throws {
         // The generator is checked for drift; this checks its output against
         // the schema itself, for the types the typed API uses.
-        let schema = try JSONValue.parse(String(contentsOf: repo.appendingPathComponent("spec/ts-sdk-2.4.0/v1/schema.json")))
+        let schema = try JSONValue.parse(
+            String(contentsOf: repo.appendingPathComponent("spec/ts-sdk-2.4.0/v1/schema.unstable.json")))
         let models: [String: Set<String>] = [
             "InitializeRequest": InitializeRequest.knownKeys,
             "InitializeResponse": InitializeResponse.knownKeys,
@@ -69,6 +99,11 @@ final class ModelsTests: XCTestCase {
             "CreateTerminalRequest": CreateTerminalRequest.knownKeys,
             "AgentCapabilities": AgentCapabilities.knownKeys,
             "ClientCapabilities": ClientCapabilities.knownKeys,
+            "SessionCapabilities": SessionCapabilities.knownKeys,
+            "ForkSessionRequest": ForkSessionRequest.knownKeys,
+            "SetProviderRequest": SetProviderRequest.knownKeys,
+            "MessageMcpRequest": MessageMcpRequest.knownKeys,
+            "AuthStatusResponse": AuthStatusResponse.knownKeys,
         ]
         for (name, keys) in models {
             let properties = schema["$defs"]?[name]?["properties"]?.objectValue ?? [:]

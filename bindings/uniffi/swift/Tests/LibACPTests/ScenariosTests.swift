@@ -186,6 +186,7 @@ final class ScenariosTests: XCTestCase {
             #"{"description": "d", "role": "agent", "script": [{"action": "call", "method": "m", "param": {}}]}"#,
             #"{"description": "d", "role": "agent", "host": {"requests": [{"method": "m", "do": [{"respond": 1, "as": "x"}]}]}, "script": []}"#,
             #"{"description": "d", "role": "client", "options": {"require_auth": true}, "script": []}"#,
+            #"{"description": "d", "role": "client", "options": {"unstable": "all"}, "script": []}"#,
         ]
         for text in bad {
             XCTAssertThrowsError(try Scenarios.parseScenario(text), text) {

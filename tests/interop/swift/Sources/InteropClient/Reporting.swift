@@ -54,6 +54,11 @@ extension SessionUpdate {
         case .notice: return "notice"
         case .compactionUpdate: return "compaction_update"
         case .compactionSummaryChunk: return "compaction_summary_chunk"
+        case .planUpdate: return "plan_update"
+        case .planRemoved: return "plan_removed"
+        case .subagentUpdate: return "subagent_update"
+        case .sessionMessage: return "session_message"
+        case .sessionMessageChunk: return "session_message_chunk"
         case .unrecognized(let raw): return raw["sessionUpdate"]?.stringValue ?? "?"
         }
     }

@@ -36,6 +36,8 @@ extension Scenarios {
     struct Scenario {
         let role: AcpRole
         var requireAuth = false
+        /// `options.unstable`: the unstable features to turn on (`nil`: none).
+        var unstable: [String]?
         var rules: [Rule] = []
         var script: [Step] = []
         /// Why the scenario is expected to fail (`known_failure`), if it is.
@@ -77,11 +79,22 @@ extension Scenarios {
         var sc = Scenario(role: role)
         if let options = top["options"] {
             let o = try object(options, "`options`")
-            try onlyKeys(o, ["require_auth"], "`options`")
+            try onlyKeys(o, ["require_auth", "unstable"], "`options`")
             if let auth = o["require_auth"] {
                 guard case .bool(let b) = auth else { throw FormatError("`options.require_auth` must be a boolean") }
                 if b && role != .agent { throw FormatError("`options.require_auth` is an agent option") }
                 sc.requireAuth = b
+            }
+            if let unstable = o["unstable"] {
+                guard case .array(let items) = unstable else {
+                    throw FormatError("`options.unstable` must be an array of strings")
+                }
+                sc.unstable = try items.map {
+                    guard case .string(let name) = $0 else {
+                        throw FormatError("`options.unstable` must be an array of strings")
+                    }
+                    return name
+                }
             }
         }
         if let host = top["host"] {

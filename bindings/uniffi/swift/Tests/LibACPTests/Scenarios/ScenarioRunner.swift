@@ -559,8 +559,9 @@ extension Scenarios {
                 return "socketPair failed: \(error)"
             }
             let (libEnd, peerEnd) = (fds[0], fds[1])
-            // An agent option: given only when the scenario asks for it.
-            let options = ConnectOptions(requireAuth: scenario.requireAuth ? true : nil)
+            // Given only when the scenario asks for them (`require_auth` is an
+            // agent option); an unknown feature name is the binding's error.
+            let options = ConnectOptions(requireAuth: scenario.requireAuth ? true : nil, unstable: scenario.unstable)
             if let link {
                 let made = await within(stepLimit) { () -> Result<Void, Error> in
                     do {

@@ -31,18 +31,44 @@ import com.agentclientprotocol.model.WaitForTerminalExitResponse
 import com.agentclientprotocol.model.WriteTextFileRequest
 import com.agentclientprotocol.model.WriteTextFileResponse
 import com.agentclientprotocol.rpc.ACPJson
+import dev.libacp.models.ArchiveSessionRequest
+import dev.libacp.models.ArchiveSessionResponse
+import dev.libacp.models.AuthStatusRequest
+import dev.libacp.models.AuthStatusResponse
+import dev.libacp.models.AuthStatusUpdateNotification
+import dev.libacp.models.DisableProviderRequest
+import dev.libacp.models.DisableProviderResponse
+import dev.libacp.models.ForkSessionRequest
+import dev.libacp.models.ForkSessionResponse
+import dev.libacp.models.ListProvidersRequest
+import dev.libacp.models.ListProvidersResponse
+import dev.libacp.models.MessageMcpNotification
+import dev.libacp.models.MessageMcpRequest
+import dev.libacp.models.MessageMcpResponse
+import dev.libacp.models.SessionStatusRequest
+import dev.libacp.models.SessionStatusResponse
+import dev.libacp.models.SetProviderRequest
+import dev.libacp.models.SetProviderResponse
+import dev.libacp.models.SetSessionTitleRequest
+import dev.libacp.models.SetSessionTitleResponse
+import dev.libacp.models.UnarchiveSessionRequest
+import dev.libacp.models.UnarchiveSessionResponse
 import kotlin.coroutines.CoroutineContext
 import kotlinx.coroutines.Dispatchers
 import kotlinx.serialization.KSerializer
 import kotlinx.serialization.SerializationException
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonObject
 
 // The typed layer: ACP v1 methods with the official Kotlin SDK's models
 // (com.agentclientprotocol:acp-model-jvm), encoded and decoded with its
-// `ACPJson`. Unknown fields are not in the models: a handler that needs
-// them reads `IncomingCall.paramsJson`; a call that needs to send them uses
-// `AcpConnection.call` (the dynamic API of the same connection).
+// `ACPJson`, and for the unstable methods, which the SDK does not model,
+// the models generated from the schema (dev.libacp.models,
+// scripts/kotlin/gen_models.py). Unknown fields are not in the models: a
+// handler that needs them reads `IncomingCall.paramsJson`; a call that needs
+// to send them uses `AcpConnection.call` (the dynamic API of the same
+// connection).
 
 private fun <T> decode(serializer: KSerializer<T>, text: String?, params: Boolean): T =
     try {
@@ -76,6 +102,32 @@ private fun jsonRoute(handle: suspend (IncomingCall) -> JsonElement): Route = { 
 internal typealias NotificationRoute = suspend (String?) -> Unit
 
 private fun parse(params: String?): JsonElement? = params?.let { Json.parseToJsonElement(it) }
+
+/**
+ * Hands a notification of [method] to [handle] when its params decode with
+ * [ps], else to [ext] whole (a newer peer's shape is not dropped).
+ */
+private fun <P> notificationRoute(
+    method: String,
+    ps: KSerializer<P>,
+    ext: suspend (String, JsonElement?) -> Unit,
+    handle: suspend (P) -> Unit,
+): NotificationRoute = { params ->
+    val decoded = try {
+        decode(ps, params, params = true)
+    } catch (e: AcpException.InvalidParams) {
+        null
+    }
+    if (decoded != null) handle(decoded) else ext(method, parse(params))
+}
+
+/** [base] with [extra]'s members added, objects merged member by member. */
+private fun merge(base: JsonObject, extra: JsonObject): JsonObject = JsonObject(
+    base + extra.mapValues { (key, value) ->
+        val old = base[key]
+        if (old is JsonObject && value is JsonObject) merge(old, value) else value
+    },
+)
 
 /**
  * The client side's handlers: what an editor answers. Every method has a
@@ -125,6 +177,16 @@ interface Client {
 
     /** `elicitation/complete`, params as JSON (the SDK's models have no type for it). */
     suspend fun elicitationComplete(params: JsonElement?) {}
+
+    /**
+     * `mcp/message` to an MCP server this client provides over ACP (unstable:
+     * `ConnectOptions(unstable = listOf("mcp_over_acp"))`).
+     */
+    suspend fun mcpMessage(request: MessageMcpRequest, call: IncomingCall): MessageMcpResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `auth/status_update` (unstable: `ConnectOptions(unstable = listOf("auth_status"))`). */
+    suspend fun authStatusUpdate(notification: AuthStatusUpdateNotification) {}
 
     /**
      * `session/update`, in order; a prompt returns only after the updates the
@@ -202,6 +264,62 @@ interface Agent {
     /** `session/cancel` (the prompt's coroutine is already being cancelled). */
     suspend fun cancel(notification: CancelNotification) {}
 
+    /**
+     * Members merged into `agentCapabilities` of the [initialize] answer, for
+     * the capabilities the SDK's `AgentCapabilities` has no field for
+     * (`sessionCapabilities.fork`, `auth.status`, `providers`,
+     * `sessionCapabilities.list`, ...), as JSON:
+     * `{"sessionCapabilities": {"fork": {}}}`. Objects are merged member by
+     * member; `null` (the default) adds nothing.
+     */
+    val extraCapabilities: JsonObject?
+        get() = null
+
+    // The unstable extensions (models: dev.libacp.models). Each needs its
+    // feature in `ConnectOptions.unstable` (`listOf("all")` or names such as
+    // "session_fork"), or it reaches the handler unchecked, as an extension
+    // method does; and its capability in the initialize answer
+    // ([extraCapabilities]), or libacp answers `-32601` for it.
+
+    /** `session/fork` (advertise `sessionCapabilities.fork`; `unstable_session_fork`). */
+    suspend fun forkSession(request: ForkSessionRequest, call: IncomingCall): ForkSessionResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `session/archive` (advertise `sessionCapabilities.archive`; `unstable_session_archive`). */
+    suspend fun archiveSession(request: ArchiveSessionRequest, call: IncomingCall): ArchiveSessionResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `session/unarchive` (advertise `sessionCapabilities.archive`; `unstable_session_archive`). */
+    suspend fun unarchiveSession(request: UnarchiveSessionRequest, call: IncomingCall): UnarchiveSessionResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `session/status` (advertise `sessionCapabilities.status`; `unstable_session_status`). */
+    suspend fun sessionStatus(request: SessionStatusRequest, call: IncomingCall): SessionStatusResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `session/set_title` (advertise `sessionCapabilities.title`; `unstable_session_set_title`). */
+    suspend fun setSessionTitle(request: SetSessionTitleRequest, call: IncomingCall): SetSessionTitleResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `auth/status` (advertise `auth.status`; `unstable_auth_status`). */
+    suspend fun authStatus(request: AuthStatusRequest, call: IncomingCall): AuthStatusResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `providers/list` (advertise `providers`; `unstable_llm_providers`). */
+    suspend fun listProviders(request: ListProvidersRequest, call: IncomingCall): ListProvidersResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `providers/set` (advertise `providers`; `unstable_llm_providers`). */
+    suspend fun setProvider(request: SetProviderRequest, call: IncomingCall): SetProviderResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `providers/disable` (advertise `providers`; `unstable_llm_providers`). */
+    suspend fun disableProvider(request: DisableProviderRequest, call: IncomingCall): DisableProviderResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `mcp/message` notifications from the client (`unstable_mcp_over_acp`). */
+    suspend fun mcpMessage(notification: MessageMcpNotification) {}
+
     /** A request of another method (an extension). */
     suspend fun extMethod(call: IncomingCall): JsonElement = throw AcpErrors.methodNotFound(call.method)
 
@@ -224,9 +342,10 @@ internal abstract class TypedHost : RawHost {
     protected abstract val requests: Map<String, Route>
     protected abstract val notifications: Map<String, NotificationRoute>
 
-    /** The methods routed to a typed handler, requests and notifications. */
-    val methods: Set<String>
-        get() = requests.keys + notifications.keys
+    /** The methods routed to a typed handler: requests, then notifications. */
+    val methods: Set<MethodRow>
+        get() = requests.keys.map { MethodRow(it, notification = false) }.toSet() +
+            notifications.keys.map { MethodRow(it, notification = true) }
 
     protected abstract suspend fun extMethod(call: IncomingCall): JsonElement
 
@@ -241,6 +360,9 @@ internal abstract class TypedHost : RawHost {
     }
 }
 
+/** A method as the routing tables and libacp's table (`protocolMethods`) both name it. */
+internal data class MethodRow(val name: String, val notification: Boolean)
+
 internal class ClientHost(private val client: Client) : TypedHost() {
     override val requests: Map<String, Route> = mapOf(
         "session/request_permission" to route(RequestPermissionRequest.serializer(), RequestPermissionResponse.serializer(), client::requestPermission),
@@ -252,11 +374,14 @@ internal class ClientHost(private val client: Client) : TypedHost() {
         "terminal/wait_for_exit" to route(WaitForTerminalExitRequest.serializer(), WaitForTerminalExitResponse.serializer(), client::waitForTerminalExit),
         "terminal/kill" to route(KillTerminalCommandRequest.serializer(), KillTerminalCommandResponse.serializer(), client::killTerminal),
         "elicitation/create" to jsonRoute(client::createElicitation),
+        "mcp/message" to route(MessageMcpRequest.serializer(), MessageMcpResponse.serializer(), client::mcpMessage),
     )
 
     override val notifications: Map<String, NotificationRoute> = mapOf(
         "session/update" to ::sessionUpdate,
         "elicitation/complete" to { params -> client.elicitationComplete(parse(params)) },
+        "auth/status_update" to
+            notificationRoute("auth/status_update", AuthStatusUpdateNotification.serializer(), client::extNotification, client::authStatusUpdate),
     )
 
     private suspend fun sessionUpdate(params: String?) {
@@ -283,7 +408,7 @@ internal class ClientHost(private val client: Client) : TypedHost() {
 
 internal class AgentHost(private val agent: Agent) : TypedHost() {
     override val requests: Map<String, Route> = mapOf(
-        "initialize" to route(InitializeRequest.serializer(), InitializeResponse.serializer(), agent::initialize),
+        "initialize" to ::initialize,
         "authenticate" to route(AuthenticateRequest.serializer(), AuthenticateResponse.serializer(), agent::authenticate),
         "session/new" to route(NewSessionRequest.serializer(), NewSessionResponse.serializer(), agent::newSession),
         "session/load" to route(LoadSessionRequest.serializer(), LoadSessionResponse.serializer(), agent::loadSession),
@@ -295,11 +420,35 @@ internal class AgentHost(private val agent: Agent) : TypedHost() {
         "session/close" to jsonRoute(agent::closeSession),
         "session/delete" to jsonRoute(agent::deleteSession),
         "logout" to jsonRoute(agent::logout),
+        "session/fork" to route(ForkSessionRequest.serializer(), ForkSessionResponse.serializer(), agent::forkSession),
+        "session/archive" to route(ArchiveSessionRequest.serializer(), ArchiveSessionResponse.serializer(), agent::archiveSession),
+        "session/unarchive" to
+            route(UnarchiveSessionRequest.serializer(), UnarchiveSessionResponse.serializer(), agent::unarchiveSession),
+        "session/status" to route(SessionStatusRequest.serializer(), SessionStatusResponse.serializer(), agent::sessionStatus),
+        "session/set_title" to
+            route(SetSessionTitleRequest.serializer(), SetSessionTitleResponse.serializer(), agent::setSessionTitle),
+        "auth/status" to route(AuthStatusRequest.serializer(), AuthStatusResponse.serializer(), agent::authStatus),
+        "providers/list" to route(ListProvidersRequest.serializer(), ListProvidersResponse.serializer(), agent::listProviders),
+        "providers/set" to route(SetProviderRequest.serializer(), SetProviderResponse.serializer(), agent::setProvider),
+        "providers/disable" to
+            route(DisableProviderRequest.serializer(), DisableProviderResponse.serializer(), agent::disableProvider),
     )
 
     override val notifications: Map<String, NotificationRoute> = mapOf(
         "session/cancel" to { params -> agent.cancel(decode(CancelNotification.serializer(), params, params = true)) },
+        "mcp/message" to
+            notificationRoute("mcp/message", MessageMcpNotification.serializer(), agent::extNotification, agent::mcpMessage),
     )
+
+    /** `initialize`: the agent's typed answer, with [Agent.extraCapabilities] merged in. */
+    private suspend fun initialize(call: IncomingCall): String {
+        val answer = agent.initialize(decode(InitializeRequest.serializer(), call.paramsJson, params = true), call)
+        val json = ACPJson.encodeToJsonElement(InitializeResponse.serializer(), answer)
+        val extra = agent.extraCapabilities ?: return json.toString()
+        val obj = json as JsonObject
+        val caps = obj["agentCapabilities"] as? JsonObject ?: JsonObject(emptyMap())
+        return JsonObject(obj + ("agentCapabilities" to merge(caps, extra))).toString()
+    }
 
     override suspend fun extMethod(call: IncomingCall) = agent.extMethod(call)
 
@@ -379,6 +528,56 @@ class ClientConnection private constructor(val connection: AcpConnection) : Auto
     /** `session/cancel`: the turn ends `cancelled`; pending permission requests are answered `cancelled`. */
     suspend fun cancel(sessionId: String) = connection.cancelSession(sessionId)
 
+    // The unstable extensions: each needs its feature in
+    // `ConnectOptions.unstable` (`listOf("all")` or names such as
+    // "session_fork"); without it the method is an extension to libacp, sent
+    // unchecked. With it, a call the agent did not advertise is refused.
+
+    /** `session/fork` (needs `sessionCapabilities.fork`): the answer's session is open on this connection. */
+    suspend fun forkSession(request: ForkSessionRequest): ForkSessionResponse =
+        connection.typed("session/fork", request, ForkSessionRequest.serializer(), ForkSessionResponse.serializer())
+
+    /** `session/archive` (needs `sessionCapabilities.archive`): the session it names is closed here. */
+    suspend fun archiveSession(request: ArchiveSessionRequest): ArchiveSessionResponse =
+        connection.typed("session/archive", request, ArchiveSessionRequest.serializer(), ArchiveSessionResponse.serializer())
+
+    /** `session/unarchive` (needs `sessionCapabilities.archive`). */
+    suspend fun unarchiveSession(request: UnarchiveSessionRequest): UnarchiveSessionResponse =
+        connection.typed(
+            "session/unarchive",
+            request,
+            UnarchiveSessionRequest.serializer(),
+            UnarchiveSessionResponse.serializer(),
+        )
+
+    /** `session/status` (needs `sessionCapabilities.status`). */
+    suspend fun sessionStatus(request: SessionStatusRequest): SessionStatusResponse =
+        connection.typed("session/status", request, SessionStatusRequest.serializer(), SessionStatusResponse.serializer())
+
+    /** `session/set_title` (needs `sessionCapabilities.title`). */
+    suspend fun setSessionTitle(request: SetSessionTitleRequest): SetSessionTitleResponse =
+        connection.typed("session/set_title", request, SetSessionTitleRequest.serializer(), SetSessionTitleResponse.serializer())
+
+    /** `auth/status` (needs `auth.status`). */
+    suspend fun authStatus(request: AuthStatusRequest): AuthStatusResponse =
+        connection.typed("auth/status", request, AuthStatusRequest.serializer(), AuthStatusResponse.serializer())
+
+    /** `providers/list` (needs `providers`). */
+    suspend fun listProviders(request: ListProvidersRequest): ListProvidersResponse =
+        connection.typed("providers/list", request, ListProvidersRequest.serializer(), ListProvidersResponse.serializer())
+
+    /** `providers/set` (needs `providers`). */
+    suspend fun setProvider(request: SetProviderRequest): SetProviderResponse =
+        connection.typed("providers/set", request, SetProviderRequest.serializer(), SetProviderResponse.serializer())
+
+    /** `providers/disable` (needs `providers`). */
+    suspend fun disableProvider(request: DisableProviderRequest): DisableProviderResponse =
+        connection.typed("providers/disable", request, DisableProviderRequest.serializer(), DisableProviderResponse.serializer())
+
+    /** `mcp/message` to an MCP server the agent provides over ACP (a notification): returns once queued. */
+    suspend fun mcpMessage(notification: MessageMcpNotification) =
+        connection.notifyJson("mcp/message", ACPJson.encodeToString(MessageMcpNotification.serializer(), notification))
+
     /** Closes and waits for the agent to be gone. */
     suspend fun shutdown() = connection.shutdown()
 
@@ -457,6 +656,17 @@ class AgentConnection internal constructor(val connection: AcpConnection) : Auto
     /** `terminal/kill`. */
     suspend fun killTerminal(request: KillTerminalCommandRequest): KillTerminalCommandResponse =
         connection.typed("terminal/kill", request, KillTerminalCommandRequest.serializer(), KillTerminalCommandResponse.serializer())
+
+    /** `auth/status_update` (unstable: `unstable_auth_status`): returns once queued for the client. */
+    suspend fun authStatusUpdate(notification: AuthStatusUpdateNotification) =
+        connection.notifyJson(
+            "auth/status_update",
+            ACPJson.encodeToString(AuthStatusUpdateNotification.serializer(), notification),
+        )
+
+    /** `mcp/message` to an MCP server the client provides over ACP (unstable: `unstable_mcp_over_acp`). */
+    suspend fun mcpMessage(request: MessageMcpRequest): MessageMcpResponse =
+        connection.typed("mcp/message", request, MessageMcpRequest.serializer(), MessageMcpResponse.serializer())
 
     /** Waits until the client closes the connection and everything was written. */
     suspend fun terminated() = connection.terminated()

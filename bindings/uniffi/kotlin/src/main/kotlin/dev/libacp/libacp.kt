@@ -1127,7 +1127,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if (lib.uniffi_acp_uniffi_checksum_func_libacp_version() != 11458.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_func_protocol_methods() != 5445.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_func_protocol_methods() != 28685.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_func_socket_pair() != 50103.toShort()) {
@@ -5145,6 +5145,13 @@ data class ConnectOptions (
     var `requireAuth`: kotlin.Boolean? = null 
     , 
     /**
+     * The unstable ACP v1 extensions to speak: ["all"] or feature names as the
+     * Rust SDK names them ("unstable_session_fork" or "session_fork"); off,
+     * their methods are extension methods to the core. Default: [] (none).
+     */
+    var `unstable`: List<kotlin.String>? = null 
+    , 
+    /**
      * Client side: fold session/update notifications into a session model the
      * host can read. Default: false.
      */
@@ -5329,6 +5336,7 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalBoolean.read(buf),
             FfiConverterOptionalBoolean.read(buf),
             FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalSequenceString.read(buf),
             FfiConverterOptionalBoolean.read(buf),
             FfiConverterOptionalBoolean.read(buf),
             FfiConverterOptionalBoolean.read(buf),
@@ -5371,6 +5379,7 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalBoolean.allocationSize(value.`trace`) +
             FfiConverterOptionalBoolean.allocationSize(value.`events`) +
             FfiConverterOptionalBoolean.allocationSize(value.`requireAuth`) +
+            FfiConverterOptionalSequenceString.allocationSize(value.`unstable`) +
             FfiConverterOptionalBoolean.allocationSize(value.`sessionModel`) +
             FfiConverterOptionalBoolean.allocationSize(value.`fs`) +
             FfiConverterOptionalBoolean.allocationSize(value.`terminals`) +
@@ -5412,6 +5421,7 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalBoolean.write(value.`trace`, buf)
             FfiConverterOptionalBoolean.write(value.`events`, buf)
             FfiConverterOptionalBoolean.write(value.`requireAuth`, buf)
+            FfiConverterOptionalSequenceString.write(value.`unstable`, buf)
             FfiConverterOptionalBoolean.write(value.`sessionModel`, buf)
             FfiConverterOptionalBoolean.write(value.`fs`, buf)
             FfiConverterOptionalBoolean.write(value.`terminals`, buf)
@@ -5704,6 +5714,63 @@ public object FfiConverterTypeOutgoingNotification: FfiConverterRustBuffer<Outgo
     override fun write(value: OutgoingNotification, buf: ByteBuffer) {
             FfiConverterString.write(value.`method`, buf)
             FfiConverterOptionalString.write(value.`params`, buf)
+    }
+}
+
+
+
+/**
+ * One row of the core's method table (`protocol_methods`).
+ */
+data class ProtocolMethod (
+    /**
+     * The wire name (`session/fork`).
+     */
+    var `name`: kotlin.String
+    , 
+    /**
+     * Whether it is a notification (`mcp/message` has a row of each kind:
+     * a request the client handles, a notification the agent handles).
+     */
+    var `notification`: kotlin.Boolean
+    , 
+    /**
+     * The unstable feature that turns it on, as the option `unstable`
+     * names it (`unstable_session_fork`); `None` for a stable method.
+     */
+    var `feature`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeProtocolMethod: FfiConverterRustBuffer<ProtocolMethod> {
+    override fun read(buf: ByteBuffer): ProtocolMethod {
+        return ProtocolMethod(
+            FfiConverterString.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ProtocolMethod) = (
+            FfiConverterString.allocationSize(value.`name`) +
+            FfiConverterBoolean.allocationSize(value.`notification`) +
+            FfiConverterOptionalString.allocationSize(value.`feature`)
+    )
+
+    override fun write(value: ProtocolMethod, buf: ByteBuffer) {
+            FfiConverterString.write(value.`name`, buf)
+            FfiConverterBoolean.write(value.`notification`, buf)
+            FfiConverterOptionalString.write(value.`feature`, buf)
     }
 }
 
@@ -6666,6 +6733,34 @@ public object FfiConverterSequenceTypeOutgoingNotification: FfiConverterRustBuff
 /**
  * @suppress
  */
+public object FfiConverterSequenceTypeProtocolMethod: FfiConverterRustBuffer<List<ProtocolMethod>> {
+    override fun read(buf: ByteBuffer): List<ProtocolMethod> {
+        val len = buf.getInt()
+        return List<ProtocolMethod>(len) {
+            FfiConverterTypeProtocolMethod.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<ProtocolMethod>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeProtocolMethod.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<ProtocolMethod>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeProtocolMethod.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.String, kotlin.String>> {
     override fun read(buf: ByteBuffer): Map<kotlin.String, kotlin.String> {
         val len = buf.getInt()
@@ -6720,12 +6815,12 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
-         * The wire names of the protocol's methods handled by `side` (requests
-         * and notifications), from the core's method table: the typed Kotlin and
-         * Swift layers check their routing tables against it, so a method the
-         * core learns cannot be missing from them unnoticed.
-         */ fun `protocolMethods`(`side`: AcpRole): List<kotlin.String> {
-            return FfiConverterSequenceString.lift(
+         * The methods of the protocol handled by `side` (requests and
+         * notifications, stable and unstable), from the core's method table: the
+         * typed Kotlin and Swift layers check their routing tables against it, so
+         * a method the core learns cannot be missing from them unnoticed.
+         */ fun `protocolMethods`(`side`: AcpRole): List<ProtocolMethod> {
+            return FfiConverterSequenceTypeProtocolMethod.lift(
     uniffiRustCall() { _status ->
     UniffiLib.uniffi_acp_uniffi_fn_func_protocol_methods(
     

@@ -65,13 +65,18 @@ open class EchoAgent : Agent {
 }
 
 /** A client agent pair over a socket pair, in this process. */
-class Pair<A : Agent>(val agent: A, client: Client, options: ConnectOptions = ConnectOptions()) : AutoCloseable {
+class Pair<A : Agent>(
+    val agent: A,
+    client: Client,
+    options: ConnectOptions = ConnectOptions(),
+    agentOptions: ConnectOptions = ConnectOptions(),
+) : AutoCloseable {
     val client: ClientConnection
     val agentSide: AgentConnection
 
     init {
         val fds = socketPair()
-        agentSide = AgentConnection.fromFds(fds[1], fds[1], agent)
+        agentSide = AgentConnection.fromFds(fds[1], fds[1], agent, agentOptions)
         if (agent is EchoAgent) agent.connection = agentSide
         this.client = ClientConnection.fromFds(fds[0], fds[0], client, options)
     }

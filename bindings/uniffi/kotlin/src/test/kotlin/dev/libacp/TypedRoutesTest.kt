@@ -15,14 +15,44 @@ import kotlinx.serialization.json.put
 
 /** The typed layer's routing tables (Typed.kt) against libacp's method table. */
 class TypedRoutesTest {
+    /** libacp's table for [side]: each method's name and kind. */
+    private fun core(side: AcpRole) = protocolMethods(side).map { MethodRow(it.name, it.notification) }.toSet()
+
     @Test
     fun `the typed routing tables cover exactly libacp's method table`() {
         val agentMethods = protocolMethods(AcpRole.AGENT)
         val clientMethods = protocolMethods(AcpRole.CLIENT)
-        assertTrue("session/prompt" in agentMethods && "session/update" in clientMethods, "the core's table")
-        assertEquals(agentMethods.toSet().size, agentMethods.size, "no method twice")
-        assertEquals(agentMethods.sorted(), AgentHost(EchoAgent()).methods.sorted(), "Agent (Typed.kt) vs the core")
-        assertEquals(clientMethods.sorted(), ClientHost(RecordingClient()).methods.sorted(), "Client (Typed.kt) vs the core")
+        assertTrue(agentMethods.any { it.name == "session/prompt" }, "the core's table")
+        assertEquals(agentMethods.size, core(AcpRole.AGENT).size, "no method twice")
+        // Stable and unstable, requests as requests and notifications as
+        // notifications: mcp/message is a request to the client and a
+        // notification to the agent.
+        assertEquals(core(AcpRole.AGENT), AgentHost(EchoAgent()).methods, "Agent (Typed.kt) vs the core")
+        assertEquals(core(AcpRole.CLIENT), ClientHost(RecordingClient()).methods, "Client (Typed.kt) vs the core")
+        assertTrue(MethodRow("mcp/message", notification = false) in core(AcpRole.CLIENT))
+        assertTrue(MethodRow("mcp/message", notification = true) in core(AcpRole.AGENT))
+        assertEquals(clientMethods.size, core(AcpRole.CLIENT).size, "no client method twice")
+    }
+
+    @Test
+    fun `libacp's table names each unstable method's feature`() {
+        val agent = protocolMethods(AcpRole.AGENT).associate { it.name to it.feature }
+        assertEquals("unstable_session_fork", agent["session/fork"])
+        assertEquals("unstable_llm_providers", agent["providers/set"])
+        assertTrue("session/prompt" in agent && agent["session/prompt"] == null, "a stable method has none")
+        val features = (protocolMethods(AcpRole.AGENT) + protocolMethods(AcpRole.CLIENT)).mapNotNull { it.feature }.toSet()
+        assertEquals(
+            setOf(
+                "unstable_auth_status",
+                "unstable_llm_providers",
+                "unstable_mcp_over_acp",
+                "unstable_session_archive",
+                "unstable_session_fork",
+                "unstable_session_set_title",
+                "unstable_session_status",
+            ),
+            features,
+        )
     }
 
     @Test

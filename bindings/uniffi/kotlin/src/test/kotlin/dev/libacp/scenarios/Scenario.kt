@@ -37,6 +37,8 @@ class Step(val text: String, val verb: String, val obj: JsonObject) {
 class Scenario(
     val role: ScenarioRole,
     val requireAuth: Boolean,
+    /** `options.unstable`: the unstable features to turn on (`null`: none). */
+    val unstable: List<String>?,
     val rules: List<Rule>,
     val script: List<Step>,
     /** Why the scenario fails today (XFAIL expected); `null` when it must pass. */
@@ -84,26 +86,38 @@ fun parseScenario(text: String): Scenario {
         "client" -> ScenarioRole.CLIENT
         else -> throw FormatError("`role` must be \"agent\" or \"client\", not ${short(JsonPrimitive(r))}")
     }
-    val requireAuth = top["options"]?.let { parseOptions(it, role) } ?: false
+    val options = top["options"]?.let { parseOptions(it, role) } ?: Options(requireAuth = false, unstable = null)
     val rules = top["host"]?.let(::parseHost) ?: emptyList()
     val script = top["script"] as? JsonArray ?: throw FormatError("`script` must be an array of steps")
     return Scenario(
         role = role,
-        requireAuth = requireAuth,
+        requireAuth = options.requireAuth,
+        unstable = options.unstable,
         rules = rules,
         script = script.mapIndexed { i, s -> checkStep(s, "script[$i]") },
         knownFailure = if ("known_failure" in top) top.string("known_failure", "the scenario") else null,
     )
 }
 
-/** `options`: whether `require_auth` is set. */
-private fun parseOptions(value: JsonElement, role: ScenarioRole): Boolean {
+/** The scenario's `options`. */
+private class Options(val requireAuth: Boolean, val unstable: List<String>?)
+
+/** `options`: `require_auth` (an agent option) and `unstable` (feature names). */
+private fun parseOptions(value: JsonElement, role: ScenarioRole): Options {
     val options = value.obj("`options`")
-    options.onlyKeys(listOf("require_auth"), "`options`")
-    val v = options["require_auth"] ?: return false
-    val requireAuth = v.booleanValue() ?: throw FormatError("`options.require_auth` must be a boolean")
+    options.onlyKeys(listOf("require_auth", "unstable"), "`options`")
+    val requireAuth = options["require_auth"]?.let {
+        it.booleanValue() ?: throw FormatError("`options.require_auth` must be a boolean")
+    } ?: false
     if (requireAuth && role != ScenarioRole.AGENT) throw FormatError("`options.require_auth` is an agent option")
-    return requireAuth
+    val unstable = options["unstable"]?.let { v ->
+        val items = v as? JsonArray ?: throw FormatError("`options.unstable` must be an array of strings")
+        items.map {
+            (it as? JsonPrimitive)?.takeIf { p -> p.isString }?.content
+                ?: throw FormatError("`options.unstable` must be an array of strings")
+        }
+    }
+    return Options(requireAuth, unstable)
 }
 
 private fun parseHost(value: JsonElement): List<Rule> {

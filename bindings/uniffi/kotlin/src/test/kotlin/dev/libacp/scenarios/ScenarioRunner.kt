@@ -125,7 +125,11 @@ internal class ScenarioRun(val scenario: Scenario, private val link: String? = n
         if (verb == "call") {
             Json.parseToJsonElement(connection().callJson(method, params?.toString()))
         } else {
+            // Queued in a batch; flushed at once so that a notification
+            // libacp refuses fails this `notify` (the scenario's outcome),
+            // not a later one.
             connection().notifyJson(method, params?.toString())
+            connection().flush()
             JsonNull
         }
 
@@ -136,7 +140,7 @@ internal class ScenarioRun(val scenario: Scenario, private val link: String? = n
         val fds = socketPair()
         val (libFd, peerFd) = fds[0] to fds[1]
         val role = if (scenario.role == ScenarioRole.AGENT) AcpRole.AGENT else AcpRole.CLIENT
-        val options = ConnectOptions(requireAuth = if (scenario.requireAuth) true else null)
+        val options = ConnectOptions(requireAuth = if (scenario.requireAuth) true else null, unstable = scenario.unstable)
         val notMade = try {
             if (link == null) {
                 made.complete(AcpConnection.fromFds(role, libFd, libFd, ScenarioHost(this), options))

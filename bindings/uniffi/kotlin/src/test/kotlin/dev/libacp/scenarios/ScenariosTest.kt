@@ -171,6 +171,7 @@ class ScenariosTest {
             """{"description": "", "role": "agent", "script": [{"action": "dance"}]}""",
             """{"description": "", "role": "agent", "script": [{"expect_no_frame": "long"}]}""",
             """{"description": "", "role": "client", "options": {"require_auth": true}, "script": []}""",
+            """{"description": "", "role": "client", "options": {"unstable": ["all", 1]}, "script": []}""",
             """{"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"reply": 1}]}]}, "script": []}""",
             """{"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"error": {"code": "x", "message": ""}}]}]}, "script": []}""",
         )
