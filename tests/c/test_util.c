@@ -144,15 +144,7 @@ void tu_result_text(const acp_event *ev, const char **p, size_t *n) {
 
 acp_event *tu_call_ok(acp_connection *c, const char *method,
                       const char *params) {
-  acp_error *err = NULL;
-  acp_status st = acp_connection_request(c, tu_str(method), tu_str(params),
-                                         NULL, NULL, &err);
-  if (st != ACP_OK) {
-    size_t n;
-    const char *m = tu_error_text(err, &n);
-    CHECK_MSG(false, "%s refused: %s: %.*s", method, acp_status_str(st),
-              (int)n, m);
-  }
+  tu_request(c, method, params, NULL, NULL);
   acp_event *ev = tu_wait_result(c, 10000, NULL);
   const char *p;
   size_t n;

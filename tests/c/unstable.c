@@ -25,6 +25,18 @@ static acp_options *unstable_options(const char *const *features, size_t n) {
               "%s: got %.*s, want %s", #get, (int)n_, p_ ? p_ : "", want);   \
   } while (0)
 
+/* The next result of `c`: for the call made with `call_data`, successful,
+ * its text containing `needle`. */
+static void expect_result(acp_connection *c, void *call_data, const char *needle) {
+  acp_event *ev = tu_wait_result(c, 10000, NULL);
+  CHECK(acp_event_call_data(ev) == call_data);
+  const char *p;
+  size_t n;
+  tu_result_text(ev, &p, &n);
+  CHECK_CONTAINS(p, n, needle);
+  acp_event_free(ev);
+}
+
 /* initialize through both ends; the agent advertises `agent_caps`. */
 static void initialize(acp_connection *client, acp_connection *agent,
                        const char *agent_caps) {
@@ -59,10 +71,7 @@ void test_unstable_fork_and_mcp_message_round_trip(void) {
   CHECK_OK(acp_request_params(req, &p, &n));
   CHECK_CONTAINS(p, n, "\"sessionId\":\"listed\"");
   tu_answer(req, "{\"sessionId\":\"forked\"}");
-  acp_event *ev = tu_wait_result(client, 10000, NULL);
-  tu_result_text(ev, &p, &n);
-  CHECK_CONTAINS(p, n, "\"sessionId\":\"forked\"");
-  acp_event_free(ev);
+  expect_result(client, NULL, "\"sessionId\":\"forked\"");
 
   int prompt_marker, mcp_marker;
   tu_request(client, ACP_METHOD_SESSION_PROMPT,
@@ -77,18 +86,14 @@ void test_unstable_fork_and_mcp_message_round_trip(void) {
   CHECK_OK(acp_request_params(req, &p, &n));
   CHECK_CONTAINS(p, n, "\"method\":\"tools/list\"");
   tu_answer(req, "{\"result\":{\"tools\":[{\"name\":\"grep\"}]}}");
-  ev = tu_wait_result(agent, 10000, NULL);
-  CHECK(acp_event_call_data(ev) == &mcp_marker);
-  tu_result_text(ev, &p, &n);
-  CHECK_CONTAINS(p, n, "\"name\":\"grep\"");
-  acp_event_free(ev);
+  expect_result(agent, &mcp_marker, "\"name\":\"grep\"");
 
   acp_error *err = NULL;
   CHECK_OK(acp_connection_notify(
       client, S(ACP_METHOD_MCP_MESSAGE),
       S("{\"serverId\":\"tools\",\"requestId\":\"r2\",\"method\":\"notifications/progress\"}"),
       &err));
-  ev = tu_next_non_log(agent, 10000);
+  acp_event *ev = tu_next_non_log(agent, 10000);
   CHECK(acp_event_get_kind(ev) == ACP_EVENT_NOTIFICATION);
   CHECK_EVENT_TEXT(acp_event_method, ev, ACP_METHOD_MCP_MESSAGE);
   CHECK_OK(acp_event_params(ev, &p, &n));
@@ -96,11 +101,7 @@ void test_unstable_fork_and_mcp_message_round_trip(void) {
   acp_event_free(ev);
 
   tu_answer(prompt, "{\"stopReason\":\"end_turn\"}");
-  ev = tu_wait_result(client, 10000, NULL);
-  CHECK(acp_event_call_data(ev) == &prompt_marker);
-  tu_result_text(ev, &p, &n);
-  CHECK_CONTAINS(p, n, "end_turn");
-  acp_event_free(ev);
+  expect_result(client, &prompt_marker, "end_turn");
 
   CHECK_STATUS(acp_connection_request(
                    client, S(ACP_METHOD_SESSION_PROMPT),
