@@ -123,6 +123,11 @@ typedef enum {
   ACP_EVENT_LOG = 5,
   // The connection closed (always the last event): `acp_event_text` says why.
   ACP_EVENT_CLOSED = 6,
+  // Something the engine reports that is not a message (only with
+  // `acp_options_set_engine_events`): `acp_event_engine_kind` (a stable
+  // name: `"payload_rule"`, `"invalid_frame"`, ...), `acp_event_text`
+  // (a sentence), `acp_event_details` (JSON).
+  ACP_EVENT_ENGINE = 7,
 } acp_event_kind;
 
 // Which remote transport a URL names.
@@ -153,7 +158,7 @@ typedef struct acp_event acp_event;
 // Connection settings: what the host set from the core's option table
 // (`libacp_core::options`), applied by each constructor for its role and
 // use, and the settings of the C ABI alone (event mode, trace callback,
-// stderr events, event queue).
+// stderr events, engine events, event queue).
 typedef struct acp_options acp_options;
 
 // A request from the peer. Owned by the host after
@@ -535,12 +540,34 @@ acp_status acp_event_result(const acp_event *event, const char **out, size_t *ou
 // `event` is NULL or a live `acp_event`.
 const acp_error *acp_event_error(const acp_event *event);
 
-// The text of an `ACP_EVENT_LOG` (one stderr line) or `ACP_EVENT_CLOSED`
-// (the reason) event, borrowed from `event`.
+// The text of an `ACP_EVENT_LOG` (one stderr line), `ACP_EVENT_CLOSED`
+// (the reason) or `ACP_EVENT_ENGINE` (a sentence) event, borrowed from
+// `event`.
 //
 // # Safety
 // As `acp_event_method`.
 acp_status acp_event_text(const acp_event *event, const char **out, size_t *out_len);
+
+// The kind of an `ACP_EVENT_ENGINE` event, borrowed from `event` (empty
+// for other events): `payload_rule` (a payload capability rule was
+// broken: `details` has `rule`, `withheld`, `method`, `field`,
+// `capability`; the rule names are in acp_protocol.h), `invalid_frame`,
+// `oversized_frame`, `bad_header`, `unmatched_response`,
+// `duplicate_request_id`, `cancel_for_unknown_request`, `invalid_cancel`,
+// `ignored`, `handler_panicked`, `served`, `closed`, `events_dropped`
+// (the event queue was full: `details.count` events were dropped), or a
+// name added later.
+//
+// # Safety
+// As `acp_event_method`.
+acp_status acp_event_engine_kind(const acp_event *event, const char **out, size_t *out_len);
+
+// The details of an `ACP_EVENT_ENGINE` event as a JSON object (borrowed
+// from `event`); NULL and 0 for other events.
+//
+// # Safety
+// As `acp_event_method`.
+acp_status acp_event_details(const acp_event *event, const char **out, size_t *out_len);
 
 // Frees an event (and the request in it, if not taken: that request is
 // then answered `-32603`). NULL is ignored.
@@ -712,6 +739,17 @@ acp_status acp_options_set_trace_callback(acp_options *options,
 // # Safety
 // `options` is a live `acp_options`.
 acp_status acp_options_set_stderr_events(acp_options *options, bool enabled);
+
+// Whether what the engine reports that is not a message arrives as
+// `ACP_EVENT_ENGINE` events (the core's `events`; default false): a
+// payload capability rule broken either way (`payload_rule`), a frame
+// skipped, a response to no request, ... They come with the other events,
+// ahead of the ordered ones (like stderr lines); while `event_queue`
+// events wait, new ones are dropped and counted (`events_dropped`).
+//
+// # Safety
+// `options` is a live `acp_options`.
+acp_status acp_options_set_engine_events(acp_options *options, bool enabled);
 
 // Agent side: sessions need `authenticate` first (`session/new|load|resume`
 // answer `-32000` with `data.authMethods` until then). The table's

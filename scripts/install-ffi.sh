@@ -3,6 +3,7 @@
 # PREFIX:
 #
 #   PREFIX/include/acp.h
+#   PREFIX/include/acp_protocol.h            protocol constants (method names, ...)
 #   PREFIX/lib/libacp.so.X.Y.Z               shared library (SONAME libacp.so.X),
 #   PREFIX/lib/libacp.so.X, libacp.so         its links
 #   PREFIX/lib/libacp.a                       static library
@@ -49,7 +50,8 @@ case "$version" in
     ;;
 esac
 
-for f in "$release/libacp.so" "$release/libacp.a" "$root/include/acp.h"; do
+for f in "$release/libacp.so" "$release/libacp.a" "$root/include/acp.h" \
+  "$root/include/acp_protocol.h"; do
   if [ ! -f "$f" ]; then
     echo "install-ffi.sh: $f is missing after the build" >&2
     exit 1
@@ -106,6 +108,7 @@ render() {
 
 echo "== Installing libacp $version into $prefix"
 install_file 644 "$root/include/acp.h" "$prefix/include/acp.h"
+install_file 644 "$root/include/acp_protocol.h" "$prefix/include/acp_protocol.h"
 # The shared library as libacp.so.VERSION, with the SONAME link
 # (libacp.so.MAJOR, what programs record) and the development link
 # (libacp.so, what -lacp finds).

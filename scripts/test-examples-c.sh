@@ -86,19 +86,20 @@ fi
 echo "== Installing libacp into a fresh prefix: $prefix"
 rm -rf "$prefix"
 if ./scripts/install-ffi.sh "$prefix" >"$logs/install.log" 2>&1 &&
-  [ -f "$prefix/include/acp.h" ] && [ -f "$prefix/lib/libacp.so" ] &&
+  [ -f "$prefix/include/acp.h" ] && [ -f "$prefix/include/acp_protocol.h" ] &&
+  [ -f "$prefix/lib/libacp.so" ] &&
   [ -f "$prefix/lib/libacp.a" ] && [ -f "$prefix/lib/pkgconfig/libacp.pc" ] &&
   [ -f "$prefix/lib/cmake/libacp/libacpConfig.cmake" ] &&
   [ -f "$prefix/lib/cmake/libacp/libacpConfigVersion.cmake" ]; then
-  ok "install-ffi.sh installs header, libraries, pkg-config and CMake files"
+  ok "install-ffi.sh installs headers, libraries, pkg-config and CMake files"
 else
   not_ok "install-ffi.sh" "$logs/install.log" "install failed or files missing"
   summary # nothing below can work without the prefix
 fi
 if ./scripts/install-ffi.sh "$prefix" >"$logs/install-again.log" 2>&1 &&
-  [ "$(grep -c '^up to date ' "$logs/install-again.log")" -eq 8 ] &&
+  [ "$(grep -c '^up to date ' "$logs/install-again.log")" -eq 9 ] &&
   ! grep -q '^installed ' "$logs/install-again.log"; then
-  ok "install-ffi.sh is idempotent (second run: 6 files and 2 links up to date)"
+  ok "install-ffi.sh is idempotent (second run: 7 files and 2 links up to date)"
 else
   not_ok "install-ffi.sh again" "$logs/install-again.log" "the second run changed files or failed"
 fi

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "acp.h"
+#include "acp_protocol.h"
 #include "json.h"
 
 #define AGENT_NAME "libacp-c-agent"
@@ -213,7 +214,7 @@ static bool send_update(const char *session_id, const jbuf *update) {
   if (!p.oom && !update->oom) {
     acp_error *err = NULL;
     acp_status st =
-        acp_connection_notify(A.conn, S("session/update"), (acp_str){p.data, p.len}, &err);
+        acp_connection_notify(A.conn, S(ACP_METHOD_SESSION_UPDATE), (acp_str){p.data, p.len}, &err);
     if (st == ACP_OK) {
       ok = true;
       acp_error_free(err);
@@ -460,7 +461,7 @@ static outcome cmd_permission(turn *t) {
              "{\"optionId\":\"allow_once\",\"name\":\"Allow once\",\"kind\":\"allow_once\"},"
              "{\"optionId\":\"reject_once\",\"name\":\"Reject once\",\"kind\":\"reject_once\"}]}");
   pending_call c;
-  acp_status st = call("session/request_permission", &p, &c);
+  acp_status st = call(ACP_METHOD_SESSION_REQUEST_PERMISSION, &p, &c);
   jb_free(&p);
   if (st != ACP_OK) return call_failure(&c);
 
@@ -504,7 +505,7 @@ static outcome cmd_read(turn *t, const char *path, size_t n) {
   jb_str(&p, path, n);
   jb_lit(&p, "}");
   pending_call c;
-  acp_status st = call("fs/read_text_file", &p, &c);
+  acp_status st = call(ACP_METHOD_FS_READ_TEXT_FILE, &p, &c);
   jb_free(&p);
   if (st != ACP_OK) return call_failure(&c);
   size_t len = 0;
@@ -535,7 +536,7 @@ static outcome cmd_write(turn *t, const char *arg, size_t n) {
   jb_str(&p, text, text_len);
   jb_lit(&p, "}");
   pending_call c;
-  acp_status st = call("fs/write_text_file", &p, &c);
+  acp_status st = call(ACP_METHOD_FS_WRITE_TEXT_FILE, &p, &c);
   jb_free(&p);
   if (st != ACP_OK) return call_failure(&c);
   pending_clear(&c);
@@ -570,7 +571,7 @@ static outcome cmd_terminal(turn *t, const char *cmd, size_t n) {
   pthread_mutex_unlock(&A.mu);
   jb_lit(&p, "}");
   pending_call c;
-  acp_status st = call("terminal/create", &p, &c);
+  acp_status st = call(ACP_METHOD_TERMINAL_CREATE, &p, &c);
   jb_free(&p);
   if (st != ACP_OK) return call_failure(&c);
   const char *tid = json_string(json_get(c.result, "terminalId"), NULL);
@@ -579,11 +580,11 @@ static outcome cmd_terminal(turn *t, const char *cmd, size_t n) {
   if (!terminal_id) return failure(RPC_INTERNAL_ERROR, "terminal/create answered no terminalId", NULL);
 
   outcome o = {0};
-  if (terminal_call(t, "terminal/wait_for_exit", terminal_id, &c) != ACP_OK) {
+  if (terminal_call(t, ACP_METHOD_TERMINAL_WAIT_FOR_EXIT, terminal_id, &c) != ACP_OK) {
     o = call_failure(&c);
   } else {
     pending_clear(&c);
-    if (terminal_call(t, "terminal/output", terminal_id, &c) != ACP_OK) {
+    if (terminal_call(t, ACP_METHOD_TERMINAL_OUTPUT, terminal_id, &c) != ACP_OK) {
       o = call_failure(&c);
     } else {
       size_t len = 0;
@@ -594,7 +595,7 @@ static outcome cmd_terminal(turn *t, const char *cmd, size_t n) {
     }
   }
   /* Released whatever happened (a `finally`). */
-  if (terminal_call(t, "terminal/release", terminal_id, &c) != ACP_OK && !o.message) {
+  if (terminal_call(t, ACP_METHOD_TERMINAL_RELEASE, terminal_id, &c) != ACP_OK && !o.message) {
     o = call_failure(&c);
   } else {
     pending_clear(&c);
@@ -937,13 +938,13 @@ static void on_request(acp_event *ev) {
     acp_request_free(req);
     return;
   }
-  if (strcmp(method, "initialize") == 0) {
+  if (strcmp(method, ACP_METHOD_INITIALIZE) == 0) {
     on_initialize(req, params);
-  } else if (strcmp(method, "session/new") == 0) {
+  } else if (strcmp(method, ACP_METHOD_SESSION_NEW) == 0) {
     on_session_new(req, params);
-  } else if (strcmp(method, "session/load") == 0) {
+  } else if (strcmp(method, ACP_METHOD_SESSION_LOAD) == 0) {
     on_session_load(req, params);
-  } else if (strcmp(method, "session/prompt") == 0) {
+  } else if (strcmp(method, ACP_METHOD_SESSION_PROMPT) == 0) {
     on_session_prompt(req, params); /* takes req */
     req = NULL;
   } else {
@@ -963,7 +964,8 @@ static void on_notification(acp_event *ev) {
   const char *m = NULL, *p = NULL;
   size_t mlen = 0, plen = 0;
   acp_event_method(ev, &m, &mlen);
-  if (!(mlen == 14 && memcmp(m, "session/cancel", 14) == 0)) {
+  if (!(mlen == strlen(ACP_METHOD_SESSION_CANCEL) &&
+        memcmp(m, ACP_METHOD_SESSION_CANCEL, mlen) == 0)) {
     logf_("ignored notification %.*s", (int)mlen, m);
     return;
   }

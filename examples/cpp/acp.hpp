@@ -1,10 +1,14 @@
 // A thin C++17 layer over libacp's C ABI (acp.h): owning smart pointers for
 // every libacp object (std::unique_ptr with the matching _free function),
 // an exception type built from acp_error, and string helpers. It adds no
-// behaviour: every protocol rule stays in libacp.
+// behaviour: every protocol rule stays in libacp. acp_protocol.h comes
+// with it: the method names (ACP_METHOD_*), unstable feature names
+// (ACP_FEATURE_*), capability paths and payload rule names, generated from
+// libacp's tables.
 #pragma once
 
 #include <acp.h>
+#include <acp_protocol.h>
 
 #include <cstdint>
 #include <memory>
@@ -112,6 +116,12 @@ inline std::string_view text(const acp_event* ev) { return event_text<acp_event_
 inline std::string_view request_id(const acp_event* ev) {
   return event_text<acp_event_request_id>(ev);
 }
+// ACP_EVENT_ENGINE (acp_options_set_engine_events): "payload_rule", ... and
+// the details as JSON text.
+inline std::string_view engine_kind(const acp_event* ev) {
+  return event_text<acp_event_engine_kind>(ev);
+}
+inline std::string_view details(const acp_event* ev) { return event_text<acp_event_details>(ev); }
 
 // Request accessors (views borrowed from the request).
 inline std::string_view method(const acp_request* r) {

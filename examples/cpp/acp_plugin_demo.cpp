@@ -23,6 +23,9 @@
 //    session/cancel, answers pending permission requests "cancelled");
 //    a second Ctrl-C, or one between turns, quits.
 //
+// Method names come from acp_protocol.h (through acp.hpp), the constants
+// libacp generates from its method table.
+//
 // The session runs in a new temporary directory (removed at exit unless
 // --keep), or in --cwd DIR. Exit status: 0 when every prompt got a stop
 // reason, 1 on an error, 130 when quit with Ctrl-C.
@@ -104,7 +107,7 @@ struct Args {
          "  --yes / --no   answer permission requests allow / reject (default: reject)\n"
          "  --cwd DIR      the session's directory (default: a new temporary one)\n"
          "  --keep         keep the temporary directory\n"
-         "  --quiet        do not show the agent's stderr\n"
+         "  --quiet        do not show the agent's stderr nor libacp's engine events\n"
          "  --prompt TEXT  a prompt to send (repeatable; default: \""
       << kDefaultPrompt << "\")\n";
   std::exit(status);
@@ -248,6 +251,9 @@ class Plugin {
     acp::check_status("options", acp_options_set_fs(options.get(), true));
     acp::check_status("options", acp_options_set_terminals(options.get(), true));
     acp::check_status("options", acp_options_set_stderr_events(options.get(), true));
+    // What libacp reports besides messages (a file it served, a payload
+    // rule it enforced, a frame it skipped), shown like stderr lines.
+    acp::check_status("options", acp_options_set_engine_events(options.get(), true));
     acp::check_status("options", acp_options_set_shutdown_grace_ms(options.get(), 1000, 1000));
 
     std::vector<acp_str> argv;
@@ -262,7 +268,7 @@ class Plugin {
 
     // Advertised explicitly, as an editor would; libacp also adds what its
     // enabled services answer.
-    request("initialize",
+    request(ACP_METHOD_INITIALIZE,
             std::string("{\"protocolVersion\":1,\"clientCapabilities\":{\"fs\":{"
                         "\"readTextFile\":true,\"writeTextFile\":true},\"terminal\":true},"
                         "\"clientInfo\":{\"name\":\"") +
@@ -313,7 +319,7 @@ class Plugin {
           end_line();
           std::cout << style_.yellow("^C: cancelling the turn (Ctrl-C again to quit)") << std::endl;
           cancel_sent_ = true;
-          acp::check("session/cancel", [&](acp_error** e) {
+          acp::check(ACP_METHOD_SESSION_CANCEL, [&](acp_error** e) {
             return acp_connection_cancel_session(conn_.get(), acp::str(session_id_), e);
           });
         } else if (buf[i] == SIGINT) {
@@ -348,6 +354,15 @@ class Plugin {
           end_line();
           std::cout.flush();
           std::cerr << style_.dim("agent stderr: " + std::string(acp::text(ev))) << "\n";
+        }
+        break;
+      case ACP_EVENT_ENGINE:
+        if (!args_.quiet) {
+          end_line();
+          std::cout.flush();
+          std::cerr << style_.dim("libacp " + std::string(acp::engine_kind(ev)) + ": " +
+                                  std::string(acp::text(ev)))
+                    << "\n";
         }
         break;
       case ACP_EVENT_CLOSED:
@@ -396,7 +411,7 @@ class Plugin {
         if (!info["version"].str().empty()) who += " " + info["version"].str();
         status_line("initialized", who + ", protocol version " +
                                        std::to_string(acp_connection_protocol_version(conn_.get())));
-        request("session/new",
+        request(ACP_METHOD_SESSION_NEW,
                 "{\"cwd\":" + json::quote(cwd_) + ",\"mcpServers\":[]}", kNewSession);
         break;
       }
@@ -420,9 +435,9 @@ class Plugin {
 
   static const char* step_name(Step step) {
     switch (step) {
-      case kInitialize: return "initialize";
-      case kNewSession: return "session/new";
-      case kPrompt: return "session/prompt";
+      case kInitialize: return ACP_METHOD_INITIALIZE;
+      case kNewSession: return ACP_METHOD_SESSION_NEW;
+      case kPrompt: return ACP_METHOD_SESSION_PROMPT;
     }
     return "call";
   }
@@ -440,7 +455,7 @@ class Plugin {
     shown_tool_.clear();
     cancel_sent_ = false;
     turn_running_ = true;
-    request("session/prompt",
+    request(ACP_METHOD_SESSION_PROMPT,
             "{\"sessionId\":" + json::quote(session_id_) +
                 ",\"prompt\":[{\"type\":\"text\",\"text\":" + json::quote(text) + "}]}",
             kPrompt);
@@ -454,7 +469,7 @@ class Plugin {
     if (acp_event_take_request(ev, &raw) != ACP_OK) return;
     acp::Request req(raw);
     std::string_view method = acp::method(req.get());
-    if (method != "session/request_permission") {
+    if (method != ACP_METHOD_SESSION_REQUEST_PERMISSION) {
       static const char msg[] = "Method not found";
       std::string data = "{\"method\":" + json::quote(method) + "}";
       acp_request_respond_error(req.get(), -32601, acp_str{msg, sizeof msg - 1}, acp_str{data.data(), data.size()},
@@ -512,7 +527,7 @@ class Plugin {
   // -- rendering ------------------------------------------------------------
 
   void on_notification(acp_event* ev) {
-    if (acp::method(ev) != "session/update") return;
+    if (acp::method(ev) != ACP_METHOD_SESSION_UPDATE) return;
     json::Value params = json::parse(acp::params(ev));
     const json::Value& u = params["update"];
     std::string kind = u["sessionUpdate"].str();

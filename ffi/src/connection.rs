@@ -191,11 +191,13 @@ fn wiring(options: &acp_options) -> Result<Wiring, acp_error> {
 
 /// The core's options: the settings the constructor made from the table,
 /// plus the trace callback, which goes through `trace_gate`
-/// (`acp_connection_free` closes it).
+/// (`acp_connection_free` closes it), and the engine's events into
+/// `inbox` when the host asked for them.
 fn host_options(
     options: &acp_options,
     settings: &Settings,
     trace_gate: &Arc<CallbackGate>,
+    inbox: &Arc<Inbox<usize>>,
 ) -> HostOptions {
     let trace = options.trace_callback.map(|(cb, ud)| {
         let gate = Arc::clone(trace_gate);
@@ -216,6 +218,9 @@ fn host_options(
     });
     let mut acp = settings.acp.clone();
     acp.connection.trace = trace;
+    if options.engine_events {
+        acp.connection.events = Some(inbox.events_hook());
+    }
     HostOptions {
         acp,
         // Reading stays on libacp's threads: a C host polls one descriptor
@@ -291,7 +296,7 @@ pub(crate) fn build(
 ) -> Result<Box<acp_connection>, acp_error> {
     let wiring = wiring(options)?;
     let trace_gate = Arc::new(CallbackGate::new());
-    let host = host_options(options, settings, &trace_gate);
+    let host = host_options(options, settings, &trace_gate, &wiring.inbox);
     let conn = match source {
         Source::Spawn(mut command) => {
             if options.stderr_events {

@@ -32,6 +32,11 @@ pub enum acp_event_kind {
     ACP_EVENT_LOG = 5,
     /// The connection closed (always the last event): `acp_event_text` says why.
     ACP_EVENT_CLOSED = 6,
+    /// Something the engine reports that is not a message (only with
+    /// `acp_options_set_engine_events`): `acp_event_engine_kind` (a stable
+    /// name: `"payload_rule"`, `"invalid_frame"`, ...), `acp_event_text`
+    /// (a sentence), `acp_event_details` (JSON).
+    ACP_EVENT_ENGINE = 7,
 }
 
 /// One event, owned by the host; free with `acp_event_free`.
@@ -47,6 +52,9 @@ pub struct acp_event {
     pub(crate) result: Option<String>,
     pub(crate) error: Option<acp_error>,
     pub(crate) text: String,
+    /// `ACP_EVENT_ENGINE`: the engine's kind name and details (JSON text).
+    pub(crate) engine_kind: &'static str,
+    pub(crate) details: Option<String>,
 }
 
 impl acp_event {
@@ -62,6 +70,8 @@ impl acp_event {
             result: None,
             error: None,
             text: String::new(),
+            engine_kind: "",
+            details: None,
         }
     }
 
@@ -110,6 +120,16 @@ impl acp_event {
             Delivery::Log(text) => Self {
                 text,
                 ..Self::new(acp_event_kind::ACP_EVENT_LOG)
+            },
+            Delivery::Engine {
+                kind,
+                message,
+                details,
+            } => Self {
+                engine_kind: kind,
+                text: message,
+                details: Some(details.to_string()),
+                ..Self::new(acp_event_kind::ACP_EVENT_ENGINE)
             },
             Delivery::Closed(reason) => Self {
                 text: close_text(&reason),
@@ -261,8 +281,9 @@ pub unsafe extern "C" fn acp_event_error(event: *const acp_event) -> *const acp_
     }
 }
 
-/// The text of an `ACP_EVENT_LOG` (one stderr line) or `ACP_EVENT_CLOSED`
-/// (the reason) event, borrowed from `event`.
+/// The text of an `ACP_EVENT_LOG` (one stderr line), `ACP_EVENT_CLOSED`
+/// (the reason) or `ACP_EVENT_ENGINE` (a sentence) event, borrowed from
+/// `event`.
 ///
 /// # Safety
 /// As `acp_event_method`.
@@ -274,6 +295,43 @@ pub unsafe extern "C" fn acp_event_text(
 ) -> acp_status {
     // SAFETY: as `acp_event_method`.
     unsafe { export::get_text(event, out, out_len, |e| Some(&e.text)) }
+}
+
+/// The kind of an `ACP_EVENT_ENGINE` event, borrowed from `event` (empty
+/// for other events): `payload_rule` (a payload capability rule was
+/// broken: `details` has `rule`, `withheld`, `method`, `field`,
+/// `capability`; the rule names are in acp_protocol.h), `invalid_frame`,
+/// `oversized_frame`, `bad_header`, `unmatched_response`,
+/// `duplicate_request_id`, `cancel_for_unknown_request`, `invalid_cancel`,
+/// `ignored`, `handler_panicked`, `served`, `closed`, `events_dropped`
+/// (the event queue was full: `details.count` events were dropped), or a
+/// name added later.
+///
+/// # Safety
+/// As `acp_event_method`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_event_engine_kind(
+    event: *const acp_event,
+    out: *mut *const c_char,
+    out_len: *mut usize,
+) -> acp_status {
+    // SAFETY: as `acp_event_method`.
+    unsafe { export::get_text(event, out, out_len, |e| Some(e.engine_kind)) }
+}
+
+/// The details of an `ACP_EVENT_ENGINE` event as a JSON object (borrowed
+/// from `event`); NULL and 0 for other events.
+///
+/// # Safety
+/// As `acp_event_method`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_event_details(
+    event: *const acp_event,
+    out: *mut *const c_char,
+    out_len: *mut usize,
+) -> acp_status {
+    // SAFETY: as `acp_event_method`.
+    unsafe { export::get_text(event, out, out_len, |e| e.details.as_deref()) }
 }
 
 /// Frees an event (and the request in it, if not taken: that request is

@@ -10,7 +10,7 @@
 //! use (an option that does not apply there is refused by the
 //! constructor). The older typed setters record the same table entries.
 //! Only what is the C ABI's own (event mode, trace callback, stderr events,
-//! event queue) is stored here directly.
+//! engine events, event queue) is stored here directly.
 
 use std::ffi::{c_char, c_void};
 
@@ -93,7 +93,7 @@ pub(crate) struct Entry {
 /// Connection settings: what the host set from the core's option table
 /// (`libacp_core::options`), applied by each constructor for its role and
 /// use, and the settings of the C ABI alone (event mode, trace callback,
-/// stderr events, event queue).
+/// stderr events, engine events, event queue).
 #[derive(Debug, Clone)]
 pub struct acp_options {
     pub(crate) entries: Vec<Entry>,
@@ -104,6 +104,7 @@ pub struct acp_options {
         UserData,
     )>,
     pub(crate) stderr_events: bool,
+    pub(crate) engine_events: bool,
     pub(crate) event_queue: usize,
 }
 
@@ -114,6 +115,7 @@ impl Default for acp_options {
             event_callback: None,
             trace_callback: None,
             stderr_events: true,
+            engine_events: false,
             event_queue: 1024,
         }
     }
@@ -603,6 +605,30 @@ pub unsafe extern "C" fn acp_options_set_stderr_events(
     unsafe {
         set(options, |o| {
             o.stderr_events = enabled;
+            Ok(())
+        })
+    }
+}
+
+/// Whether what the engine reports that is not a message arrives as
+/// `ACP_EVENT_ENGINE` events (the core's `events`; default false): a
+/// payload capability rule broken either way (`payload_rule`), a frame
+/// skipped, a response to no request, ... They come with the other events,
+/// ahead of the ordered ones (like stderr lines); while `event_queue`
+/// events wait, new ones are dropped and counted (`events_dropped`).
+///
+/// # Safety
+/// `options` is a live `acp_options`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acp_options_set_engine_events(
+    options: *mut acp_options,
+    enabled: bool,
+) -> acp_status {
+    // SAFETY: `options` is NULL or live and not shared, per this
+    // function's `# Safety`.
+    unsafe {
+        set(options, |o| {
+            o.engine_events = enabled;
             Ok(())
         })
     }

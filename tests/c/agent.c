@@ -6,45 +6,6 @@
 
 #include "test_util.h"
 
-static acp_request *expect_request(acp_connection *agent, const char *method) {
-  acp_event *ev = tu_next_non_log(agent, 10000);
-  CHECK_MSG(acp_event_get_kind(ev) == ACP_EVENT_REQUEST, "kind %d",
-            acp_event_get_kind(ev));
-  const char *p;
-  size_t n;
-  CHECK_OK(acp_event_method(ev, &p, &n));
-  CHECK_MSG(n == strlen(method) && memcmp(p, method, n) == 0,
-            "got request %.*s, want %s", (int)n, p, method);
-  acp_request *req = NULL;
-  CHECK_OK(acp_event_take_request(ev, &req));
-  CHECK(req != NULL);
-  acp_event_free(ev);
-  return req;
-}
-
-static void answer(acp_request *req, const char *json) {
-  acp_error *err = NULL;
-  acp_status st = acp_request_respond(req, acp_str_from_cstr(json), &err);
-  if (st != ACP_OK) {
-    size_t n;
-    const char *m = tu_error_text(err, &n);
-    CHECK_MSG(false, "respond: %s: %.*s", acp_status_str(st), (int)n, m);
-  }
-  acp_request_free(req);
-}
-
-static void request(acp_connection *c, const char *method, const char *params,
-                    void *data, acp_call **call) {
-  acp_error *err = NULL;
-  acp_status st =
-      acp_connection_request(c, tu_str(method), tu_str(params), data, call, &err);
-  if (st != ACP_OK) {
-    size_t n;
-    const char *m = tu_error_text(err, &n);
-    CHECK_MSG(false, "%s: %s: %.*s", method, acp_status_str(st), (int)n, m);
-  }
-}
-
 static acp_event *client_result(acp_connection *client) {
   return tu_wait_result(client, 10000, NULL);
 }
@@ -55,34 +16,25 @@ static acp_event *client_result(acp_connection *client) {
 
 /* initialize and session/new (answered "s1") through both ends. */
 static void open_session(acp_connection *client, acp_connection *agent) {
-  request(client, "initialize", "{\"protocolVersion\":1,\"clientCapabilities\":{}}",
+  tu_request(client, "initialize", "{\"protocolVersion\":1,\"clientCapabilities\":{}}",
           NULL, NULL);
-  acp_request *req = expect_request(agent, "initialize");
+  acp_request *req = tu_expect_request(agent, "initialize");
   const char *p;
   size_t n;
   CHECK_OK(acp_request_params(req, &p, &n));
   CHECK_CONTAINS(p, n, "\"protocolVersion\":1");
-  answer(req, INIT_RESULT);
+  tu_answer(req, INIT_RESULT);
   acp_event *ev = client_result(client);
   tu_result_text(ev, &p, &n);
   acp_event_free(ev);
   CHECK(acp_connection_protocol_version(client) == 1);
   CHECK(acp_connection_protocol_version(agent) == 1);
-  request(client, "session/new", "{\"cwd\":\"/tmp\",\"mcpServers\":[]}", NULL, NULL);
-  answer(expect_request(agent, "session/new"), "{\"sessionId\":\"s1\"}");
+  tu_request(client, "session/new", "{\"cwd\":\"/tmp\",\"mcpServers\":[]}", NULL, NULL);
+  tu_answer(tu_expect_request(agent, "session/new"), "{\"sessionId\":\"s1\"}");
   ev = client_result(client);
   tu_result_text(ev, &p, &n);
   CHECK_CONTAINS(p, n, "\"sessionId\":\"s1\"");
   acp_event_free(ev);
-}
-
-static void close_both(acp_connection *client, acp_connection *agent) {
-  CHECK_OK(acp_connection_close(client));
-  tu_drain_until_closed(client, 5000);
-  /* The agent sees the end of its input and closes too. */
-  tu_drain_until_closed(agent, 5000);
-  acp_connection_free(client);
-  acp_connection_free(agent);
 }
 
 static void agent_notify_chunk(acp_connection *agent, const char *text) {
@@ -105,11 +57,11 @@ static void roundtrip(bool socket) {
   tu_pair(NULL, NULL, socket, &client, &agent);
   open_session(client, agent);
   int marker;
-  request(client, "session/prompt", PROMPT_S1, &marker, NULL);
-  acp_request *req = expect_request(agent, "session/prompt");
+  tu_request(client, "session/prompt", PROMPT_S1, &marker, NULL);
+  acp_request *req = tu_expect_request(agent, "session/prompt");
   agent_notify_chunk(agent, "one");
   agent_notify_chunk(agent, "two");
-  answer(req, "{\"stopReason\":\"end_turn\"}");
+  tu_answer(req, "{\"stopReason\":\"end_turn\"}");
   const char *want[] = {"\"text\":\"one\"", "\"text\":\"two\""};
   for (int i = 0; i < 2; i++) {
     acp_event *ev = tu_next_non_log(client, 10000);
@@ -127,7 +79,7 @@ static void roundtrip(bool socket) {
   tu_result_text(ev, &p, &n);
   CHECK_CONTAINS(p, n, "end_turn");
   acp_event_free(ev);
-  close_both(client, agent);
+  tu_close_pair(client, agent);
 }
 
 void test_agent_pipes_roundtrip(void) { roundtrip(false); }
@@ -158,8 +110,8 @@ void test_agent_answers_prompt_later_from_another_thread(void) {
   acp_connection *client, *agent;
   tu_pair(NULL, NULL, false, &client, &agent);
   open_session(client, agent);
-  request(client, "session/prompt", PROMPT_S1, NULL, NULL);
-  later_job job = {agent, expect_request(agent, "session/prompt"), ACP_ERR_PANIC,
+  tu_request(client, "session/prompt", PROMPT_S1, NULL, NULL);
+  later_job job = {agent, tu_expect_request(agent, "session/prompt"), ACP_ERR_PANIC,
                    ACP_ERR_PANIC};
   pthread_t th;
   CHECK(pthread_create(&th, NULL, answer_later, &job) == 0);
@@ -174,13 +126,13 @@ void test_agent_answers_prompt_later_from_another_thread(void) {
   acp_event_free(ev);
   CHECK_OK(job.notify_status);
   CHECK_OK(job.respond_status);
-  close_both(client, agent);
+  tu_close_pair(client, agent);
 }
 
 void test_agent_take_request_twice(void) {
   acp_connection *client, *agent;
   tu_pair(NULL, NULL, false, &client, &agent);
-  request(client, "initialize", "{\"protocolVersion\":1}", NULL, NULL);
+  tu_request(client, "initialize", "{\"protocolVersion\":1}", NULL, NULL);
   acp_event *ev = tu_next_non_log(agent, 10000);
   CHECK(acp_event_get_kind(ev) == ACP_EVENT_REQUEST);
   /* NULL out-params: statuses, nothing taken. */
@@ -204,13 +156,13 @@ void test_agent_take_request_twice(void) {
   CHECK(n == rid_len && memcmp(p, rid, n) == 0);
   acp_event_free(ev);
   CHECK_STATUS(acp_request_method(req, NULL, &n), ACP_ERR_NULL_ARGUMENT);
-  answer(req, INIT_RESULT);
+  tu_answer(req, INIT_RESULT);
   ev = client_result(client);
   /* Not a request event: nothing to take. */
   CHECK_STATUS(acp_event_take_request(ev, &again), ACP_ERR_INVALID_ARGUMENT);
   CHECK(again == (acp_request *)0x1);
   acp_event_free(ev);
-  close_both(client, agent);
+  tu_close_pair(client, agent);
 }
 
 void test_agent_respond_twice_already_answered(void) {
@@ -222,8 +174,8 @@ void test_agent_respond_twice_already_answered(void) {
   acp_connection *client, *agent;
   tu_pair(NULL, o, false, &client, &agent);
   acp_options_free(o);
-  request(client, "initialize", "{\"protocolVersion\":1}", NULL, NULL);
-  acp_request *req = expect_request(agent, "initialize");
+  tu_request(client, "initialize", "{\"protocolVersion\":1}", NULL, NULL);
+  acp_request *req = tu_expect_request(agent, "initialize");
   CHECK_OK(acp_request_respond(req, acp_str_from_cstr(INIT_RESULT), NULL));
   acp_error *err = NULL;
   CHECK_STATUS(acp_request_respond(req, acp_str_from_cstr(INIT_RESULT), &err),
@@ -242,7 +194,7 @@ void test_agent_respond_twice_already_answered(void) {
   tu_sleep_ms(100);
   CHECK(atomic_load(&t.outgoing) == 1);
   CHECK(tu_next_event(client, 100) == NULL);
-  close_both(client, agent);
+  tu_close_pair(client, agent);
   tu_trace_destroy(&t);
 }
 
@@ -250,8 +202,8 @@ void test_agent_respond_invalid_json_then_valid(void) {
   acp_connection *client, *agent;
   tu_pair(NULL, NULL, false, &client, &agent);
   open_session(client, agent);
-  request(client, "session/prompt", PROMPT_S1, NULL, NULL);
-  acp_request *req = expect_request(agent, "session/prompt");
+  tu_request(client, "session/prompt", PROMPT_S1, NULL, NULL);
+  acp_request *req = tu_expect_request(agent, "session/prompt");
   acp_error *err = NULL;
   CHECK_STATUS(acp_request_respond(req, ACP_STR("{\"stopReason\":"), &err),
                ACP_ERR_INVALID_JSON);
@@ -278,7 +230,7 @@ void test_agent_respond_invalid_json_then_valid(void) {
   CHECK_OK(acp_error_data(e, &p, &n));
   CHECK_CONTAINS(p, n, "\"why\":\"test\"");
   acp_event_free(ev);
-  close_both(client, agent);
+  tu_close_pair(client, agent);
 }
 
 void test_agent_unanswered_request_freed_answers_internal_error(void) {
@@ -286,14 +238,14 @@ void test_agent_unanswered_request_freed_answers_internal_error(void) {
   tu_pair(NULL, NULL, false, &client, &agent);
   open_session(client, agent);
   /* A taken request freed unanswered. */
-  request(client, "session/new", "{\"cwd\":\"/tmp\",\"mcpServers\":[]}", NULL, NULL);
-  acp_request_free(expect_request(agent, "session/new"));
+  tu_request(client, "session/new", "{\"cwd\":\"/tmp\",\"mcpServers\":[]}", NULL, NULL);
+  acp_request_free(tu_expect_request(agent, "session/new"));
   acp_event *ev = client_result(client);
   CHECK_STATUS(acp_event_result_status(ev), ACP_ERR_RPC);
   CHECK(acp_error_code(acp_event_error(ev)) == -32603);
   acp_event_free(ev);
   /* A request event freed without taking the request. */
-  request(client, "session/new", "{\"cwd\":\"/tmp\",\"mcpServers\":[]}", NULL, NULL);
+  tu_request(client, "session/new", "{\"cwd\":\"/tmp\",\"mcpServers\":[]}", NULL, NULL);
   ev = tu_next_non_log(agent, 10000);
   CHECK(acp_event_get_kind(ev) == ACP_EVENT_REQUEST);
   acp_event_free(ev);
@@ -301,7 +253,7 @@ void test_agent_unanswered_request_freed_answers_internal_error(void) {
   CHECK_STATUS(acp_event_result_status(ev), ACP_ERR_RPC);
   CHECK(acp_error_code(acp_event_error(ev)) == -32603);
   acp_event_free(ev);
-  close_both(client, agent);
+  tu_close_pair(client, agent);
 }
 
 /* ---- incoming cancellation ---- */
@@ -339,8 +291,8 @@ void test_agent_incoming_cancel_request(void) {
   open_session(client, agent);
   /* An extension request, cancelled with $/cancel_request. */
   acp_call *call = NULL;
-  request(client, "_test/slow", "{\"n\":1}", NULL, &call);
-  acp_request *req = expect_request(agent, "_test/slow");
+  tu_request(client, "_test/slow", "{\"n\":1}", NULL, &call);
+  acp_request *req = tu_expect_request(agent, "_test/slow");
   CHECK(!acp_request_is_cancelled(req));
   CHECK_OK(acp_call_cancel(call, ACP_CANCEL_KEEP_WAITING));
   expect_cancelled(agent, req, NULL);
@@ -353,7 +305,7 @@ void test_agent_incoming_cancel_request(void) {
   CHECK(acp_error_code(acp_event_error(ev)) == -32800);
   acp_event_free(ev);
   acp_call_free(call);
-  close_both(client, agent);
+  tu_close_pair(client, agent);
 }
 
 void test_agent_incoming_session_cancel(void) {
@@ -361,14 +313,14 @@ void test_agent_incoming_session_cancel(void) {
   tu_pair(NULL, NULL, false, &client, &agent);
   open_session(client, agent);
   int marker;
-  request(client, "session/prompt", PROMPT_S1, &marker, NULL);
-  acp_request *req = expect_request(agent, "session/prompt");
+  tu_request(client, "session/prompt", PROMPT_S1, &marker, NULL);
+  acp_request *req = tu_expect_request(agent, "session/prompt");
   CHECK_OK(acp_connection_cancel_session(client, S("s1"), NULL));
   int session_cancel = 0;
   expect_cancelled(agent, req, &session_cancel);
   CHECK(acp_request_is_cancelled(req));
   /* For a prompt, the host answers; any answer becomes "cancelled". */
-  answer(req, "{\"stopReason\":\"end_turn\"}");
+  tu_answer(req, "{\"stopReason\":\"end_turn\"}");
   acp_event *ev = client_result(client);
   CHECK(acp_event_call_data(ev) == &marker);
   const char *p;
@@ -376,7 +328,7 @@ void test_agent_incoming_session_cancel(void) {
   tu_result_text(ev, &p, &n);
   CHECK_CONTAINS(p, n, "\"stopReason\":\"cancelled\"");
   acp_event_free(ev);
-  close_both(client, agent);
+  tu_close_pair(client, agent);
 }
 
 void test_agent_require_auth(void) {
@@ -386,13 +338,13 @@ void test_agent_require_auth(void) {
   acp_connection *client, *agent;
   tu_pair(NULL, o, false, &client, &agent);
   acp_options_free(o);
-  request(client, "initialize", "{\"protocolVersion\":1}", NULL, NULL);
-  answer(expect_request(agent, "initialize"),
+  tu_request(client, "initialize", "{\"protocolVersion\":1}", NULL, NULL);
+  tu_answer(tu_expect_request(agent, "initialize"),
          "{\"protocolVersion\":1,\"agentCapabilities\":{},\"authMethods\":"
          "[{\"id\":\"token\",\"name\":\"Token\"}]}");
   acp_event_free(client_result(client));
   /* Answered by libacp, the host never sees it. */
-  request(client, "session/new", "{\"cwd\":\"/tmp\",\"mcpServers\":[]}", NULL, NULL);
+  tu_request(client, "session/new", "{\"cwd\":\"/tmp\",\"mcpServers\":[]}", NULL, NULL);
   acp_event *ev = client_result(client);
   CHECK_STATUS(acp_event_result_status(ev), ACP_ERR_RPC);
   const acp_error *e = acp_event_error(ev);
@@ -404,15 +356,15 @@ void test_agent_require_auth(void) {
   CHECK_CONTAINS(p, n, "token");
   acp_event_free(ev);
   CHECK(tu_next_event(agent, 50) == NULL);
-  request(client, "authenticate", "{\"methodId\":\"token\"}", NULL, NULL);
-  answer(expect_request(agent, "authenticate"), "{}");
+  tu_request(client, "authenticate", "{\"methodId\":\"token\"}", NULL, NULL);
+  tu_answer(tu_expect_request(agent, "authenticate"), "{}");
   acp_event_free(client_result(client));
-  request(client, "session/new", "{\"cwd\":\"/tmp\",\"mcpServers\":[]}", NULL, NULL);
-  answer(expect_request(agent, "session/new"), "{\"sessionId\":\"s1\"}");
+  tu_request(client, "session/new", "{\"cwd\":\"/tmp\",\"mcpServers\":[]}", NULL, NULL);
+  tu_answer(tu_expect_request(agent, "session/new"), "{\"sessionId\":\"s1\"}");
   ev = client_result(client);
   CHECK_OK(acp_event_result_status(ev));
   acp_event_free(ev);
-  close_both(client, agent);
+  tu_close_pair(client, agent);
 }
 
 /* ---- callback mode on both ends ---- */
@@ -486,13 +438,13 @@ void test_agent_callback_mode_both_ends(void) {
       {"session/prompt", PROMPT_S1},
   };
   for (size_t i = 0; i < 3; i++) {
-    request(client, calls[i][0], calls[i][1], NULL, NULL);
+    tu_request(client, calls[i][0], calls[i][1], NULL, NULL);
     acp_event *ev = box_next_result(&c.box);
     CHECK_MSG(acp_event_result_status(ev) == ACP_OK, "%s failed", calls[i][0]);
     acp_event_free(ev);
   }
   /* Many calls at once: each callback still runs one at a time. */
-  for (int i = 0; i < 20; i++) request(client, "_test/echo", "{}", NULL, NULL);
+  for (int i = 0; i < 20; i++) tu_request(client, "_test/echo", "{}", NULL, NULL);
   for (int i = 0; i < 20; i++) {
     acp_event *ev = box_next_result(&c.box);
     CHECK_OK(acp_event_result_status(ev));
@@ -547,8 +499,8 @@ void test_agent_blocking_calls_refused_in_trace_callback(void) {
   tu_pair(o, NULL, false, &client, &agent);
   acp_options_free(o);
   atomic_store(&x.conn, client);
-  request(client, "initialize", "{\"protocolVersion\":1}", NULL, NULL);
-  answer(expect_request(agent, "initialize"), INIT_RESULT);
+  tu_request(client, "initialize", "{\"protocolVersion\":1}", NULL, NULL);
+  tu_answer(tu_expect_request(agent, "initialize"), INIT_RESULT);
   acp_event *ev = client_result(client);
   CHECK_OK(acp_event_result_status(ev)); /* the close above did not happen */
   acp_event_free(ev);
@@ -557,8 +509,8 @@ void test_agent_blocking_calls_refused_in_trace_callback(void) {
    * acp_connection_request; a blocking call from it must be refused here
    * too (it once waited for that very write). */
   for (int i = 0; i < 10; i++) {
-    request(client, "_test/x", "{}", NULL, NULL);
-    answer(expect_request(agent, "_test/x"), "{}");
+    tu_request(client, "_test/x", "{}", NULL, NULL);
+    tu_answer(tu_expect_request(agent, "_test/x"), "{}");
     ev = client_result(client);
     CHECK_OK(acp_event_result_status(ev));
     acp_event_free(ev);
@@ -567,18 +519,18 @@ void test_agent_blocking_calls_refused_in_trace_callback(void) {
   CHECK(atomic_load(&x.calls) >= 22); /* each request out, each answer in */
   CHECK_MSG(atomic_load(&x.other) == 0, "%d calls were not WRONG_THREAD",
             atomic_load(&x.other));
-  close_both(client, agent);
+  tu_close_pair(client, agent);
 }
 
 void test_agent_peer_closes_input(void) {
   acp_connection *client, *agent;
   tu_pair(NULL, NULL, false, &client, &agent);
   open_session(client, agent);
-  request(client, "session/prompt", PROMPT_S1, NULL, NULL);
-  acp_request *req = expect_request(agent, "session/prompt");
+  tu_request(client, "session/prompt", PROMPT_S1, NULL, NULL);
+  acp_request *req = tu_expect_request(agent, "session/prompt");
   /* The agent asks for permission; the client never answers, it goes away. */
   int marker;
-  request(agent, "session/request_permission",
+  tu_request(agent, "session/request_permission",
           "{\"sessionId\":\"s1\",\"toolCall\":{\"toolCallId\":\"t1\"},\"options\":"
           "[{\"optionId\":\"a\",\"name\":\"Allow\",\"kind\":\"allow_once\"}]}",
           &marker, NULL);
@@ -623,14 +575,14 @@ void test_client_close_with_pending_calls(void) {
   acp_connection *client, *agent;
   tu_pair(NULL, NULL, false, &client, &agent);
   open_session(client, agent);
-  request(client, "session/new", "{\"cwd\":\"/tmp\",\"mcpServers\":[]}", NULL, NULL);
-  answer(expect_request(agent, "session/new"), "{\"sessionId\":\"s2\"}");
+  tu_request(client, "session/new", "{\"cwd\":\"/tmp\",\"mcpServers\":[]}", NULL, NULL);
+  tu_answer(tu_expect_request(agent, "session/new"), "{\"sessionId\":\"s2\"}");
   acp_event_free(client_result(client));
   int a, b, c;
-  request(client, "session/prompt", PROMPT_S1, &a, NULL);
-  request(client, "session/prompt",
+  tu_request(client, "session/prompt", PROMPT_S1, &a, NULL);
+  tu_request(client, "session/prompt",
           "{\"sessionId\":\"s2\",\"prompt\":[{\"type\":\"text\",\"text\":\"hi\"}]}", &b, NULL);
-  request(client, "_test/slow", "{}", &c, NULL);
+  tu_request(client, "_test/slow", "{}", &c, NULL);
   acp_request *parked[3];
   for (int i = 0; i < 3; i++) {
     acp_event *ev = tu_next_non_log(agent, 10000);

@@ -2,7 +2,11 @@
 // tests/scenarios/README.md) run through libacp's C ABI (include/acp.h): a
 // connection made with acp_connection_from_fds on two pipes, in callback
 // mode, with this program as the scripted raw peer on the other ends and as
-// the host (the vocabulary's rules and programs) on the libacp side.
+// the host (the vocabulary's rules and programs) on the libacp side. The
+// scenario's `options` are connection options: `require_auth`
+// (acp_options_set_require_auth) and `unstable` (each name added to the
+// option `unstable` with acp_options_add_string; a name libacp refuses
+// fails the scenario).
 //
 //   acp_scenario_runner FILE.json...   or   acp_scenario_runner DIR
 //   acp_scenario_runner --self-test    (the runner's own checks)
@@ -130,6 +134,7 @@ struct Step {
 struct Scenario {
   std::string role;
   bool require_auth = false;
+  std::vector<std::string> unstable;  // the connection option `unstable`
   std::vector<Rule> rules;
   std::vector<Step> script;
   std::optional<std::string> known_failure;
@@ -245,7 +250,16 @@ Scenario parse_scenario(const std::string& text) {
     throw FormatError("`role` must be \"agent\" or \"client\", not \"" + s.role + "\"");
   if (v.contains("options")) {
     const json& o = object_of(v["options"], "`options`");
-    only_keys(o, {"require_auth"}, "`options`");
+    only_keys(o, {"require_auth", "unstable"}, "`options`");
+    if (o.contains("unstable")) {
+      // Feature names are the C ABI's to check (acp_options_add_string).
+      const json& list = o["unstable"];
+      if (!list.is_array()) throw FormatError("`options.unstable` must be an array of strings");
+      for (const json& name : list) {
+        if (!name.is_string()) throw FormatError("`options.unstable` must be an array of strings");
+        s.unstable.push_back(name.get<std::string>());
+      }
+    }
     if (o.contains("require_auth")) {
       if (!o["require_auth"].is_boolean())
         throw FormatError("`options.require_auth` must be a boolean");
@@ -641,18 +655,28 @@ class Run {
 };
 
 void Run::start() {
-  int to_lib[2], from_lib[2];
-  if (pipe2(to_lib, O_CLOEXEC) != 0 || pipe2(from_lib, O_CLOEXEC) != 0)
-    throw std::runtime_error("pipe2 failed");
-  peer_write_ = to_lib[1];
-  peer_read_ = from_lib[0];
-  // The peer's writes are bounded by the step limit: non-blocking + poll.
-  fcntl(peer_write_, F_SETFL, fcntl(peer_write_, F_GETFL) | O_NONBLOCK);
+  // The options first: a refused one leaves no descriptor behind.
   acp_options* o = nullptr;
   if (acp_options_new(&o) != ACP_OK) throw std::runtime_error("acp_options_new failed");
   acp_options_set_event_callback(o, &Run::on_event, this);
   acp_options_set_require_auth(o, sc_.require_auth);
   acp_error* err = nullptr;
+  for (const std::string& feature : sc_.unstable) {
+    acp_status st = acp_options_add_string(o, ACP_STR("unstable"), as_acp(feature), &err);
+    if (st != ACP_OK) {
+      acp_options_free(o);
+      throw std::runtime_error("options.unstable: " + short_text(error_of_status(st, err)));
+    }
+  }
+  int to_lib[2], from_lib[2];
+  if (pipe2(to_lib, O_CLOEXEC) != 0 || pipe2(from_lib, O_CLOEXEC) != 0) {
+    acp_options_free(o);
+    throw std::runtime_error("pipe2 failed");
+  }
+  peer_write_ = to_lib[1];
+  peer_read_ = from_lib[0];
+  // The peer's writes are bounded by the step limit: non-blocking + poll.
+  fcntl(peer_write_, F_SETFL, fcntl(peer_write_, F_GETFL) | O_NONBLOCK);
   acp_status st = acp_connection_from_fds(
       o, sc_.role == "agent" ? ACP_ROLE_AGENT : ACP_ROLE_CLIENT, to_lib[0], from_lib[1], &conn_, &err);
   acp_options_free(o);
@@ -1363,6 +1387,8 @@ int self_test() {
            R"({"description": "", "role": "agent", "script": [{"action": "dance"}]})",
            R"({"description": "", "role": "agent", "script": [{"expect_no_frame": "long"}]})",
            R"({"description": "", "role": "client", "options": {"require_auth": true}, "script": []})",
+           R"({"description": "", "role": "agent", "options": {"unstable": "all"}, "script": []})",
+           R"({"description": "", "role": "agent", "options": {"unstable": [true]}, "script": []})",
            R"({"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"reply": 1}]}]}, "script": []})",
            R"({"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"error": {"code": "x", "message": ""}}]}]}, "script": []})",
        }) {
@@ -1400,6 +1426,23 @@ int self_test() {
     std::string err = Run(sc).run(limits);
     check(err.find("unexpected frame") != std::string::npos && err.find("-32700") != std::string::npos,
           "a -32700 answer is a frame");
+  }
+  {
+    // `options.unstable` reaches the connection option: a name that is no
+    // feature is refused there, and the scenario fails saying so.
+    Scenario sc = parse_scenario(R"({"description": "", "role": "agent",
+        "options": {"unstable": ["session_forks"]}, "script": []})");
+    std::vector<std::string> limits;
+    std::string err;
+    try {
+      err = Run(sc).run(limits);
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+    check(err.find("options.unstable") != std::string::npos &&
+              err.find("unstable_session_fork") != std::string::npos,
+          "an unknown unstable feature fails the scenario");
+    if (failures) std::printf("%s\n", err.c_str());
   }
   {
     // No rule: the host answers -32601 like the engine's default handler.

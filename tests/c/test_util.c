@@ -144,15 +144,7 @@ void tu_result_text(const acp_event *ev, const char **p, size_t *n) {
 
 acp_event *tu_call_ok(acp_connection *c, const char *method,
                       const char *params) {
-  acp_error *err = NULL;
-  acp_status st = acp_connection_request(c, tu_str(method), tu_str(params),
-                                         NULL, NULL, &err);
-  if (st != ACP_OK) {
-    size_t n;
-    const char *m = tu_error_text(err, &n);
-    CHECK_MSG(false, "%s refused: %s: %.*s", method, acp_status_str(st),
-              (int)n, m);
-  }
+  tu_request(c, method, params, NULL, NULL);
   acp_event *ev = tu_wait_result(c, 10000, NULL);
   const char *p;
   size_t n;
@@ -231,6 +223,54 @@ void tu_pair(const acp_options *client_opts, const acp_options *agent_opts,
                                    c_write, client, &err));
   CHECK_OK(acp_connection_from_fds(agent_opts, ACP_ROLE_AGENT, a_read, a_write,
                                    agent, &err));
+}
+
+acp_request *tu_expect_request(acp_connection *c, const char *method) {
+  acp_event *ev = tu_next_non_log(c, 10000);
+  CHECK_MSG(acp_event_get_kind(ev) == ACP_EVENT_REQUEST, "kind %d",
+            acp_event_get_kind(ev));
+  const char *p;
+  size_t n;
+  CHECK_OK(acp_event_method(ev, &p, &n));
+  CHECK_MSG(n == strlen(method) && memcmp(p, method, n) == 0,
+            "got request %.*s, want %s", (int)n, p, method);
+  acp_request *req = NULL;
+  CHECK_OK(acp_event_take_request(ev, &req));
+  CHECK(req != NULL);
+  acp_event_free(ev);
+  return req;
+}
+
+void tu_answer(acp_request *req, const char *json) {
+  acp_error *err = NULL;
+  acp_status st = acp_request_respond(req, acp_str_from_cstr(json), &err);
+  if (st != ACP_OK) {
+    size_t n;
+    const char *m = tu_error_text(err, &n);
+    CHECK_MSG(false, "respond: %s: %.*s", acp_status_str(st), (int)n, m);
+  }
+  acp_request_free(req);
+}
+
+void tu_request(acp_connection *c, const char *method, const char *params,
+                void *data, acp_call **call) {
+  acp_error *err = NULL;
+  acp_status st = acp_connection_request(c, tu_str(method), tu_str(params),
+                                         data, call, &err);
+  if (st != ACP_OK) {
+    size_t n;
+    const char *m = tu_error_text(err, &n);
+    CHECK_MSG(false, "%s: %s: %.*s", method, acp_status_str(st), (int)n, m);
+  }
+}
+
+void tu_close_pair(acp_connection *client, acp_connection *agent) {
+  CHECK_OK(acp_connection_close(client));
+  tu_drain_until_closed(client, 5000);
+  /* The agent sees the end of its input and closes too. */
+  tu_drain_until_closed(agent, 5000);
+  acp_connection_free(client);
+  acp_connection_free(agent);
 }
 
 char *tu_tempdir(void) {

@@ -126,6 +126,17 @@ char *tu_init_session(acp_connection *c, const char *cwd);
  * (or a socketpair when `socket` is true). Options may be NULL. */
 void tu_pair(const acp_options *client_opts, const acp_options *agent_opts,
              bool socket, acp_connection **client, acp_connection **agent);
+/* The next non-LOG event of `c`, which must be a request for `method`:
+ * its request, taken (owned). */
+acp_request *tu_expect_request(acp_connection *c, const char *method);
+/* Answers `req` with the result `json` (must be accepted) and frees it. */
+void tu_answer(acp_request *req, const char *json);
+/* Sends a request, which must be accepted (its result comes as an event). */
+void tu_request(acp_connection *c, const char *method, const char *params,
+                void *data, acp_call **call);
+/* Closes the client of a tu_pair, drains both ends until ACP_EVENT_CLOSED
+ * (the agent sees the end of its input), frees both. */
+void tu_close_pair(acp_connection *client, acp_connection *agent);
 /* A fresh temporary directory (malloc'ed, canonical path). */
 char *tu_tempdir(void);
 void tu_rmtree(const char *dir);

@@ -14,7 +14,9 @@
 //!   handler: the outcomes of calls made with
 //!   [`crate::CallOptions::skip_barrier`] (calls a notification handler
 //!   awaits: the ordered lane is waiting for that very handler), requests'
-//!   [`Signal`]s, and stderr lines. A host takes it whenever it is woken.
+//!   [`Signal`]s, stderr lines, and the engine's [`Event`]s for hosts that
+//!   take them through the inbox ([`Inbox::events_hook`]). A host takes it
+//!   whenever it is woken.
 //!
 //! **Wake-ups.** `wake` (given at creation) is called from any thread when
 //! a lane goes from "nothing scheduled" to "something to do": once per
@@ -37,7 +39,8 @@
 //! both lanes together hold `capacity` items (the agent's stderr is read no
 //! further, so a flooding agent is slowed down, and no line is lost);
 //! lines pushed with [`Inbox::push_log`] alone are dropped over capacity
-//! and counted.
+//! and counted, as are engine events ([`Inbox::push_engine`]: the engine
+//! reports them under its locks, so they cannot wait).
 //!
 //! **Signals.** A request's cancellation reaches the host as a
 //! [`Delivery::Signal`] in the urgent lane, never before the host has the
@@ -59,7 +62,8 @@ use tokio::sync::Notify;
 use crate::error::{CallError, CloseReason, RespondError, RpcError};
 use crate::message::RequestId;
 use crate::rpc::{
-    BoxFuture, Handler, IncomingNotification, IncomingRequest, Responder, Signal, lock,
+    BoxFuture, Event, EventHook, Handler, IncomingNotification, IncomingRequest, Responder, Signal,
+    lock,
 };
 use crate::transport::process::AgentCommand;
 
@@ -100,6 +104,17 @@ pub enum Delivery<T> {
     /// A line of the spawned agent's stderr (urgent; see
     /// [`Inbox::push_log`]).
     Log(String),
+    /// Something the engine reports that is not a message (an [`Event`]
+    /// as [`Event::describe`] puts it; urgent; see [`Inbox::push_engine`]).
+    Engine {
+        /// The stable snake-case kind (`"payload_rule"`, `"invalid_frame"`,
+        /// ...; `"events_dropped"` when the inbox was full).
+        kind: &'static str,
+        /// A readable sentence.
+        message: String,
+        /// The details, as JSON.
+        details: serde_json::Value,
+    },
     /// The connection closed (ordered, always the last delivery): its
     /// writer finished, its agent process is gone, and every call's outcome
     /// was delivered before.
@@ -124,6 +139,8 @@ struct Lanes<T> {
     closed: bool,
     /// stderr lines dropped because the inbox was full.
     dropped_logs: usize,
+    /// Engine events dropped because the inbox was full.
+    dropped_events: u64,
     /// The host is pushing itself: wakes are held and reported.
     holding: bool,
     held: Pending,
@@ -179,6 +196,7 @@ impl<T: Send + 'static> Inbox<T> {
                 urgent_scheduled: false,
                 closed: false,
                 dropped_logs: 0,
+                dropped_events: 0,
                 holding: false,
                 held: Pending::default(),
             }),
@@ -323,6 +341,58 @@ impl<T: Send + 'static> Inbox<T> {
             }
         };
         let _ = self.push(Delivery::Log(text), true);
+    }
+
+    /// Queues an engine event in the urgent lane, unless the inbox already
+    /// holds `capacity` items: then it is dropped (never waited for: the
+    /// engine reports events under its locks), and before the next event
+    /// that fits comes one of kind `events_dropped` saying how many were
+    /// (`details.count`). Nothing after the close.
+    pub fn push_engine(&self, event: &Event) {
+        let (kind, message, details) = event.describe();
+        let dropped = {
+            let mut lanes = lock(&self.lanes);
+            if lanes.closed {
+                return;
+            }
+            if lanes.ordered.len() + lanes.urgent.len() >= self.capacity {
+                lanes.dropped_events += 1;
+                return;
+            }
+            std::mem::take(&mut lanes.dropped_events)
+        };
+        if dropped > 0 {
+            let _ = self.push(
+                Delivery::Engine {
+                    kind: "events_dropped",
+                    message: format!(
+                        "{dropped} engine events were dropped (the host was not taking them)"
+                    ),
+                    details: serde_json::json!({ "count": dropped }),
+                },
+                true,
+            );
+        }
+        let _ = self.push(
+            Delivery::Engine {
+                kind,
+                message,
+                details,
+            },
+            true,
+        );
+    }
+
+    /// The engine's [`EventHook`] (`ConnectionOptions::events`) for a host
+    /// that takes engine events through this inbox: each event goes to
+    /// [`Inbox::push_engine`]. The hook holds the inbox weakly.
+    pub fn events_hook(self: &Arc<Self>) -> EventHook {
+        let inbox = Arc::downgrade(self);
+        Arc::new(move |event: &Event| {
+            if let Some(inbox) = inbox.upgrade() {
+                inbox.push_engine(event);
+            }
+        })
     }
 
     /// Queues [`Delivery::Closed`], last; nothing but late call outcomes is

@@ -24,6 +24,7 @@ fn kinds(items: &[Delivery<u32>]) -> Vec<String> {
             Delivery::Result { tag, .. } => format!("r:{tag}"),
             Delivery::Signal { key, signal, .. } => format!("s:{key}:{signal:?}"),
             Delivery::Log(l) => format!("l:{l}"),
+            Delivery::Engine { kind, .. } => format!("e:{kind}"),
             Delivery::Closed(_) => "closed".into(),
         })
         .collect()
@@ -272,4 +273,50 @@ async fn forwarded_stderr_waits_for_room_and_loses_no_line() {
     assert_eq!(lines, want);
     assert!(most <= 5, "the inbox held {most} items (capacity 4)");
     drop(transport);
+}
+
+#[test]
+fn engine_events_are_urgent_bounded_and_counted_when_dropped() {
+    let (inbox, wakes) = counted(2);
+    let hook = inbox.events_hook();
+    let ignored = Event::Ignored("a stray notification".into());
+    hook(&ignored);
+    assert_eq!(wakes.load(Ordering::SeqCst), 1);
+    inbox.push_notification("n".into(), None);
+    // Full (2 items): these two are dropped, not waited for.
+    hook(&ignored);
+    hook(&ignored);
+    assert_eq!(inbox.len(), 2);
+    let mut out = Vec::new();
+    inbox.take_urgent(&mut out);
+    assert!(inbox.take_ordered(&mut out, 10));
+    assert_eq!(kinds(&out), ["e:ignored", "n:n"]);
+    match &out[0] {
+        Delivery::Engine {
+            message, details, ..
+        } => {
+            assert_eq!(message, "a stray notification");
+            assert_eq!(details, &serde_json::json!({}));
+        }
+        other => panic!("{other:?}"),
+    }
+    out.clear();
+    hook(&ignored);
+    inbox.take_urgent(&mut out);
+    assert_eq!(kinds(&out), ["e:events_dropped", "e:ignored"]);
+    match &out[0] {
+        Delivery::Engine { details, .. } => {
+            assert_eq!(details, &serde_json::json!({"count": 2}));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Nothing after the close; the hook does not keep the inbox alive.
+    inbox.close(CloseReason::PeerClosed);
+    hook(&ignored);
+    out.clear();
+    inbox.take_urgent(&mut out);
+    assert!(inbox.take_ordered(&mut out, 10));
+    assert_eq!(kinds(&out), ["closed"]);
+    drop(inbox);
+    hook(&ignored);
 }
