@@ -6,7 +6,10 @@
  *   {@link ClientConnection.spawn}.
  * * The dynamic API: {@link Connection}, method names and JSON values (for
  *   extension methods, proxies, tests).
- * * `schema`: the types of every ACP v1 type (also `libacp/schema`).
+ * * `schema`: the types of every ACP v1 type (also `libacp/schema`), the
+ *   unstable extensions' included; {@link AGENT_SCHEMA} and
+ *   {@link CLIENT_SCHEMA} the methods, {@link UNSTABLE_METHODS} the
+ *   unstable ones.
  *
  * See README.md for the quickstarts and the threading and ordering rules.
  */
@@ -15,6 +18,7 @@ export { AcpError, Cancelled, CapabilityError, ConnectionClosed, ErrorCode, Inva
 export type { CommonOptions, ConnectOptions, ConnectionOptions, Direction, EngineEvent, Pairs, RemoteTransportOptions, ServeOptions, SpawnOptions, } from "./options";
 export { Server, serve, type Listen, type RemoteAgentFactory, type RemoteConnectionInfo, type ServerAddress, } from "./server";
 export { AGENT_METHODS, AgentConnection, CLIENT_METHODS, ClientConnection, runAgent, type Agent, type AgentFactory, type Awaitable, type Client, type ClientFactory, } from "./typed";
+export { AGENT_SCHEMA, CLIENT_SCHEMA, UNSTABLE_METHODS, type AgentMethod, type ClientMethod, type MethodInfo, } from "./methods";
 export type * as schema from "./schema";
 /** The ACP protocol version this package speaks. */
 export declare const PROTOCOL_VERSION = 1;

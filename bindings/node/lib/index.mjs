@@ -3,9 +3,11 @@
 import cjs from "./index.js";
 
 export const AGENT_METHODS = cjs.AGENT_METHODS;
+export const AGENT_SCHEMA = cjs.AGENT_SCHEMA;
 export const AcpError = cjs.AcpError;
 export const AgentConnection = cjs.AgentConnection;
 export const CLIENT_METHODS = cjs.CLIENT_METHODS;
+export const CLIENT_SCHEMA = cjs.CLIENT_SCHEMA;
 export const Cancelled = cjs.Cancelled;
 export const CapabilityError = cjs.CapabilityError;
 export const ClientConnection = cjs.ClientConnection;
@@ -22,6 +24,7 @@ export const RequestError = cjs.RequestError;
 export const RequestTimeout = cjs.RequestTimeout;
 export const Server = cjs.Server;
 export const SpawnError = cjs.SpawnError;
+export const UNSTABLE_METHODS = cjs.UNSTABLE_METHODS;
 export const runAgent = cjs.runAgent;
 export const serve = cjs.serve;
 export const socketPair = cjs.socketPair;

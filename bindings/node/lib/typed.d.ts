@@ -10,6 +10,14 @@
  * `-32601`; a prompt cancelled with `session/cancel` answers
  * `stopReason: "cancelled"` whatever its handler returns; `await prompt()`
  * resolves after every `session/update` of the turn was handled.
+ *
+ * The methods of the unstable v1 extensions ({@link UNSTABLE_METHODS}:
+ * `forkSession`, `archiveSession`, `mcpMessage`, ...) are typed like the
+ * stable ones. The core routes and checks them (direction, params,
+ * capabilities, sessions) only on connections made with the `unstable`
+ * option naming their feature (`unstable: ["all"]` or `["session_fork"]`,
+ * the Rust SDK's feature names); without it they still go out and come in,
+ * as extension methods the core does not check.
  */
 import * as native from "../native";
 import { Connection, type CallOptions, type RequestContext } from "./connection";
@@ -46,6 +54,35 @@ export interface Agent {
     prompt?(params: s.PromptRequest, context: RequestContext): Awaitable<s.PromptResponse>;
     /** `session/cancel` (the running prompt's signal has already aborted). */
     cancel?(params: s.CancelNotification): Awaitable<void>;
+    /**
+     * `session/fork` (`session_fork`; advertise `sessionCapabilities.fork`).
+     * The session the answer names is open on this connection afterwards.
+     */
+    forkSession?(params: s.ForkSessionRequest, context: RequestContext): Awaitable<s.ForkSessionResponse>;
+    /**
+     * `session/archive` (`session_archive`; advertise
+     * `sessionCapabilities.archive`). Closes the session it names here.
+     */
+    archiveSession?(params: s.ArchiveSessionRequest, context: RequestContext): Awaitable<s.ArchiveSessionResponse | void>;
+    /** `session/unarchive` (`session_archive`; advertise `sessionCapabilities.archive`). */
+    unarchiveSession?(params: s.UnarchiveSessionRequest, context: RequestContext): Awaitable<s.UnarchiveSessionResponse | void>;
+    /** `session/status` (`session_status`; advertise `sessionCapabilities.status`). */
+    sessionStatus?(params: s.SessionStatusRequest, context: RequestContext): Awaitable<s.SessionStatusResponse>;
+    /** `session/set_title` (`session_set_title`; advertise `sessionCapabilities.title`). */
+    setSessionTitle?(params: s.SetSessionTitleRequest, context: RequestContext): Awaitable<s.SetSessionTitleResponse>;
+    /** `auth/status` (`auth_status`; advertise `auth.status`). */
+    authStatus?(params: s.AuthStatusRequest, context: RequestContext): Awaitable<s.AuthStatusResponse>;
+    /** `providers/list` (`llm_providers`; advertise `providers`). */
+    listProviders?(params: s.ListProvidersRequest, context: RequestContext): Awaitable<s.ListProvidersResponse>;
+    /** `providers/set` (`llm_providers`; advertise `providers`). */
+    setProvider?(params: s.SetProviderRequest, context: RequestContext): Awaitable<s.SetProviderResponse | void>;
+    /** `providers/disable` (`llm_providers`; advertise `providers`). */
+    disableProvider?(params: s.DisableProviderRequest, context: RequestContext): Awaitable<s.DisableProviderResponse | void>;
+    /**
+     * `mcp/message` notifications from the client, for an MCP server of
+     * transport `acp` (`mcp_over_acp`).
+     */
+    mcpMessage?(params: s.MessageMcpNotification): Awaitable<void>;
     /** An extension request (a method name starting with `_`). */
     extMethod?(method: string, params: unknown, context: RequestContext): Awaitable<unknown>;
     /** An extension notification (a method name starting with `_`). */
@@ -71,12 +108,22 @@ export interface Client {
     killTerminal?(params: s.KillTerminalRequest, context: RequestContext): Awaitable<s.KillTerminalResponse | void>;
     createElicitation?(params: s.CreateElicitationRequest, context: RequestContext): Awaitable<s.CreateElicitationResponse>;
     elicitationComplete?(params: s.CompleteElicitationNotification): Awaitable<void>;
+    /**
+     * `mcp/message` from the agent, to an MCP server of transport `acp` this
+     * client provides (`mcp_over_acp`).
+     */
+    mcpMessage?(params: s.MessageMcpRequest, context: RequestContext): Awaitable<s.MessageMcpResponse>;
+    /** `auth/status_update` (`auth_status`). */
+    authStatusUpdate?(params: s.AuthStatusUpdateNotification): Awaitable<void>;
     /** An extension request (a method name starting with `_`). */
     extMethod?(method: string, params: unknown, context: RequestContext): Awaitable<unknown>;
     /** An extension notification (a method name starting with `_`). */
     extNotification?(method: string, params: unknown): Awaitable<void>;
 }
-/** The agent's methods: wire name to {@link Agent} method. */
+/**
+ * The agent's methods: wire name to {@link Agent} method (exactly the
+ * schema's agent methods, `./methods`: the compiler checks it).
+ */
 export declare const AGENT_METHODS: {
     readonly initialize: "initialize";
     readonly authenticate: "authenticate";
@@ -91,8 +138,21 @@ export declare const AGENT_METHODS: {
     readonly "session/set_config_option": "setSessionConfigOption";
     readonly "session/prompt": "prompt";
     readonly "session/cancel": "cancel";
+    readonly "session/fork": "forkSession";
+    readonly "session/archive": "archiveSession";
+    readonly "session/unarchive": "unarchiveSession";
+    readonly "session/status": "sessionStatus";
+    readonly "session/set_title": "setSessionTitle";
+    readonly "auth/status": "authStatus";
+    readonly "providers/list": "listProviders";
+    readonly "providers/set": "setProvider";
+    readonly "providers/disable": "disableProvider";
+    readonly "mcp/message": "mcpMessage";
 };
-/** The client's methods: wire name to {@link Client} method. */
+/**
+ * The client's methods: wire name to {@link Client} method (exactly the
+ * schema's client methods, `./methods`: the compiler checks it).
+ */
 export declare const CLIENT_METHODS: {
     readonly "session/request_permission": "requestPermission";
     readonly "session/update": "sessionUpdate";
@@ -105,6 +165,8 @@ export declare const CLIENT_METHODS: {
     readonly "terminal/kill": "killTerminal";
     readonly "elicitation/create": "createElicitation";
     readonly "elicitation/complete": "elicitationComplete";
+    readonly "mcp/message": "mcpMessage";
+    readonly "auth/status_update": "authStatusUpdate";
 };
 /** What both typed connections share: the dynamic connection and its lifecycle. */
 declare abstract class TypedConnection {
@@ -173,6 +235,13 @@ export declare class AgentConnection extends TypedConnection {
     createElicitation(params: s.CreateElicitationRequest, options?: CallOptions): Promise<s.CreateElicitationResponse>;
     /** `elicitation/complete`. */
     elicitationComplete(params: s.CompleteElicitationNotification): Promise<void>;
+    /**
+     * `mcp/message` to an MCP server of transport `acp` that the client
+     * provides (`mcp_over_acp`).
+     */
+    mcpMessage(params: s.MessageMcpRequest, options?: CallOptions): Promise<s.MessageMcpResponse>;
+    /** `auth/status_update`: the agent's authentication state changed (`auth_status`). */
+    authStatusUpdate(params: s.AuthStatusUpdateNotification): Promise<void>;
 }
 /**
  * Serves `agent` on stdio until the client goes away (its stdin closes) and
@@ -239,6 +308,39 @@ export declare class ClientConnection extends TypedConnection {
      * `cancelled` by the core (their handlers' signals abort).
      */
     cancel(sessionId: string): Promise<void>;
+    /**
+     * `session/fork` (`session_fork`; the agent must advertise
+     * `sessionCapabilities.fork`): the session the answer names is open
+     * afterwards; the one it copies need not be open here.
+     */
+    forkSession(params: s.ForkSessionRequest, options?: CallOptions): Promise<s.ForkSessionResponse>;
+    /**
+     * `session/archive` (`session_archive`; the agent must advertise
+     * `sessionCapabilities.archive`): closes the session it names here.
+     */
+    archiveSession(params: s.ArchiveSessionRequest, options?: CallOptions): Promise<s.ArchiveSessionResponse>;
+    /** `session/unarchive` (`session_archive`; needs `sessionCapabilities.archive`). */
+    unarchiveSession(params: s.UnarchiveSessionRequest, options?: CallOptions): Promise<s.UnarchiveSessionResponse>;
+    /**
+     * `session/status` (`session_status`; needs `sessionCapabilities.status`);
+     * may name any session the agent knows.
+     */
+    sessionStatus(params: s.SessionStatusRequest, options?: CallOptions): Promise<s.SessionStatusResponse>;
+    /** `session/set_title` (`session_set_title`; needs `sessionCapabilities.title`). */
+    setSessionTitle(params: s.SetSessionTitleRequest, options?: CallOptions): Promise<s.SetSessionTitleResponse>;
+    /** `auth/status` (`auth_status`; needs `auth.status`). */
+    authStatus(params?: s.AuthStatusRequest, options?: CallOptions): Promise<s.AuthStatusResponse>;
+    /** `providers/list` (`llm_providers`; needs `providers`). */
+    listProviders(params?: s.ListProvidersRequest, options?: CallOptions): Promise<s.ListProvidersResponse>;
+    /** `providers/set` (`llm_providers`; needs `providers`). */
+    setProvider(params: s.SetProviderRequest, options?: CallOptions): Promise<s.SetProviderResponse>;
+    /** `providers/disable` (`llm_providers`; needs `providers`). */
+    disableProvider(params: s.DisableProviderRequest, options?: CallOptions): Promise<s.DisableProviderResponse>;
+    /**
+     * `mcp/message` as a notification to the agent, from an MCP server of
+     * transport `acp` this client provides (`mcp_over_acp`).
+     */
+    mcpMessage(params: s.MessageMcpNotification): Promise<void>;
     /** The spawned agent's process id. */
     get pid(): number | null;
     /**

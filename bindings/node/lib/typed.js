@@ -11,13 +11,25 @@
  * `-32601`; a prompt cancelled with `session/cancel` answers
  * `stopReason: "cancelled"` whatever its handler returns; `await prompt()`
  * resolves after every `session/update` of the turn was handled.
+ *
+ * The methods of the unstable v1 extensions ({@link UNSTABLE_METHODS}:
+ * `forkSession`, `archiveSession`, `mcpMessage`, ...) are typed like the
+ * stable ones. The core routes and checks them (direction, params,
+ * capabilities, sessions) only on connections made with the `unstable`
+ * option naming their feature (`unstable: ["all"]` or `["session_fork"]`,
+ * the Rust SDK's feature names); without it they still go out and come in,
+ * as extension methods the core does not check.
  */
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.ClientConnection = exports.AgentConnection = exports.CLIENT_METHODS = exports.AGENT_METHODS = void 0;
 exports.runAgent = runAgent;
 const connection_1 = require("./connection");
 const errors_1 = require("./errors");
-/** The agent's methods: wire name to {@link Agent} method. */
+const methods_1 = require("./methods");
+/**
+ * The agent's methods: wire name to {@link Agent} method (exactly the
+ * schema's agent methods, `./methods`: the compiler checks it).
+ */
 exports.AGENT_METHODS = {
     initialize: "initialize",
     authenticate: "authenticate",
@@ -32,8 +44,21 @@ exports.AGENT_METHODS = {
     "session/set_config_option": "setSessionConfigOption",
     "session/prompt": "prompt",
     "session/cancel": "cancel",
+    "session/fork": "forkSession",
+    "session/archive": "archiveSession",
+    "session/unarchive": "unarchiveSession",
+    "session/status": "sessionStatus",
+    "session/set_title": "setSessionTitle",
+    "auth/status": "authStatus",
+    "providers/list": "listProviders",
+    "providers/set": "setProvider",
+    "providers/disable": "disableProvider",
+    "mcp/message": "mcpMessage",
 };
-/** The client's methods: wire name to {@link Client} method. */
+/**
+ * The client's methods: wire name to {@link Client} method (exactly the
+ * schema's client methods, `./methods`: the compiler checks it).
+ */
 exports.CLIENT_METHODS = {
     "session/request_permission": "requestPermission",
     "session/update": "sessionUpdate",
@@ -46,12 +71,24 @@ exports.CLIENT_METHODS = {
     "terminal/kill": "killTerminal",
     "elicitation/create": "createElicitation",
     "elicitation/complete": "elicitationComplete",
+    "mcp/message": "mcpMessage",
+    "auth/status_update": "authStatusUpdate",
 };
-/** Adapts a typed host object to the dynamic {@link Handler}. */
-function serve(host, table) {
-    const methodOf = (wire) => {
-        const name = Object.prototype.hasOwnProperty.call(table, wire) ? table[wire] : undefined;
-        const fn = name === undefined ? undefined : host[name];
+/**
+ * Adapts a typed host object to the dynamic {@link Handler}. `table` names
+ * the host's method for each wire method, `schema` says which are
+ * notifications: a request is never passed to a notification's method nor
+ * the reverse (the core refuses those for the methods it routes, but passes
+ * an unstable method whose feature is off unchecked).
+ */
+function serve(host, table, schema) {
+    const own = (o, key) => Object.prototype.hasOwnProperty.call(o, key);
+    const methodOf = (wire, notification) => {
+        const info = own(schema, wire) ? schema[wire] : undefined;
+        if (info === undefined || (info.result === null) !== notification || !own(table, wire)) {
+            return undefined;
+        }
+        const fn = host[table[wire]];
         return typeof fn === "function" ? fn : undefined;
     };
     const ext = (name, wire) => {
@@ -60,7 +97,7 @@ function serve(host, table) {
     };
     return {
         onRequest(method, params, context) {
-            const fn = methodOf(method);
+            const fn = methodOf(method, false);
             if (fn !== undefined) {
                 return fn.call(host, params, context);
             }
@@ -71,7 +108,7 @@ function serve(host, table) {
             throw new errors_1.MethodNotFound(method);
         },
         onNotification(method, params) {
-            const fn = methodOf(method);
+            const fn = methodOf(method, true);
             if (fn !== undefined) {
                 return fn.call(host, params);
             }
@@ -179,7 +216,7 @@ class AgentConnection extends TypedConnection {
             conn.connection.native.release();
             throw e;
         }
-        handler = serve(host, exports.AGENT_METHODS);
+        handler = serve(host, exports.AGENT_METHODS, methods_1.AGENT_SCHEMA);
         return conn;
     }
     /** `session/update`: streams one update of a session to the client. */
@@ -225,6 +262,18 @@ class AgentConnection extends TypedConnection {
     /** `elicitation/complete`. */
     elicitationComplete(params) {
         return this.connection.notify("elicitation/complete", params);
+    }
+    // Unstable (the `unstable` option names the feature in brackets).
+    /**
+     * `mcp/message` to an MCP server of transport `acp` that the client
+     * provides (`mcp_over_acp`).
+     */
+    mcpMessage(params, options) {
+        return this.call("mcp/message", params, options);
+    }
+    /** `auth/status_update`: the agent's authentication state changed (`auth_status`). */
+    authStatusUpdate(params) {
+        return this.connection.notify("auth/status_update", params);
     }
 }
 exports.AgentConnection = AgentConnection;
@@ -280,7 +329,7 @@ class ClientConnection extends TypedConnection {
             connection.native.release();
             throw e;
         }
-        handler = serve(host, exports.CLIENT_METHODS);
+        handler = serve(host, exports.CLIENT_METHODS, methods_1.CLIENT_SCHEMA);
         return conn;
     }
     static make(client, connect) {
@@ -298,7 +347,7 @@ class ClientConnection extends TypedConnection {
             conn.connection.native.release();
             throw e;
         }
-        handler = serve(host, exports.CLIENT_METHODS);
+        handler = serve(host, exports.CLIENT_METHODS, methods_1.CLIENT_SCHEMA);
         return conn;
     }
     /** `initialize`: negotiates the version and capabilities. */
@@ -361,6 +410,60 @@ class ClientConnection extends TypedConnection {
      */
     cancel(sessionId) {
         return this.connection.cancelSession(sessionId);
+    }
+    // Unstable (the `unstable` option names the feature in brackets).
+    /**
+     * `session/fork` (`session_fork`; the agent must advertise
+     * `sessionCapabilities.fork`): the session the answer names is open
+     * afterwards; the one it copies need not be open here.
+     */
+    forkSession(params, options) {
+        return this.call("session/fork", params, options);
+    }
+    /**
+     * `session/archive` (`session_archive`; the agent must advertise
+     * `sessionCapabilities.archive`): closes the session it names here.
+     */
+    archiveSession(params, options) {
+        return this.call("session/archive", params, options);
+    }
+    /** `session/unarchive` (`session_archive`; needs `sessionCapabilities.archive`). */
+    unarchiveSession(params, options) {
+        return this.call("session/unarchive", params, options);
+    }
+    /**
+     * `session/status` (`session_status`; needs `sessionCapabilities.status`);
+     * may name any session the agent knows.
+     */
+    sessionStatus(params, options) {
+        return this.call("session/status", params, options);
+    }
+    /** `session/set_title` (`session_set_title`; needs `sessionCapabilities.title`). */
+    setSessionTitle(params, options) {
+        return this.call("session/set_title", params, options);
+    }
+    /** `auth/status` (`auth_status`; needs `auth.status`). */
+    authStatus(params = {}, options) {
+        return this.call("auth/status", params, options);
+    }
+    /** `providers/list` (`llm_providers`; needs `providers`). */
+    listProviders(params = {}, options) {
+        return this.call("providers/list", params, options);
+    }
+    /** `providers/set` (`llm_providers`; needs `providers`). */
+    setProvider(params, options) {
+        return this.call("providers/set", params, options);
+    }
+    /** `providers/disable` (`llm_providers`; needs `providers`). */
+    disableProvider(params, options) {
+        return this.call("providers/disable", params, options);
+    }
+    /**
+     * `mcp/message` as a notification to the agent, from an MCP server of
+     * transport `acp` this client provides (`mcp_over_acp`).
+     */
+    mcpMessage(params) {
+        return this.connection.notify("mcp/message", params);
     }
     /** The spawned agent's process id. */
     get pid() {

@@ -124,6 +124,7 @@ const ACTIONS = {
  * @typedef {object} Scenario
  * @property {"agent" | "client"} role
  * @property {boolean} requireAuth
+ * @property {string[] | null} unstable `options.unstable`: the connection option `unstable`
  * @property {Rule[]} rules
  * @property {Step[]} script
  * @property {string | null} knownFailure
@@ -307,7 +308,14 @@ function checkStep(value, what) {
  */
 function parseOptions(top, sc) {
   const options = object(top.options, "`options`");
-  onlyKeys(options, ["require_auth"], "`options`");
+  onlyKeys(options, ["require_auth", "unstable"], "`options`");
+  if (Object.hasOwn(options, "unstable")) {
+    const names = options.unstable;
+    if (!Array.isArray(names) || !names.every((n) => typeof n === "string")) {
+      throw new FormatError("`options.unstable` must be an array of strings");
+    }
+    sc.unstable = /** @type {string[]} */ (names);
+  }
   if (Object.hasOwn(options, "require_auth")) {
     if (typeof options.require_auth !== "boolean") {
       throw new FormatError("`options.require_auth` must be a boolean");
@@ -372,7 +380,14 @@ export function parseScenario(text) {
     throw new FormatError(`\`role\` must be "agent" or "client", not ${JSON.stringify(role)}`);
   }
   /** @type {Scenario} */
-  const sc = { role, requireAuth: false, rules: [], script: [], knownFailure: null };
+  const sc = {
+    role,
+    requireAuth: false,
+    unstable: null,
+    rules: [],
+    script: [],
+    knownFailure: null,
+  };
   if (Object.hasOwn(top, "options")) {
     parseOptions(top, sc);
   }
@@ -1353,6 +1368,9 @@ class Run {
     const options = { role: this.sc.role };
     if (this.sc.requireAuth) {
       options.requireAuth = true;
+    }
+    if (this.sc.unstable !== null) {
+      options.unstable = this.sc.unstable;
     }
     try {
       this.conn = Connection.fromFds(libEnd, libEnd, new Host(this), options);

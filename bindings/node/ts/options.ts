@@ -22,8 +22,12 @@ export interface EngineEvent {
    * `"unmatched_response"`, `"duplicate_request_id"`,
    * `"cancel_for_unknown_request"`, `"invalid_cancel"`, `"ignored"`,
    * `"handler_panicked"`, `"served"` (a request the core's `fs`/`terminal`
-   * service answered for the host) or `"closed"` (the core's wording, the
-   * same in every binding).
+   * service answered for the host), `"payload_rule"` (a part of a message
+   * that needs a capability the peer did not advertise: `details` has
+   * `rule`, `withheld` (true: removed from our answer; false: received from
+   * the peer and delivered), `method`, `field` (a JSON pointer) and
+   * `capability`) or `"closed"` (the core's wording, the same in every
+   * binding).
    */
   kind: string;
   /** A readable sentence. */
@@ -62,6 +66,13 @@ export interface CommonOptions {
   trace?: ((direction: Direction, frame: string) => void) | boolean | "debug";
   /** Engine events (malformed frames, stray answers, the close, ...). */
   events?: (event: EngineEvent) => void;
+  /**
+   * The unstable ACP v1 extensions to speak: `["all"]` or feature names as
+   * the Rust SDK names them (`"unstable_session_fork"` or `"session_fork"`).
+   * Default none: their methods are then extension methods to the core
+   * (passed along unchecked). An unknown name is a `RangeError`.
+   */
+  unstable?: readonly string[];
   /** Agent side: `session/new|load|resume` need `authenticate` first. */
   requireAuth?: boolean;
   /** Client side: fold `session/update`s into `sessionSnapshot()`. */

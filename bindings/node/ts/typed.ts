@@ -10,11 +10,26 @@
  * `-32601`; a prompt cancelled with `session/cancel` answers
  * `stopReason: "cancelled"` whatever its handler returns; `await prompt()`
  * resolves after every `session/update` of the turn was handled.
+ *
+ * The methods of the unstable v1 extensions ({@link UNSTABLE_METHODS}:
+ * `forkSession`, `archiveSession`, `mcpMessage`, ...) are typed like the
+ * stable ones. The core routes and checks them (direction, params,
+ * capabilities, sessions) only on connections made with the `unstable`
+ * option naming their feature (`unstable: ["all"]` or `["session_fork"]`,
+ * the Rust SDK's feature names); without it they still go out and come in,
+ * as extension methods the core does not check.
  */
 
 import * as native from "../native";
 import { Connection, type CallOptions, type Handler, type RequestContext } from "./connection";
 import { MethodNotFound } from "./errors";
+import {
+  AGENT_SCHEMA,
+  CLIENT_SCHEMA,
+  type AgentMethod,
+  type ClientMethod,
+  type MethodInfo,
+} from "./methods";
 import type { ConnectOptions, ConnectionOptions, Hooks, SpawnOptions } from "./options";
 import type * as s from "./schema";
 
@@ -80,6 +95,63 @@ export interface Agent {
   prompt?(params: s.PromptRequest, context: RequestContext): Awaitable<s.PromptResponse>;
   /** `session/cancel` (the running prompt's signal has already aborted). */
   cancel?(params: s.CancelNotification): Awaitable<void>;
+  // Unstable (the `unstable` option names the feature in brackets).
+  /**
+   * `session/fork` (`session_fork`; advertise `sessionCapabilities.fork`).
+   * The session the answer names is open on this connection afterwards.
+   */
+  forkSession?(
+    params: s.ForkSessionRequest,
+    context: RequestContext,
+  ): Awaitable<s.ForkSessionResponse>;
+  /**
+   * `session/archive` (`session_archive`; advertise
+   * `sessionCapabilities.archive`). Closes the session it names here.
+   */
+  archiveSession?(
+    params: s.ArchiveSessionRequest,
+    context: RequestContext,
+  ): Awaitable<s.ArchiveSessionResponse | void>;
+  /** `session/unarchive` (`session_archive`; advertise `sessionCapabilities.archive`). */
+  unarchiveSession?(
+    params: s.UnarchiveSessionRequest,
+    context: RequestContext,
+  ): Awaitable<s.UnarchiveSessionResponse | void>;
+  /** `session/status` (`session_status`; advertise `sessionCapabilities.status`). */
+  sessionStatus?(
+    params: s.SessionStatusRequest,
+    context: RequestContext,
+  ): Awaitable<s.SessionStatusResponse>;
+  /** `session/set_title` (`session_set_title`; advertise `sessionCapabilities.title`). */
+  setSessionTitle?(
+    params: s.SetSessionTitleRequest,
+    context: RequestContext,
+  ): Awaitable<s.SetSessionTitleResponse>;
+  /** `auth/status` (`auth_status`; advertise `auth.status`). */
+  authStatus?(
+    params: s.AuthStatusRequest,
+    context: RequestContext,
+  ): Awaitable<s.AuthStatusResponse>;
+  /** `providers/list` (`llm_providers`; advertise `providers`). */
+  listProviders?(
+    params: s.ListProvidersRequest,
+    context: RequestContext,
+  ): Awaitable<s.ListProvidersResponse>;
+  /** `providers/set` (`llm_providers`; advertise `providers`). */
+  setProvider?(
+    params: s.SetProviderRequest,
+    context: RequestContext,
+  ): Awaitable<s.SetProviderResponse | void>;
+  /** `providers/disable` (`llm_providers`; advertise `providers`). */
+  disableProvider?(
+    params: s.DisableProviderRequest,
+    context: RequestContext,
+  ): Awaitable<s.DisableProviderResponse | void>;
+  /**
+   * `mcp/message` notifications from the client, for an MCP server of
+   * transport `acp` (`mcp_over_acp`).
+   */
+  mcpMessage?(params: s.MessageMcpNotification): Awaitable<void>;
   /** An extension request (a method name starting with `_`). */
   extMethod?(method: string, params: unknown, context: RequestContext): Awaitable<unknown>;
   /** An extension notification (a method name starting with `_`). */
@@ -133,13 +205,27 @@ export interface Client {
     context: RequestContext,
   ): Awaitable<s.CreateElicitationResponse>;
   elicitationComplete?(params: s.CompleteElicitationNotification): Awaitable<void>;
+  // Unstable (the `unstable` option names the feature in brackets).
+  /**
+   * `mcp/message` from the agent, to an MCP server of transport `acp` this
+   * client provides (`mcp_over_acp`).
+   */
+  mcpMessage?(
+    params: s.MessageMcpRequest,
+    context: RequestContext,
+  ): Awaitable<s.MessageMcpResponse>;
+  /** `auth/status_update` (`auth_status`). */
+  authStatusUpdate?(params: s.AuthStatusUpdateNotification): Awaitable<void>;
   /** An extension request (a method name starting with `_`). */
   extMethod?(method: string, params: unknown, context: RequestContext): Awaitable<unknown>;
   /** An extension notification (a method name starting with `_`). */
   extNotification?(method: string, params: unknown): Awaitable<void>;
 }
 
-/** The agent's methods: wire name to {@link Agent} method. */
+/**
+ * The agent's methods: wire name to {@link Agent} method (exactly the
+ * schema's agent methods, `./methods`: the compiler checks it).
+ */
 export const AGENT_METHODS = {
   initialize: "initialize",
   authenticate: "authenticate",
@@ -154,9 +240,22 @@ export const AGENT_METHODS = {
   "session/set_config_option": "setSessionConfigOption",
   "session/prompt": "prompt",
   "session/cancel": "cancel",
-} as const satisfies Record<string, keyof Agent>;
+  "session/fork": "forkSession",
+  "session/archive": "archiveSession",
+  "session/unarchive": "unarchiveSession",
+  "session/status": "sessionStatus",
+  "session/set_title": "setSessionTitle",
+  "auth/status": "authStatus",
+  "providers/list": "listProviders",
+  "providers/set": "setProvider",
+  "providers/disable": "disableProvider",
+  "mcp/message": "mcpMessage",
+} as const satisfies Record<AgentMethod, keyof Agent>;
 
-/** The client's methods: wire name to {@link Client} method. */
+/**
+ * The client's methods: wire name to {@link Client} method (exactly the
+ * schema's client methods, `./methods`: the compiler checks it).
+ */
 export const CLIENT_METHODS = {
   "session/request_permission": "requestPermission",
   "session/update": "sessionUpdate",
@@ -169,16 +268,32 @@ export const CLIENT_METHODS = {
   "terminal/kill": "killTerminal",
   "elicitation/create": "createElicitation",
   "elicitation/complete": "elicitationComplete",
-} as const satisfies Record<string, keyof Client>;
+  "mcp/message": "mcpMessage",
+  "auth/status_update": "authStatusUpdate",
+} as const satisfies Record<ClientMethod, keyof Client>;
 
 type Host = Record<string, unknown>;
 type Method = (this: Host, ...args: unknown[]) => unknown;
 
-/** Adapts a typed host object to the dynamic {@link Handler}. */
-function serve(host: Host, table: Readonly<Record<string, string>>): Handler {
-  const methodOf = (wire: string): Method | undefined => {
-    const name = Object.prototype.hasOwnProperty.call(table, wire) ? table[wire] : undefined;
-    const fn = name === undefined ? undefined : host[name];
+/**
+ * Adapts a typed host object to the dynamic {@link Handler}. `table` names
+ * the host's method for each wire method, `schema` says which are
+ * notifications: a request is never passed to a notification's method nor
+ * the reverse (the core refuses those for the methods it routes, but passes
+ * an unstable method whose feature is off unchecked).
+ */
+function serve(
+  host: Host,
+  table: Readonly<Record<string, string>>,
+  schema: Readonly<Record<string, MethodInfo>>,
+): Handler {
+  const own = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+  const methodOf = (wire: string, notification: boolean): Method | undefined => {
+    const info = own(schema, wire) ? schema[wire] : undefined;
+    if (info === undefined || (info.result === null) !== notification || !own(table, wire)) {
+      return undefined;
+    }
+    const fn = host[table[wire] as string];
     return typeof fn === "function" ? (fn as Method) : undefined;
   };
   const ext = (name: "extMethod" | "extNotification", wire: string): Method | undefined => {
@@ -187,7 +302,7 @@ function serve(host: Host, table: Readonly<Record<string, string>>): Handler {
   };
   return {
     onRequest(method, params, context) {
-      const fn = methodOf(method);
+      const fn = methodOf(method, false);
       if (fn !== undefined) {
         return fn.call(host, params, context);
       }
@@ -198,7 +313,7 @@ function serve(host: Host, table: Readonly<Record<string, string>>): Handler {
       throw new MethodNotFound(method);
     },
     onNotification(method, params) {
-      const fn = methodOf(method);
+      const fn = methodOf(method, true);
       if (fn !== undefined) {
         return fn.call(host, params);
       }
@@ -345,7 +460,7 @@ export class AgentConnection extends TypedConnection {
       conn.connection.native.release();
       throw e;
     }
-    handler = serve(host, AGENT_METHODS);
+    handler = serve(host, AGENT_METHODS, AGENT_SCHEMA);
     return conn;
   }
 
@@ -430,6 +545,21 @@ export class AgentConnection extends TypedConnection {
   elicitationComplete(params: s.CompleteElicitationNotification): Promise<void> {
     return this.connection.notify("elicitation/complete", params);
   }
+
+  // Unstable (the `unstable` option names the feature in brackets).
+
+  /**
+   * `mcp/message` to an MCP server of transport `acp` that the client
+   * provides (`mcp_over_acp`).
+   */
+  mcpMessage(params: s.MessageMcpRequest, options?: CallOptions): Promise<s.MessageMcpResponse> {
+    return this.call("mcp/message", params, options);
+  }
+
+  /** `auth/status_update`: the agent's authentication state changed (`auth_status`). */
+  authStatusUpdate(params: s.AuthStatusUpdateNotification): Promise<void> {
+    return this.connection.notify("auth/status_update", params);
+  }
 }
 
 /**
@@ -511,7 +641,7 @@ export class ClientConnection extends TypedConnection {
       connection.native.release();
       throw e;
     }
-    handler = serve(host, CLIENT_METHODS);
+    handler = serve(host, CLIENT_METHODS, CLIENT_SCHEMA);
     return conn;
   }
 
@@ -532,7 +662,7 @@ export class ClientConnection extends TypedConnection {
       conn.connection.native.release();
       throw e;
     }
-    handler = serve(host, CLIENT_METHODS);
+    handler = serve(host, CLIENT_METHODS, CLIENT_SCHEMA);
     return conn;
   }
 
@@ -629,6 +759,92 @@ export class ClientConnection extends TypedConnection {
    */
   cancel(sessionId: string): Promise<void> {
     return this.connection.cancelSession(sessionId);
+  }
+
+  // Unstable (the `unstable` option names the feature in brackets).
+
+  /**
+   * `session/fork` (`session_fork`; the agent must advertise
+   * `sessionCapabilities.fork`): the session the answer names is open
+   * afterwards; the one it copies need not be open here.
+   */
+  forkSession(params: s.ForkSessionRequest, options?: CallOptions): Promise<s.ForkSessionResponse> {
+    return this.call("session/fork", params, options);
+  }
+
+  /**
+   * `session/archive` (`session_archive`; the agent must advertise
+   * `sessionCapabilities.archive`): closes the session it names here.
+   */
+  archiveSession(
+    params: s.ArchiveSessionRequest,
+    options?: CallOptions,
+  ): Promise<s.ArchiveSessionResponse> {
+    return this.call("session/archive", params, options);
+  }
+
+  /** `session/unarchive` (`session_archive`; needs `sessionCapabilities.archive`). */
+  unarchiveSession(
+    params: s.UnarchiveSessionRequest,
+    options?: CallOptions,
+  ): Promise<s.UnarchiveSessionResponse> {
+    return this.call("session/unarchive", params, options);
+  }
+
+  /**
+   * `session/status` (`session_status`; needs `sessionCapabilities.status`);
+   * may name any session the agent knows.
+   */
+  sessionStatus(
+    params: s.SessionStatusRequest,
+    options?: CallOptions,
+  ): Promise<s.SessionStatusResponse> {
+    return this.call("session/status", params, options);
+  }
+
+  /** `session/set_title` (`session_set_title`; needs `sessionCapabilities.title`). */
+  setSessionTitle(
+    params: s.SetSessionTitleRequest,
+    options?: CallOptions,
+  ): Promise<s.SetSessionTitleResponse> {
+    return this.call("session/set_title", params, options);
+  }
+
+  /** `auth/status` (`auth_status`; needs `auth.status`). */
+  authStatus(
+    params: s.AuthStatusRequest = {},
+    options?: CallOptions,
+  ): Promise<s.AuthStatusResponse> {
+    return this.call("auth/status", params, options);
+  }
+
+  /** `providers/list` (`llm_providers`; needs `providers`). */
+  listProviders(
+    params: s.ListProvidersRequest = {},
+    options?: CallOptions,
+  ): Promise<s.ListProvidersResponse> {
+    return this.call("providers/list", params, options);
+  }
+
+  /** `providers/set` (`llm_providers`; needs `providers`). */
+  setProvider(params: s.SetProviderRequest, options?: CallOptions): Promise<s.SetProviderResponse> {
+    return this.call("providers/set", params, options);
+  }
+
+  /** `providers/disable` (`llm_providers`; needs `providers`). */
+  disableProvider(
+    params: s.DisableProviderRequest,
+    options?: CallOptions,
+  ): Promise<s.DisableProviderResponse> {
+    return this.call("providers/disable", params, options);
+  }
+
+  /**
+   * `mcp/message` as a notification to the agent, from an MCP server of
+   * transport `acp` this client provides (`mcp_over_acp`).
+   */
+  mcpMessage(params: s.MessageMcpNotification): Promise<void> {
+    return this.connection.notify("mcp/message", params);
   }
 
   /** The spawned agent's process id. */

@@ -1,16 +1,26 @@
 #!/usr/bin/env python3
-"""Generates ``libacp/schema.py`` (TypedDicts for the ACP v1 types) from the
-ACP JSON schema, and ``libacp/_methods.py`` (the typed API's Python method
-name of each ACP method) from the spec's method tables.
+"""Generates ``libacp/schema.py`` (TypedDicts for the ACP v1 types) and
+``libacp/_methods.py`` (the typed API's Python method name of each ACP
+method) from the ACP JSON schema.
 
     python bindings/python/codegen/generate_schema.py            # rewrite
     python bindings/python/codegen/generate_schema.py --check    # exit 1 on drift
 
-Input: ``spec/ts-sdk-2.4.0/v1/schema.json`` (the stable v1 schema the TypeScript SDK 2.4.0 ships)
-and ``spec/v1/meta.json`` (the method tables, from the 2026-08 spec
-snapshot: the SDK ships none, and the stable methods did not change). Output: ``bindings/python/python/libacp/schema.py`` and
-``bindings/python/python/libacp/_methods.py``. The test suite runs
+Input: ``spec/ts-sdk-2.4.0/v1/schema.unstable.json`` (the v1 schema with the
+unstable extensions, as the TypeScript SDK 2.4.0 ships it) and, to tell
+what is stable, ``spec/ts-sdk-2.4.0/v1/schema.json`` (the stable v1
+schema). The method tables come from the definitions' ``x-method`` and
+``x-side`` (the side that handles the method; sides ``protocol`` and
+``proxy`` are neither an agent's nor a client's and are left out): a
+method is a notification when its params are a ``...Notification`` and it
+has no ``...Response`` (``mcp/message`` is a request the client handles
+and a notification the agent handles), and stable when ``schema.json``
+has it on the same side. Output: ``bindings/python/python/libacp/schema.py``
+and ``bindings/python/python/libacp/_methods.py``. The test suite runs
 ``--check`` so the committed modules cannot drift from the spec.
+
+Unstable definitions (not in ``schema.json``), members and variants (whose
+description starts with ``**UNSTABLE**``) get docs starting "Unstable:".
 
 Mapping (see the module docstring written below for the user's view):
 
@@ -37,8 +47,9 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parents[3]
-SCHEMA = ROOT / "spec" / "ts-sdk-2.4.0" / "v1" / "schema.json"
-META = ROOT / "spec" / "v1" / "meta.json"
+SPEC = ROOT / "spec" / "ts-sdk-2.4.0" / "v1"
+SCHEMA = SPEC / "schema.unstable.json"
+STABLE_SCHEMA = SPEC / "schema.json"
 OUTPUT = ROOT / "bindings" / "python" / "python" / "libacp" / "schema.py"
 METHODS_OUTPUT = ROOT / "bindings" / "python" / "python" / "libacp" / "_methods.py"
 
@@ -47,10 +58,24 @@ METHODS_OUTPUT = ROOT / "bindings" / "python" / "python" / "libacp" / "_methods.
 # named verb first (``session/new`` -> ``new_session``, ``session/set_mode``
 # -> ``set_session_mode``, ``terminal/kill`` -> ``kill_terminal``), and a
 # name without a namespace is kept (``initialize``); the others are named in
-# PYTHON_NAMES (as in the official Python SDK). A method of meta.json that
-# neither names, and an entry of PYTHON_NAMES that meta.json does not have,
-# are errors: the generator fails.
-VERB_FIRST = ("new", "load", "resume", "close", "delete", "set", "create", "release", "kill")
+# PYTHON_NAMES (as in the official Python SDK where it has the method, as in
+# libacp's Rust typed API, core/src/typed.rs, where it does not). A method
+# of the schema that neither names, and an entry of PYTHON_NAMES that the
+# schema does not have, are errors: the generator fails.
+VERB_FIRST = (
+    "new",
+    "load",
+    "resume",
+    "close",
+    "delete",
+    "set",
+    "create",
+    "release",
+    "kill",
+    "fork",
+    "archive",
+    "unarchive",
+)
 PYTHON_NAMES = {
     "session/list": "list_sessions",
     "session/prompt": "prompt",
@@ -62,6 +87,14 @@ PYTHON_NAMES = {
     "terminal/output": "terminal_output",
     "terminal/wait_for_exit": "wait_for_terminal_exit",
     "elicitation/complete": "elicitation_complete",
+    # Unstable.
+    "session/status": "session_status",
+    "auth/status": "auth_status",
+    "auth/status_update": "auth_status_update",
+    "providers/list": "list_providers",
+    "providers/set": "set_provider",
+    "providers/disable": "disable_provider",
+    "mcp/message": "mcp_message",
 }
 
 # JSON-RPC envelopes: the binding's connection handles these itself.
@@ -75,6 +108,9 @@ SKIP = {
     "ExtRequest",
     "ExtResponse",
     "ExtNotification",
+    "ProxyRequest",
+    "ProxyResponse",
+    "ProxyNotification",
 }
 
 Defs = Dict[str, Dict[str, Any]]
@@ -87,18 +123,35 @@ def camel(text: str) -> str:
     return out if out and not out[0].isdigit() else "V" + out
 
 
-def first_paragraph(desc: Optional[str]) -> str:
-    if not desc:
-        return ""
-    para = desc.strip().split("\n\n")[0].strip()
+UNSTABLE_MARK = "**UNSTABLE**"
+UNSTABLE_BOILERPLATE = "This capability is not part of the spec yet"
+
+
+def first_paragraph(desc: Optional[str], unstable: bool = False, fallback: str = "") -> str:
+    """The first paragraph of a description (``fallback`` without one),
+    starting "Unstable:" when ``unstable`` or when the description starts
+    with the schema's ``**UNSTABLE**`` mark (whose boilerplate paragraph is
+    skipped)."""
+    paras = [p.strip() for p in (desc or "").strip().split("\n\n") if p.strip()]
+    if paras and paras[0].startswith(UNSTABLE_MARK):
+        unstable = True
+        rest = paras[0][len(UNSTABLE_MARK) :].strip()
+        paras = ([rest] if rest else []) + paras[1:]
+        if paras and paras[0].startswith(UNSTABLE_BOILERPLATE):
+            paras = paras[1:]
+    para = paras[0] if paras else ""
     if para.startswith("See protocol docs"):
-        return ""
-    return " ".join(line.strip() for line in para.splitlines())
+        para = ""
+    text = " ".join(line.strip() for line in para.splitlines()) or fallback
+    if unstable:
+        return f"Unstable: {text}" if text else "Unstable."
+    return text
 
 
 class Generator:
-    def __init__(self, defs: Defs) -> None:
+    def __init__(self, defs: Defs, stable_defs: Defs) -> None:
         self.defs = defs
+        self.stable_defs = stable_defs
         self.out: List[str] = []
         self.names: Dict[str, str] = {}  # generated name -> where from
         self.exports: List[str] = []
@@ -295,7 +348,8 @@ class Generator:
         self.out.append("")
 
     def emit_def(self, name: str, s: Dict[str, Any]) -> None:
-        doc = first_paragraph(s.get("description"))
+        unstable = name not in self.stable_defs
+        doc = first_paragraph(s.get("description"), unstable)
         variants = s.get("oneOf") or s.get("anyOf")
         object_variants = variants and any(self.is_object_variant(v) for v in variants)
         if variants and object_variants:
@@ -325,7 +379,7 @@ class Generator:
                         tag[0]: (f"Literal[{json.dumps(tag[1])}]", True, tdoc),
                         **{k: f for k, f in fields.items() if k != tag[0]},
                     }
-                vdoc = first_paragraph(v.get("description")) or f"{name}: {label}."
+                vdoc = first_paragraph(v.get("description"), unstable, f"{name}: {label}.")
                 self.emit_typeddict(vname, vdoc, fields)
                 members.append(repr(vname))
             self.emit_alias(name, doc, self.union(members))
@@ -338,13 +392,13 @@ class Generator:
             return
         self.emit_alias(name, doc, self.type_of(s))
 
-    def run(self, meta: Dict[str, Any], digest: str) -> str:
+    def run(self, digest: str) -> str:
         for name in self.defs:
             if name in SKIP:
                 continue
             self.emit_def(name, self.defs[name])
-        head = HEADER.format(digest=digest, version=meta.get("version"))
-        methods = self.method_tables(meta)
+        head = HEADER.format(digest=digest)
+        methods = self.method_tables()
         exports = (
             "__all__ = [\n"
             + "".join(
@@ -355,33 +409,20 @@ class Generator:
         body = "\n".join(self.out).rstrip() + "\n"
         return head + "\n" + body + "\n\n" + methods + "\n\n" + exports
 
-    def method_tables(self, meta: Dict[str, Any]) -> str:
+    def method_tables(self) -> str:
         """``AGENT_METHODS``/``CLIENT_METHODS``: wire method -> (params type,
         result type or None for a notification), from the schema's
-        ``x-side``/``x-method`` annotations and the spec's method tables."""
-        tables: Dict[str, Dict[str, List[Optional[str]]]] = {"agent": {}, "client": {}}
-        for name, s in self.defs.items():
-            side, method = s.get("x-side"), s.get("x-method")
-            if side not in tables or not method:
-                continue
-            entry = tables[side].setdefault(method, [None, None])
-            if name.endswith("Response"):
-                entry[1] = name
-            else:
-                entry[0] = name
+        ``x-side``/``x-method`` annotations."""
+        tables = schema_methods(self.defs)
         out = []
-        for side, key in (("agent", "agentMethods"), ("client", "clientMethods")):
-            wanted = set(meta.get(key, {}).values())
-            missing = wanted - set(tables[side])
-            if missing:
-                raise SystemExit(f"methods without schema types: {sorted(missing)}")
+        for side in SIDES:
             doc = (
                 "Methods the agent implements (the client calls them)"
                 if side == "agent"
                 else "Methods the client implements (the agent calls them)"
             )
             out.append(f"#: {doc}: wire name -> (params type, result type; None for a")
-            out.append("#: notification).")
+            out.append("#: notification). The unstable ones are in ``libacp.UNSTABLE_METHODS``.")
             out.append(f"{side.upper()}_METHODS: Dict[str, Tuple[str, Optional[str]]] = {{")
             for method in sorted(tables[side]):
                 p, r = tables[side][method]
@@ -389,6 +430,40 @@ class Generator:
             out.append("}")
             out.append("")
         return "\n".join(out).rstrip() + "\n"
+
+
+#: The sides whose methods the typed API has (``x-side``); ``protocol``
+#: (``$/cancel_request``, the engine's) and ``proxy`` (between a conductor
+#: and its proxies) are neither an agent's nor a client's.
+SIDES = ("agent", "client")
+
+
+def schema_methods(defs: Defs) -> Dict[str, Dict[str, Tuple[str, Optional[str]]]]:
+    """The methods each side handles, from the definitions' ``x-side`` and
+    ``x-method``: side -> wire name -> (params type, result type; None for a
+    notification). A method's params are its ``...Request`` or
+    ``...Notification`` definition, its result the ``...Response`` one; a
+    method without params, or with a result and notification params, is an
+    error."""
+    found: Dict[str, Dict[str, List[Optional[str]]]] = {side: {} for side in SIDES}
+    for name, s in defs.items():
+        side, method = s.get("x-side"), s.get("x-method")
+        if side not in found or not method:
+            continue
+        entry = found[side].setdefault(method, [None, None])
+        slot = 1 if name.endswith("Response") else 0
+        if entry[slot] is not None:
+            raise SystemExit(f"{side} method {method}: two definitions ({entry[slot]}, {name})")
+        entry[slot] = name
+    tables: Dict[str, Dict[str, Tuple[str, Optional[str]]]] = {side: {} for side in SIDES}
+    for side in SIDES:
+        for method, (params, result) in found[side].items():
+            if params is None:
+                raise SystemExit(f"{side} method {method} has a result type but no params type")
+            if (result is None) != params.endswith("Notification"):
+                raise SystemExit(f"{side} method {method}: {params} with result {result}")
+            tables[side][method] = (params, result)
+    return tables
 
 
 def python_name(wire: str) -> str:
@@ -412,21 +487,24 @@ def python_name(wire: str) -> str:
     return name
 
 
-def methods_module(meta: Dict[str, Any], digest: str) -> str:
+def methods_module(defs: Defs, stable_defs: Defs, digests: Tuple[str, str]) -> str:
     """``libacp/_methods.py``: ``AGENT_HANDLERS`` and ``CLIENT_HANDLERS``,
-    wire name -> Python method name, for the methods of meta.json."""
-    wires = [w for key in ("agentMethods", "clientMethods") for w in meta.get(key, {}).values()]
-    stale = sorted(set(PYTHON_NAMES) - set(wires))
+    wire name -> Python method name, for the methods of the schema, and
+    ``UNSTABLE_METHODS``, the wire names of the methods the stable schema
+    does not have."""
+    tables = schema_methods(defs)
+    stable = schema_methods(stable_defs)
+    wires = {wire for side in SIDES for wire in tables[side]}
+    stale = sorted(set(PYTHON_NAMES) - wires)
     if stale:
-        raise SystemExit(f"PYTHON_NAMES names methods meta.json does not have: {stale}")
-    out = [METHODS_HEADER.format(digest=digest).rstrip("\n")]
-    for side, key, caller in (
-        ("agent", "agentMethods", "client"),
-        ("client", "clientMethods", "agent"),
-    ):
-        table = {wire: python_name(wire) for wire in sorted(meta.get(key, {}).values())}
+        raise SystemExit(f"PYTHON_NAMES names methods the schema does not have: {stale}")
+    out = [METHODS_HEADER.format(unstable=digests[0], stable=digests[1]).rstrip("\n")]
+    unstable = set()
+    for side, caller in (("agent", "client"), ("client", "agent")):
+        table = {wire: python_name(wire) for wire in sorted(tables[side])}
         if len(set(table.values())) != len(table):
             raise SystemExit(f"two {side} methods have the same Python name: {table}")
+        unstable |= set(tables[side]) - set(stable[side])
         out.append("")
         out.append(
             f"#: {side.capitalize()} methods (the {caller} calls them): wire name -> Python method name."
@@ -435,7 +513,17 @@ def methods_module(meta: Dict[str, Any], digest: str) -> str:
         out.extend(f"    {json.dumps(wire)}: {json.dumps(name)}," for wire, name in table.items())
         out.append("}")
     out.append("")
-    out.append('__all__ = ["AGENT_HANDLERS", "CLIENT_HANDLERS"]')
+    out.append("#: The methods of the unstable v1 extensions (in schema.unstable.json, not in")
+    out.append("#: schema.json): the core routes and checks them only on a connection whose")
+    out.append("#: ``unstable`` option turns their feature on; otherwise they are extension")
+    out.append("#: methods to it (passed to the host unchecked).")
+    out.append("UNSTABLE_METHODS: FrozenSet[str] = frozenset(")
+    out.append("    {")
+    out.extend(f"        {json.dumps(wire)}," for wire in sorted(unstable))
+    out.append("    }")
+    out.append(")")
+    out.append("")
+    out.append('__all__ = ["AGENT_HANDLERS", "CLIENT_HANDLERS", "UNSTABLE_METHODS"]')
     return "\n".join(out) + "\n"
 
 
@@ -454,9 +542,11 @@ def wrap(text: str, width: int) -> List[str]:
 
 HEADER = '''\
 # Generated by bindings/python/codegen/generate_schema.py from
-# spec/ts-sdk-2.4.0/v1/schema.json (sha256 {digest}). Do not edit:
-# regenerate with `python3 bindings/python/codegen/generate_schema.py`.
-"""The ACP v{version} types, as ``TypedDict``s generated from the JSON schema.
+# spec/ts-sdk-2.4.0/v1/schema.unstable.json (sha256 {digest}).
+# Do not edit: regenerate with `python3 bindings/python/codegen/generate_schema.py`.
+"""The ACP v1 types, as ``TypedDict``s generated from the JSON schema (the
+stable types and those of the unstable extensions, whose docs start
+"Unstable:").
 
 Why ``TypedDict`` (and not dataclasses): the values *are* the JSON objects
 the wire carries, so
@@ -486,15 +576,17 @@ from typing import Any, Dict, List, Literal, Optional, Tuple, TypedDict, Union
 
 
 METHODS_HEADER = '''\
-# Generated by bindings/python/codegen/generate_schema.py from
-# spec/v1/meta.json (sha256 {digest}). Do not edit:
-# regenerate with `python3 bindings/python/codegen/generate_schema.py`.
+# Generated by bindings/python/codegen/generate_schema.py from the x-method
+# and x-side of spec/ts-sdk-2.4.0/v1/schema.unstable.json
+# (sha256 {unstable}) and
+# spec/ts-sdk-2.4.0/v1/schema.json (sha256 {stable}).
+# Do not edit: regenerate with `python3 bindings/python/codegen/generate_schema.py`.
 """The typed API's method tables: the Python method (of ``Agent``/``Client``
 and of the connections) that handles or calls each ACP method."""
 
 from __future__ import annotations
 
-from typing import Dict
+from typing import Dict, FrozenSet
 '''
 
 
@@ -502,13 +594,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if the output is stale")
     args = ap.parse_args()
-    raw = SCHEMA.read_bytes()
-    schema = json.loads(raw)
-    meta_raw = META.read_bytes()
-    meta = json.loads(meta_raw)
+    raw, stable_raw = SCHEMA.read_bytes(), STABLE_SCHEMA.read_bytes()
+    defs, stable_defs = json.loads(raw)["$defs"], json.loads(stable_raw)["$defs"]
+    digests = (hashlib.sha256(raw).hexdigest(), hashlib.sha256(stable_raw).hexdigest())
     outputs = {
-        OUTPUT: Generator(schema["$defs"]).run(meta, hashlib.sha256(raw).hexdigest()),
-        METHODS_OUTPUT: methods_module(meta, hashlib.sha256(meta_raw).hexdigest()),
+        OUTPUT: Generator(defs, stable_defs).run(digests[0]),
+        METHODS_OUTPUT: methods_module(defs, stable_defs, digests),
     }
     if args.check:
         stale = [

@@ -106,6 +106,7 @@ class Step:
 class Scenario:
     role: str
     require_auth: bool = False
+    unstable: Optional[List[str]] = None
     rules: List[Rule] = field(default_factory=list)
     script: List[Step] = field(default_factory=list)
     known_failure: Optional[str] = None
@@ -223,7 +224,12 @@ def parse_scenario(text: str) -> Scenario:
     sc = Scenario(role=role)
     if "options" in top:
         options = _object(top["options"], "`options`")
-        _only_keys(options, ("require_auth",), "`options`")
+        _only_keys(options, ("require_auth", "unstable"), "`options`")
+        if "unstable" in options:
+            names = options["unstable"]
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise FormatError("`options.unstable` must be an array of strings")
+            sc.unstable = names
         if "require_auth" in options:
             if not isinstance(options["require_auth"], bool):
                 raise FormatError("`options.require_auth` must be a boolean")
@@ -784,6 +790,8 @@ class Run:
         options: Dict[str, Any] = {}
         if self.sc.require_auth:
             options["require_auth"] = True
+        if self.sc.unstable is not None:
+            options["unstable"] = self.sc.unstable
         try:
             if self.link is None:
                 self.connected(

@@ -227,22 +227,51 @@ def test_current_request_outside_a_handler():
         libacp.current_request()
 
 
+def schema_methods(name: str) -> Dict[str, set]:
+    """side -> the wire names of the methods that side handles, from the
+    x-side/x-method of spec/ts-sdk-2.4.0/v1/<name>."""
+    defs = json.loads((ROOT / "spec" / "ts-sdk-2.4.0" / "v1" / name).read_text())["$defs"]
+    out: Dict[str, set] = {}
+    for d in defs.values():
+        if "x-method" in d:
+            out.setdefault(d["x-side"], set()).add(d["x-method"])
+    return out
+
+
 def test_method_tables_cover_the_schema():
     from libacp._typed import AGENT_HANDLERS, CLIENT_HANDLERS
 
     assert set(AGENT_HANDLERS) == set(acp.AGENT_METHODS)
     assert set(CLIENT_HANDLERS) == set(acp.CLIENT_METHODS)
+    # Every agent method has its handler on Agent and its call on
+    # ClientConnection; every client method its handler on Client and its
+    # call on AgentConnection (notifications included).
     for wire, name in AGENT_HANDLERS.items():
         assert callable(getattr(libacp.Agent, name)), wire
-        if acp.AGENT_METHODS[wire][1] is not None and name != "cancel":
-            assert callable(getattr(libacp.ClientConnection, name)), wire
+        assert callable(getattr(libacp.ClientConnection, name)), wire
     for wire, name in CLIENT_HANDLERS.items():
         assert callable(getattr(libacp.Client, name)), wire
         assert callable(getattr(libacp.AgentConnection, name)), wire
-    assert callable(libacp.ClientConnection.cancel)
-    meta = json.loads((ROOT / "spec" / "v1" / "meta.json").read_text())
-    assert set(meta["agentMethods"].values()) == set(AGENT_HANDLERS)
-    assert set(meta["clientMethods"].values()) == set(CLIENT_HANDLERS)
+    # The tables are the unstable schema's agent and client methods (not
+    # the protocol's $/cancel_request nor the proxy chain's); the unstable
+    # ones are those the stable schema lacks.
+    every, stable = schema_methods("schema.unstable.json"), schema_methods("schema.json")
+    assert set(every) == {"agent", "client", "protocol", "proxy"}
+    assert every["agent"] == set(AGENT_HANDLERS)
+    assert every["client"] == set(CLIENT_HANDLERS)
+    assert "mcp/message" in AGENT_HANDLERS and "mcp/message" in CLIENT_HANDLERS
+    assert acp.AGENT_METHODS["mcp/message"] == ("MessageMcpNotification", None)
+    assert acp.CLIENT_METHODS["mcp/message"] == ("MessageMcpRequest", "MessageMcpResponse")
+    assert libacp.UNSTABLE_METHODS == (every["agent"] | every["client"]) - (
+        stable["agent"] | stable["client"]
+    )
+    assert "session/fork" in libacp.UNSTABLE_METHODS
+    assert "session/new" not in libacp.UNSTABLE_METHODS
+    # The names of the official Python SDK where it has the method, of
+    # libacp's Rust typed API (core/src/typed.rs) where it does not.
+    assert AGENT_HANDLERS["session/fork"] == "fork_session"
+    assert AGENT_HANDLERS["providers/set"] == "set_provider"
+    assert AGENT_HANDLERS["session/status"] == "session_status"
 
 
 def test_generated_models_are_current():
@@ -259,12 +288,16 @@ def test_every_spec_method_gets_a_python_name_or_the_generator_fails():
     spec.loader.exec_module(gen)
     assert gen.python_name("session/set_mode") == "set_session_mode"
     assert gen.python_name("terminal/wait_for_exit") == "wait_for_terminal_exit"
-    with pytest.raises(SystemExit, match="no Python name for session/fork"):
-        gen.python_name("session/fork")
-    meta = json.loads((ROOT / "spec" / "v1" / "meta.json").read_text())
-    meta["clientMethods"].pop("terminal_output")
-    with pytest.raises(SystemExit, match="PYTHON_NAMES names methods meta.json does not have"):
-        gen.methods_module(meta, "0")
+    assert gen.python_name("session/fork") == "fork_session"
+    with pytest.raises(SystemExit, match="no Python name for session/frobnicate"):
+        gen.python_name("session/frobnicate")
+    schema = ROOT / "spec" / "ts-sdk-2.4.0" / "v1"
+    defs = json.loads((schema / "schema.unstable.json").read_text())["$defs"]
+    stable = json.loads((schema / "schema.json").read_text())["$defs"]
+    for name in ("TerminalOutputRequest", "TerminalOutputResponse"):
+        del defs[name]
+    with pytest.raises(SystemExit, match="PYTHON_NAMES names methods the schema does not have"):
+        gen.methods_module(defs, stable, ("0", "0"))
 
 
 def test_models_are_plain_dicts():

@@ -3,9 +3,11 @@
 // lib/index.d.ts appears here). Never run.
 import {
   AGENT_METHODS,
+  AGENT_SCHEMA,
   AcpError,
   AgentConnection,
   CLIENT_METHODS,
+  CLIENT_SCHEMA,
   Cancelled,
   CapabilityError,
   ClientConnection,
@@ -22,15 +24,18 @@ import {
   RequestTimeout,
   Server,
   SpawnError,
+  UNSTABLE_METHODS,
   runAgent,
   serve,
   socketPair,
   type Agent,
   type AgentFactory,
+  type AgentMethod,
   type Awaitable,
   type CallOptions,
   type Client,
   type ClientFactory,
+  type ClientMethod,
   type CommonOptions,
   type ConnectOptions,
   type ConnectionOptions,
@@ -39,6 +44,7 @@ import {
   type ExitStatus,
   type Handler,
   type Listen,
+  type MethodInfo,
   type Pairs,
   type RemoteAgentFactory,
   type RemoteConnectionInfo,
@@ -54,6 +60,12 @@ import {
 import type { PromptRequest, SessionNotification } from "libacp/schema";
 
 const methods: string[] = [...Object.keys(AGENT_METHODS), ...Object.keys(CLIENT_METHODS)];
+const forkInfo: MethodInfo = AGENT_SCHEMA["session/fork"];
+const agentMethod: AgentMethod = "session/fork";
+const clientMethod: ClientMethod = "mcp/message";
+const notification: null = CLIENT_SCHEMA["auth/status_update"].result;
+const unstable: boolean = UNSTABLE_METHODS.has(agentMethod) && !forkInfo.stable;
+void [clientMethod, notification, unstable];
 const version: 1 = PROTOCOL_VERSION;
 const code: -32601 = ErrorCode.METHOD_NOT_FOUND;
 
@@ -71,6 +83,8 @@ const agent: Agent = {
     return { stopReason: signal.aborted ? "cancelled" : "end_turn" };
   },
   cancel: (params: schema.CancelNotification) => void params.sessionId,
+  forkSession: (params: schema.ForkSessionRequest) => ({ sessionId: `${params.sessionId}-fork` }),
+  mcpMessage: (params: schema.MessageMcpNotification) => void params.requestId,
   extMethod: (method: string, params: unknown) => ({ method, params }),
 };
 const factory: AgentFactory = (client: AgentConnection) => {
@@ -88,6 +102,10 @@ const client: Client = {
   requestPermission: async (params) => ({
     outcome: { outcome: "selected", optionId: params.options[0]?.optionId ?? "none" },
   }),
+  mcpMessage: (params: schema.MessageMcpRequest): schema.MessageMcpResponse => ({
+    result: { method: params.method },
+  }),
+  authStatusUpdate: (params: schema.AuthStatusUpdateNotification) => void params.state,
 };
 const clientFactory: ClientFactory = () => client;
 
@@ -102,6 +120,7 @@ const options: ConnectionOptions = {
   trace: (direction: Direction, frame: string) => void [direction, frame],
   events: (event: EngineEvent) => void [event.kind, event.message, event.details],
   sessionModel: true,
+  unstable: ["session_fork", "unstable_mcp_over_acp"],
 };
 const spawnOptions: SpawnOptions = {
   ...options,
@@ -197,6 +216,15 @@ async function use(): Promise<void> {
     call,
   );
   await editor.cancel(sessionId);
+  const fork: schema.ForkSessionResponse = await editor.forkSession({ sessionId, cwd: "/tmp" });
+  await editor.mcpMessage({ serverId: "m", requestId: "r", method: "ping" });
+  const tools: schema.MessageMcpResponse = await served.mcpMessage({
+    serverId: "m",
+    requestId: "r",
+    method: "tools/list",
+  });
+  await served.authStatusUpdate({ state: "authenticated" });
+  void [fork.sessionId, tools];
   const spawned = ClientConnection.spawn("agent", ["--flag"], client, spawnOptions);
   const status: ExitStatus = await spawned.connection.waitExit();
   const dynamic = Connection.fromFds(0, 1, handler, { role });

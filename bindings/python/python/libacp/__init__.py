@@ -63,6 +63,7 @@ from ._errors import (
 )
 from ._server import Listen, Server, serve
 from ._typed import (
+    UNSTABLE_METHODS,
     Agent,
     AgentConnection,
     Client,
@@ -113,6 +114,7 @@ __all__ = [
     "SpawnOptions",
     "StrPath",
     "Trace",
+    "UNSTABLE_METHODS",
     "current_request",
     "log",
     "run_agent",

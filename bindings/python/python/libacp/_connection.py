@@ -67,7 +67,11 @@ class Event(NamedTuple):
     ``"handler_panicked"`` (``panic``), ``"served"`` (a request the core's
     ``fs``/``terminal`` service answered for the host: ``method``, ``id``,
     ``subject`` with its ``sessionId``/``path``/``command``/``terminalId``,
-    ``error`` or ``None``), ``"closed"`` (``reason``),
+    ``error`` or ``None``), ``"payload_rule"`` (a part of a message that
+    needs a capability the peer did not advertise: ``rule``, ``withheld``
+    (True: removed from our answer; False: received from the peer and
+    delivered), ``method``, ``field`` (a JSON pointer), ``capability``),
+    ``"closed"`` (``reason``),
     ``"events_dropped"`` (``count``: the loop fell more than 1024 events
     behind) or ``"other"``. ``message`` is a readable sentence.
     """
@@ -137,6 +141,12 @@ class CommonOptions(TypedDict, total=False):
     incoming_queue: Optional[int]
     #: Requests from the peer in flight before the reader waits (default 1024).
     incoming_requests: Optional[int]
+    #: The unstable ACP v1 extensions to speak: ``["all"]`` or feature names
+    #: as the Rust SDK names them (``"unstable_session_fork"`` or
+    #: ``"session_fork"``). Default none: their methods are then extension
+    #: methods to the core (passed along unchecked). An unknown name raises
+    #: ``ValueError``.
+    unstable: Optional[Sequence[str]]
     #: Wire trace (see :data:`Trace`); called on an engine thread.
     trace: Trace
     #: ``callable(event)`` for each :class:`Event`, on the event loop.

@@ -14,7 +14,16 @@ protocol rule is still enforced by the Rust core underneath.
   :meth:`ClientConnection.spawn` (or ``from_socket``/``from_fds``).
 
 Methods a host does not override are answered ``-32601`` ("method not
-found") by the core, exactly as in every other libacp binding. Inside any
+found") by the core, exactly as in every other libacp binding.
+
+The methods of the unstable v1 extensions (``fork_session``,
+``archive_session``, ``mcp_message``, ...; see
+:data:`libacp.UNSTABLE_METHODS`) are typed here like the stable ones. The
+core routes and checks them (direction, params, capabilities, sessions)
+only on connections made with the ``unstable`` option naming their feature
+(``unstable=["all"]`` or ``["session_fork", ...]``, the Rust SDK's feature
+names); without it they still go out and come in, as extension methods the
+core does not check. Inside any
 handler, :func:`current_request` gives the incoming :class:`Request` (its
 ``cancelled`` flag, ``wait_cancelled()``, the connection).
 """
@@ -24,11 +33,11 @@ from __future__ import annotations
 import contextvars
 import inspect
 import socket
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple, Union, cast
 
 from . import schema as s
 from ._errors import MethodNotFound
-from ._methods import AGENT_HANDLERS, CLIENT_HANDLERS
+from ._methods import AGENT_HANDLERS, CLIENT_HANDLERS, UNSTABLE_METHODS
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -128,6 +137,59 @@ class Agent:
         """``session/cancel`` (the running prompt's request is already
         flagged cancelled by the core when this runs)."""
 
+    # Unstable (the ``unstable`` option names the feature in brackets).
+
+    async def fork_session(self, params: s.ForkSessionRequest) -> s.ForkSessionResponse:
+        """``session/fork`` (``session_fork``; advertise
+        ``sessionCapabilities.fork``). The session the answer names is open
+        on this connection afterwards."""
+        raise MethodNotFound("session/fork")
+
+    async def archive_session(self, params: s.ArchiveSessionRequest) -> s.ArchiveSessionResponse:
+        """``session/archive`` (``session_archive``; advertise
+        ``sessionCapabilities.archive``). Closes the session it names on this
+        connection."""
+        raise MethodNotFound("session/archive")
+
+    async def unarchive_session(
+        self, params: s.UnarchiveSessionRequest
+    ) -> s.UnarchiveSessionResponse:
+        """``session/unarchive`` (``session_archive``; advertise
+        ``sessionCapabilities.archive``)."""
+        raise MethodNotFound("session/unarchive")
+
+    async def session_status(self, params: s.SessionStatusRequest) -> s.SessionStatusResponse:
+        """``session/status`` (``session_status``; advertise
+        ``sessionCapabilities.status``)."""
+        raise MethodNotFound("session/status")
+
+    async def set_session_title(
+        self, params: s.SetSessionTitleRequest
+    ) -> s.SetSessionTitleResponse:
+        """``session/set_title`` (``session_set_title``; advertise
+        ``sessionCapabilities.title``)."""
+        raise MethodNotFound("session/set_title")
+
+    async def auth_status(self, params: s.AuthStatusRequest) -> s.AuthStatusResponse:
+        """``auth/status`` (``auth_status``; advertise ``auth.status``)."""
+        raise MethodNotFound("auth/status")
+
+    async def list_providers(self, params: s.ListProvidersRequest) -> s.ListProvidersResponse:
+        """``providers/list`` (``llm_providers``; advertise ``providers``)."""
+        raise MethodNotFound("providers/list")
+
+    async def set_provider(self, params: s.SetProviderRequest) -> s.SetProviderResponse:
+        """``providers/set`` (``llm_providers``; advertise ``providers``)."""
+        raise MethodNotFound("providers/set")
+
+    async def disable_provider(self, params: s.DisableProviderRequest) -> s.DisableProviderResponse:
+        """``providers/disable`` (``llm_providers``; advertise ``providers``)."""
+        raise MethodNotFound("providers/disable")
+
+    async def mcp_message(self, params: s.MessageMcpNotification) -> None:
+        """``mcp/message`` notifications from the client, for an MCP server
+        of transport ``acp`` (``mcp_over_acp``)."""
+
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (method name starting with ``_``)."""
         raise MethodNotFound(method)
@@ -137,15 +199,34 @@ class Agent:
 
 
 class _Serve:
-    """Adapts a typed host object to the dynamic handler interface."""
+    """Adapts a typed host object to the dynamic handler interface.
 
-    def __init__(self, host: Any, base: type, table: Dict[str, str]) -> None:
+    ``table`` names the host's method for each wire method, ``methods``
+    (the schema's ``AGENT_METHODS``/``CLIENT_METHODS``) says which are
+    notifications: a request is never passed to a notification's method nor
+    the reverse (the core refuses those for the methods it routes, but
+    passes an unstable method whose feature is off unchecked)."""
+
+    def __init__(
+        self,
+        host: Any,
+        base: type,
+        table: Dict[str, str],
+        methods: Dict[str, Tuple[str, Optional[str]]],
+    ) -> None:
         self.host = host
         self.base = base
         self.table = table
+        self.methods = methods
+
+    def _name(self, wire: str, notification: bool) -> Optional[str]:
+        types = self.methods.get(wire)
+        if types is None or (types[1] is None) != notification:
+            return None
+        return self.table.get(wire)
 
     def _method(self, wire: str) -> Optional[Callable[..., Any]]:
-        name = self.table.get(wire)
+        name = self._name(wire, notification=False)
         if name is None:
             return None
         fn = getattr(self.host, name, None)
@@ -172,7 +253,7 @@ class _Serve:
             _current.reset(token)
 
     async def on_notification(self, method: str, params: Any) -> None:
-        name = self.table.get(method)
+        name = self._name(method, notification=True)
         if name is not None:
             fn = getattr(self.host, name, None)
             if fn is not None:
@@ -266,7 +347,7 @@ class AgentConnection(_Typed):
 
     @classmethod
     def _make(cls, agent: Any, connect: Callable[[_Serve], Connection]) -> AgentConnection:
-        serve = _Serve(agent, Agent, AGENT_HANDLERS)
+        serve = _Serve(agent, Agent, AGENT_HANDLERS, s.AGENT_METHODS)
         conn = cls(connect(serve))
         hook = getattr(agent, "on_connect", None)
         if hook is not None:
@@ -316,6 +397,18 @@ class AgentConnection(_Typed):
 
     async def elicitation_complete(self, params: s.CompleteElicitationNotification) -> None:
         await self.connection.notify("elicitation/complete", params)
+
+    # Unstable (the ``unstable`` option names the feature in brackets).
+
+    async def mcp_message(self, params: s.MessageMcpRequest) -> s.MessageMcpResponse:
+        """``mcp/message`` to an MCP server of transport ``acp`` that the
+        client provides (``mcp_over_acp``)."""
+        return cast(s.MessageMcpResponse, await self._call("mcp/message", params))
+
+    async def auth_status_update(self, params: s.AuthStatusUpdateNotification) -> None:
+        """``auth/status_update``: the agent's authentication state changed
+        (``auth_status``)."""
+        await self.connection.notify("auth/status_update", params)
 
     async def __aenter__(self) -> AgentConnection:
         return self
@@ -388,12 +481,28 @@ class Client:
     async def elicitation_complete(self, params: s.CompleteElicitationNotification) -> None:
         """``elicitation/complete``."""
 
+    # Unstable (the ``unstable`` option names the feature in brackets).
+
+    async def mcp_message(self, params: s.MessageMcpRequest) -> s.MessageMcpResponse:
+        """``mcp/message`` from the agent, to an MCP server of transport
+        ``acp`` this client provides (``mcp_over_acp``)."""
+        raise MethodNotFound("mcp/message")
+
+    async def auth_status_update(self, params: s.AuthStatusUpdateNotification) -> None:
+        """``auth/status_update`` (``auth_status``)."""
+
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (method name starting with ``_``)."""
         raise MethodNotFound(method)
 
     async def ext_notification(self, method: str, params: Any) -> None:
         """An extension notification (method name starting with ``_``)."""
+
+
+def _serve_client(client: Any) -> _Serve:
+    return _Serve(
+        client if client is not None else Client(), Client, CLIENT_HANDLERS, s.CLIENT_METHODS
+    )
 
 
 class ClientConnection(_Typed):
@@ -426,7 +535,7 @@ class ClientConnection(_Typed):
         ``http://``, ``https://``); options and errors as for
         :meth:`libacp.Connection.connect` (:class:`libacp.RemoteError` when
         it cannot)."""
-        serve = _Serve(client if client is not None else Client(), Client, CLIENT_HANDLERS)
+        serve = _serve_client(client)
         return cls._wrap(serve, await _dynamic().connect(url, serve, **options))
 
     @classmethod
@@ -449,7 +558,7 @@ class ClientConnection(_Typed):
 
     @classmethod
     def _make(cls, client: Any, connect: Callable[[_Serve], Connection]) -> ClientConnection:
-        serve = _Serve(client if client is not None else Client(), Client, CLIENT_HANDLERS)
+        serve = _serve_client(client)
         return cls._wrap(serve, connect(serve))
 
     @classmethod
@@ -520,6 +629,60 @@ class ClientConnection(_Typed):
             )
         await self.connection.cancel_session(session_id)
 
+    # Unstable (the ``unstable`` option names the feature in brackets).
+
+    async def fork_session(self, params: s.ForkSessionRequest) -> s.ForkSessionResponse:
+        """``session/fork`` (``session_fork``; needs
+        ``sessionCapabilities.fork``): the session the answer names is open
+        afterwards; the one it copies need not be open here."""
+        return cast(s.ForkSessionResponse, await self._call("session/fork", params))
+
+    async def archive_session(self, params: s.ArchiveSessionRequest) -> s.ArchiveSessionResponse:
+        """``session/archive`` (``session_archive``; needs
+        ``sessionCapabilities.archive``): closes the session it names here."""
+        return cast(s.ArchiveSessionResponse, await self._call("session/archive", params))
+
+    async def unarchive_session(
+        self, params: s.UnarchiveSessionRequest
+    ) -> s.UnarchiveSessionResponse:
+        """``session/unarchive`` (``session_archive``; needs
+        ``sessionCapabilities.archive``)."""
+        return cast(s.UnarchiveSessionResponse, await self._call("session/unarchive", params))
+
+    async def session_status(self, params: s.SessionStatusRequest) -> s.SessionStatusResponse:
+        """``session/status`` (``session_status``; needs
+        ``sessionCapabilities.status``); may name any session the agent
+        knows."""
+        return cast(s.SessionStatusResponse, await self._call("session/status", params))
+
+    async def set_session_title(
+        self, params: s.SetSessionTitleRequest
+    ) -> s.SetSessionTitleResponse:
+        """``session/set_title`` (``session_set_title``; needs
+        ``sessionCapabilities.title``)."""
+        return cast(s.SetSessionTitleResponse, await self._call("session/set_title", params))
+
+    async def auth_status(self, params: s.AuthStatusRequest) -> s.AuthStatusResponse:
+        """``auth/status`` (``auth_status``; needs ``auth.status``)."""
+        return cast(s.AuthStatusResponse, await self._call("auth/status", params))
+
+    async def list_providers(self, params: s.ListProvidersRequest) -> s.ListProvidersResponse:
+        """``providers/list`` (``llm_providers``; needs ``providers``)."""
+        return cast(s.ListProvidersResponse, await self._call("providers/list", params))
+
+    async def set_provider(self, params: s.SetProviderRequest) -> s.SetProviderResponse:
+        """``providers/set`` (``llm_providers``; needs ``providers``)."""
+        return cast(s.SetProviderResponse, await self._call("providers/set", params))
+
+    async def disable_provider(self, params: s.DisableProviderRequest) -> s.DisableProviderResponse:
+        """``providers/disable`` (``llm_providers``; needs ``providers``)."""
+        return cast(s.DisableProviderResponse, await self._call("providers/disable", params))
+
+    async def mcp_message(self, params: s.MessageMcpNotification) -> None:
+        """``mcp/message`` as a notification to the agent, from an MCP server
+        of transport ``acp`` this client provides (``mcp_over_acp``)."""
+        await self.connection.notify("mcp/message", params)
+
     async def __aenter__(self) -> ClientConnection:
         return self
 
@@ -535,6 +698,7 @@ __all__ = [
     "Client",
     "ClientConnection",
     "MethodNotFound",
+    "UNSTABLE_METHODS",
     "current_request",
     "run_agent",
 ]
