@@ -503,9 +503,8 @@ pub fn may_match(
 /// Whether `text` holds `word` as a whole JSON string (`"word"`), without
 /// allocating (this runs on every streamed update).
 fn contains_quoted(text: &[u8], word: &[u8]) -> bool {
-    memchr::memmem::find_iter(text, word).any(|at| {
-        at > 0 && text[at - 1] == b'"' && text.get(at + word.len()) == Some(&b'"')
-    })
+    memchr::memmem::find_iter(text, word)
+        .any(|at| at > 0 && text[at - 1] == b'"' && text.get(at + word.len()) == Some(&b'"'))
 }
 
 /// Removes what `breaches` found from `value` (the items of arrays; the
