@@ -62,8 +62,9 @@
 #define ACP_METHOD_MCP_MESSAGE                               "mcp/message"
 
 /* Proxy chains (unstable_proxy_chains): the schema's side `proxy`, between a
- * conductor and its proxies, never an agent's or a client's method:
- * extension methods to libacp, not in ACP_METHODS. */
+ * conductor (a client-role connection) and its proxies (agent-role
+ * connections): proxy/initialize is a proxy's initialize, and
+ * proxy/successor wraps one message each way. Not in ACP_METHODS. */
 #define ACP_METHOD_PROXY_INITIALIZE                          "proxy/initialize"
 #define ACP_METHOD_PROXY_SUCCESSOR                           "proxy/successor"
 

@@ -337,6 +337,45 @@ pub trait Agent: Send + Sync + 'static {
         async {}
     }
 
+    /// `proxy/initialize`: the conductor initializes this agent as a proxy
+    /// (unstable: cargo feature and option `unstable_proxy_chains`). The
+    /// same params and answer as `initialize`; before answering, a proxy
+    /// forwards an `initialize` to its successor with
+    /// [`AgentConnection::proxy_successor`]. The default answers `-32601`:
+    /// this agent is not a proxy.
+    #[cfg(feature = "unstable_proxy_chains")]
+    fn proxy_initialize(
+        &self,
+        cx: RequestContext<AgentConnection>,
+        args: v1::InitializeProxyRequest,
+    ) -> impl Future<Output = Result<v1::InitializeProxyResponse, RpcError>> + Send {
+        not_found("proxy/initialize")
+    }
+
+    /// `proxy/successor` from the conductor: a request of this proxy's
+    /// successor, delivered wrapped; answer with its result (unstable:
+    /// `unstable_proxy_chains`).
+    #[cfg(feature = "unstable_proxy_chains")]
+    fn proxy_successor(
+        &self,
+        cx: RequestContext<AgentConnection>,
+        args: v1::ProxySuccessorRequest,
+    ) -> impl Future<Output = Result<v1::ProxySuccessorResponse, RpcError>> + Send {
+        not_found("proxy/successor")
+    }
+
+    /// `proxy/successor` notifications from the conductor: a notification
+    /// of the successor, delivered wrapped (unstable:
+    /// `unstable_proxy_chains`).
+    #[cfg(feature = "unstable_proxy_chains")]
+    fn proxy_successor_notification(
+        &self,
+        connection: AgentConnection,
+        args: v1::ProxySuccessorNotification,
+    ) -> impl Future<Output = ()> + Send {
+        async {}
+    }
+
     /// Extension requests (`_vendor/...`) and methods this crate does not know.
     fn ext_method(
         &self,
@@ -424,6 +463,10 @@ impl<A: Agent> Handler for AgentHandler<A> {
             "providers/set" => set_provider,
             #[cfg(feature = "unstable_llm_providers")]
             "providers/disable" => disable_provider,
+            #[cfg(feature = "unstable_proxy_chains")]
+            "proxy/initialize" => proxy_initialize,
+            #[cfg(feature = "unstable_proxy_chains")]
+            "proxy/successor" => proxy_successor,
         });
     }
 
@@ -436,6 +479,15 @@ impl<A: Agent> Handler for AgentHandler<A> {
         if n.method == "session/cancel" {
             return match n.params_as::<v1::CancelNotification>() {
                 Ok(args) => Box::pin(async move { h.cancel(conn, args).await }),
+                Err(_) => Box::pin(async {}),
+            };
+        }
+        #[cfg(feature = "unstable_proxy_chains")]
+        if n.method == "proxy/successor" {
+            return match n.params_as::<v1::ProxySuccessorNotification>() {
+                Ok(args) => {
+                    Box::pin(async move { h.proxy_successor_notification(conn, args).await })
+                }
                 Err(_) => Box::pin(async {}),
             };
         }
@@ -527,6 +579,30 @@ impl AgentConnection {
         args: &v1::MessageMcpRequest,
     ) -> Result<v1::MessageMcpResponse, CallError> {
         self.peer.request_json("mcp/message", args).decode().await
+    }
+
+    /// A proxy forwards a request to its successor through the conductor
+    /// (`proxy/successor`); the answer is the successor's result, unchanged
+    /// (unstable: cargo feature and option `unstable_proxy_chains`).
+    #[cfg(feature = "unstable_proxy_chains")]
+    pub async fn proxy_successor(
+        &self,
+        args: &v1::ProxySuccessorRequest,
+    ) -> Result<v1::ProxySuccessorResponse, CallError> {
+        self.peer
+            .request_json("proxy/successor", args)
+            .decode()
+            .await
+    }
+
+    /// A proxy forwards a notification to its successor
+    /// (`proxy/successor`; unstable: `unstable_proxy_chains`).
+    #[cfg(feature = "unstable_proxy_chains")]
+    pub async fn proxy_successor_notification(
+        &self,
+        args: &v1::ProxySuccessorNotification,
+    ) -> Result<(), CallError> {
+        self.peer.notify_json("proxy/successor", args).await
     }
 }
 
@@ -680,6 +756,29 @@ pub trait Client: Send + Sync + 'static {
         not_found("mcp/message")
     }
 
+    /// `proxy/successor` from a proxy: a request it forwards to its
+    /// successor; answer with the successor's result (this client is the
+    /// proxy's conductor; unstable: `unstable_proxy_chains`).
+    #[cfg(feature = "unstable_proxy_chains")]
+    fn proxy_successor(
+        &self,
+        cx: RequestContext<ClientConnection>,
+        args: v1::ProxySuccessorRequest,
+    ) -> impl Future<Output = Result<v1::ProxySuccessorResponse, RpcError>> + Send {
+        not_found("proxy/successor")
+    }
+
+    /// `proxy/successor` notifications from a proxy: a notification it
+    /// forwards to its successor (unstable: `unstable_proxy_chains`).
+    #[cfg(feature = "unstable_proxy_chains")]
+    fn proxy_successor_notification(
+        &self,
+        connection: ClientConnection,
+        args: v1::ProxySuccessorNotification,
+    ) -> impl Future<Output = ()> + Send {
+        async {}
+    }
+
     /// `auth/status_update` (unstable: cargo feature and option
     /// `unstable_auth_status`).
     #[cfg(feature = "unstable_auth_status")]
@@ -732,6 +831,8 @@ impl<C: Client> Handler for ClientHandler<C> {
             "elicitation/create" => create_elicitation,
             #[cfg(feature = "unstable_mcp_over_acp")]
             "mcp/message" => mcp_message,
+            #[cfg(feature = "unstable_proxy_chains")]
+            "proxy/successor" => proxy_successor,
         });
     }
 
@@ -749,6 +850,13 @@ impl<C: Client> Handler for ClientHandler<C> {
             }
             "elicitation/complete" => match n.params_as::<v1::CompleteElicitationNotification>() {
                 Ok(args) => Box::pin(async move { h.elicitation_complete(conn, args).await }),
+                Err(_) => Box::pin(async {}),
+            },
+            #[cfg(feature = "unstable_proxy_chains")]
+            "proxy/successor" => match n.params_as::<v1::ProxySuccessorNotification>() {
+                Ok(args) => {
+                    Box::pin(async move { h.proxy_successor_notification(conn, args).await })
+                }
                 Err(_) => Box::pin(async {}),
             },
             #[cfg(feature = "unstable_auth_status")]
@@ -917,5 +1025,43 @@ impl ClientConnection {
     /// (unstable: cargo feature and option `unstable_mcp_over_acp`).
     pub async fn mcp_message(&self, args: &v1::MessageMcpNotification) -> Result<(), CallError> {
         self.peer.notify_json("mcp/message", args).await
+    }
+}
+
+#[cfg(feature = "unstable_proxy_chains")]
+impl ClientConnection {
+    /// `proxy/initialize`: this client, a conductor, initializes the agent
+    /// it spawned or connected to as a proxy (the same rules as
+    /// `initialize`; unstable: cargo feature and option
+    /// `unstable_proxy_chains`).
+    pub async fn proxy_initialize(
+        &self,
+        args: &v1::InitializeProxyRequest,
+    ) -> Result<v1::InitializeProxyResponse, CallError> {
+        self.peer
+            .request_json("proxy/initialize", args)
+            .decode()
+            .await
+    }
+
+    /// The conductor delivers a request of the proxy's successor
+    /// (`proxy/successor`); the answer is the proxy's result for it.
+    pub async fn proxy_successor(
+        &self,
+        args: &v1::ProxySuccessorRequest,
+    ) -> Result<v1::ProxySuccessorResponse, CallError> {
+        self.peer
+            .request_json("proxy/successor", args)
+            .decode()
+            .await
+    }
+
+    /// The conductor delivers a notification of the proxy's successor
+    /// (`proxy/successor`).
+    pub async fn proxy_successor_notification(
+        &self,
+        args: &v1::ProxySuccessorNotification,
+    ) -> Result<(), CallError> {
+        self.peer.notify_json("proxy/successor", args).await
     }
 }

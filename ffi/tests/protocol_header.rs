@@ -135,8 +135,9 @@ fn render() -> String {
     let _ = writeln!(
         s,
         "\n/* Proxy chains ({}): the schema's side `proxy`, between a\n \
-         * conductor and its proxies, never an agent's or a client's method:\n \
-         * extension methods to libacp, not in ACP_METHODS. */",
+         * conductor (a client-role connection) and its proxies (agent-role\n \
+         * connections): proxy/initialize is a proxy's initialize, and\n \
+         * proxy/successor wraps one message each way. Not in ACP_METHODS. */",
         Feature::ProxyChains.name()
     );
     for name in PROXY_METHODS {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::effect::Effect;
-use super::methods::{MethodInfo, SessionScope};
+use super::methods::{self, MethodInfo, SessionScope};
 use super::payload::{self, Part, Receipt};
 use super::state::{Ask, Phase, State, Turn, session_id_of, tree};
 use super::{AcpHooks, Role, validate};
@@ -131,7 +131,7 @@ impl ProtocolHandler {
         let mut state = lock(&self.state);
         // Extension and unknown methods (unstable ones whose feature is
         // off included): the host decides (default -32601).
-        let Some(info) = state.method(&request.method, false) else {
+        let Some(info) = state.method(&request.method, false, state.role) else {
             drop(state);
             return Decision::Pass(request, responder);
         };
@@ -335,7 +335,7 @@ impl ProtocolHandler {
     /// Returns why a notification is dropped, if it is.
     fn admit_notification(&self, n: &IncomingNotification) -> Option<String> {
         let mut state = lock(&self.state);
-        let info = state.method(&n.method, true)?;
+        let info = state.method(&n.method, true, state.role)?;
         if !info.notification || info.handled_by != state.role {
             return Some(format!(
                 "`{}` is not a notification this side handles",
@@ -451,8 +451,8 @@ fn kind_and_direction(state: &State, info: &MethodInfo, method: &str) -> Result<
 /// `initialize` first, once; the agent defers what is pipelined behind it.
 fn phase(state: &State, method: &str, draining: bool) -> Result<Gate, RpcError> {
     match (state.role, state.phase, method) {
-        (Role::Agent, Phase::AwaitingInitialize, "initialize") => Ok(Gate::Open),
-        (Role::Agent, _, "initialize") => Err(RpcError::new(
+        (Role::Agent, Phase::AwaitingInitialize, m) if methods::is_initialize(m) => Ok(Gate::Open),
+        (Role::Agent, _, m) if methods::is_initialize(m) => Err(RpcError::new(
             codes::INVALID_REQUEST,
             "Invalid request: the connection is already initialized",
         )),
@@ -602,7 +602,7 @@ fn reserve(
 ) -> Result<Admission, RpcError> {
     let cwd = || params.get("cwd").and_then(Value::as_str).map(str::to_owned);
     Ok(Admission::Pass(match (state.role, method) {
-        (Role::Agent, "initialize") => {
+        (Role::Agent, "initialize" | "proxy/initialize") => {
             state.phase = Phase::Initializing;
             state.peer_caps = params
                 .get("clientCapabilities")

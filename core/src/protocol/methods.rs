@@ -409,35 +409,101 @@ pub const METHODS: &[MethodInfo] = &[
     u(F::McpOverAcp, "mcp/message", Agent, true, S::None, None),
 ];
 
-/// Proxy-chain methods (`proxy/initialize`, `proxy/successor`, feature
-/// [`Feature::ProxyChains`]): the schema's side `proxy`, between a
-/// conductor and its proxies, neither an agent's nor a client's. libacp
-/// connections do not play those roles, so these are extension methods
-/// to the protocol layer (the host decides), listed here so that tables
-/// derived from the schema can tell them apart from unknown methods.
+/// The proxy-chain methods (feature [`Feature::ProxyChains`]; the schema's
+/// side `proxy`): between a conductor and the proxies it runs. A proxy is
+/// an agent-role connection to its conductor, a conductor a client-role
+/// connection to each proxy.
 pub const PROXY_METHODS: &[&str] = &["proxy/initialize", "proxy/successor"];
 
+/// The rows of [`PROXY_METHODS`], apart from [`METHODS`] (the agent and
+/// client methods every binding's typed tables mirror). `proxy/initialize`
+/// is the conductor's `initialize` of a proxy: the same params, answer and
+/// phase rules. `proxy/successor` wraps one request or notification, each
+/// way: the proxy forwards to its successor, the conductor delivers from
+/// it.
+pub const PROXY_ROWS: &[MethodInfo] = &[
+    u(
+        F::ProxyChains,
+        "proxy/initialize",
+        Agent,
+        false,
+        S::None,
+        None,
+    ),
+    u(
+        F::ProxyChains,
+        "proxy/successor",
+        Agent,
+        false,
+        S::None,
+        None,
+    ),
+    u(
+        F::ProxyChains,
+        "proxy/successor",
+        Client,
+        false,
+        S::None,
+        None,
+    ),
+    u(
+        F::ProxyChains,
+        "proxy/successor",
+        Agent,
+        true,
+        S::None,
+        None,
+    ),
+    u(
+        F::ProxyChains,
+        "proxy/successor",
+        Client,
+        true,
+        S::None,
+        None,
+    ),
+];
+
 /// Looks a method up by its wire name among the stable methods and the
-/// unstable ones `features` turns on. `notification` picks the row of a
-/// name that has two (`mcp/message`); a name with one row gives it
-/// whatever its kind, so callers can refuse the wrong kind.
-pub fn lookup(name: &str, features: Features, notification: bool) -> Option<&'static MethodInfo> {
-    let mut found = None;
-    for info in METHODS
+/// unstable ones `features` turns on. Of a name with several rows, the one
+/// of the kind asked (`notification`) handled by `handled_by` is chosen,
+/// else one of that kind, else any: callers then refuse the wrong kind or
+/// direction.
+pub fn lookup(
+    name: &str,
+    features: Features,
+    notification: bool,
+    handled_by: Role,
+) -> Option<&'static MethodInfo> {
+    let mut rows = METHODS
         .iter()
-        .filter(|m| m.name == name && m.feature.is_none_or(|f| features.has(f)))
-    {
-        if info.notification == notification {
-            return Some(info);
-        }
-        found.get_or_insert(info);
+        .chain(PROXY_ROWS)
+        .filter(|m| m.name == name && m.feature.is_none_or(|f| features.has(f)));
+    let first = rows.next()?;
+    let mut same_kind = (first.notification == notification).then_some(first);
+    if same_kind.is_some_and(|m| m.handled_by == handled_by) {
+        return same_kind;
     }
-    found
+    for info in rows {
+        if info.notification == notification {
+            if info.handled_by == handled_by {
+                return Some(info);
+            }
+            same_kind.get_or_insert(info);
+        }
+    }
+    Some(same_kind.unwrap_or(first))
 }
 
 /// Whether `name` is an ACP method (stable, or unstable with any feature).
 pub fn is_protocol_method(name: &str) -> bool {
-    METHODS.iter().any(|m| m.name == name)
+    METHODS.iter().chain(PROXY_ROWS).any(|m| m.name == name)
+}
+
+/// Whether `method` initializes a connection: `initialize`, or a
+/// conductor's `proxy/initialize` of a proxy.
+pub fn is_initialize(method: &str) -> bool {
+    matches!(method, "initialize" | "proxy/initialize")
 }
 
 #[cfg(test)]
@@ -497,29 +563,60 @@ mod tests {
         let mut spec = schema_methods(include_str!(
             "../../../spec/ts-sdk-2.4.0/v1/schema.unstable.json"
         ));
-        spec.retain(|(name, side, _)| {
-            side != "protocol" && !(side == "proxy" && PROXY_METHODS.contains(&name.as_str()))
-        });
+        let proxy: BTreeSet<(String, String, bool)> = spec
+            .iter()
+            .filter(|(_, side, _)| side == "proxy")
+            .cloned()
+            .collect();
+        spec.retain(|(_, side, _)| side != "protocol" && side != "proxy");
         assert_eq!(ours(METHODS.iter()), spec);
+        // The proxy rows: each proxy method of the schema, handled by the
+        // agent role (a proxy), and `proxy/successor` by both.
+        let names: BTreeSet<(String, bool)> =
+            proxy.into_iter().map(|(name, _, n)| (name, n)).collect();
+        let rows: BTreeSet<(String, bool)> = PROXY_ROWS
+            .iter()
+            .map(|m| (m.name.to_owned(), m.notification))
+            .collect();
+        assert_eq!(rows, names);
+        assert!(
+            PROXY_METHODS
+                .iter()
+                .all(|n| rows.iter().any(|(r, _)| r == n))
+        );
     }
 
     #[test]
     fn lookup_sees_unstable_methods_only_when_their_feature_is_on() {
-        assert!(lookup("session/fork", Features::NONE, false).is_none());
+        assert!(lookup("session/fork", Features::NONE, false, Agent).is_none());
         let fork = Features::NONE.with(Feature::SessionFork);
         assert_eq!(
-            lookup("session/fork", fork, false).map(|m| m.name),
+            lookup("session/fork", fork, false, Agent).map(|m| m.name),
             Some("session/fork")
         );
-        assert!(lookup("session/archive", fork, false).is_none());
-        assert!(lookup("session/new", Features::NONE, true).is_some_and(|m| !m.notification));
+        assert!(lookup("session/archive", fork, false, Agent).is_none());
+        assert!(
+            lookup("session/new", Features::NONE, true, Agent).is_some_and(|m| !m.notification)
+        );
         let mcp = Features::NONE.with(Feature::McpOverAcp);
         assert_eq!(
-            lookup("mcp/message", mcp, false).map(|m| m.handled_by),
+            lookup("mcp/message", mcp, false, Agent).map(|m| m.handled_by),
             Some(Client)
         );
         assert_eq!(
-            lookup("mcp/message", mcp, true).map(|m| m.handled_by),
+            lookup("mcp/message", mcp, true, Client).map(|m| m.handled_by),
+            Some(Agent)
+        );
+        let proxy = Features::NONE.with(Feature::ProxyChains);
+        assert!(lookup("proxy/successor", Features::NONE, false, Agent).is_none());
+        for role in [Agent, Client] {
+            for kind in [false, true] {
+                let row = lookup("proxy/successor", proxy, kind, role).expect("row");
+                assert_eq!((row.handled_by, row.notification), (role, kind));
+            }
+        }
+        assert_eq!(
+            lookup("proxy/initialize", proxy, false, Client).map(|m| m.handled_by),
             Some(Agent)
         );
         assert!(is_protocol_method("session/fork"));

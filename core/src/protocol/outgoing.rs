@@ -265,7 +265,7 @@ fn prepare(
         peer: peer.clone(),
         effect: Some(effect),
         acp_method: st
-            .method(method, false)
+            .method(method, false, st.role.other())
             .filter(|info| !info.notification)
             .map(|info| info.name),
         payload_rules: payload::applies(st.role.other(), method, Part::Result, st.features),
@@ -273,7 +273,7 @@ fn prepare(
     // Enabled client services are advertised in `initialize`: its
     // `clientCapabilities` member is replaced, every other member is kept
     // as the host wrote it.
-    let params = if method == "initialize" && st.services.any() {
+    let params = if methods::is_initialize(method) && st.services.any() {
         let mut caps = st.local_caps.clone();
         st.services.advertise(&mut caps);
         st.local_caps = caps.clone();
@@ -343,7 +343,7 @@ pub(crate) fn check_notification(
     params: Option<&RawValue>,
 ) -> Result<(), CallError> {
     let mut st = lock(state);
-    let Some(info) = st.method(method, true) else {
+    let Some(info) = st.method(method, true, st.role.other()) else {
         return Ok(());
     };
     if !info.notification {
@@ -412,7 +412,7 @@ fn phase_and_direction(
             method: method.to_owned(),
         }));
     }
-    if method == "initialize" {
+    if methods::is_initialize(method) {
         return if st.phase == Phase::AwaitingInitialize {
             Ok(())
         } else {
@@ -433,7 +433,7 @@ fn check(
     params: &Value,
     notification: bool,
 ) -> Result<Effect, CallError> {
-    let Some(info) = st.method(method, notification) else {
+    let Some(info) = st.method(method, notification, st.role.other()) else {
         return Ok(Effect::None); // extension methods pass untouched
     };
     if info.notification != notification {
@@ -471,7 +471,7 @@ fn check(
         }));
     }
     Ok(match method {
-        "initialize" => {
+        "initialize" | "proxy/initialize" => {
             st.phase = Phase::Initializing;
             st.local_caps = params
                 .get("clientCapabilities")

@@ -209,7 +209,7 @@ pub const RULES: &[PayloadRule] = &[
     rule(
         "terminal_auth_method",
         Agent,
-        &["initialize"],
+        &["initialize", "proxy/initialize"],
         Answer,
         Item {
             array: "/authMethods",

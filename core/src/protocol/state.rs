@@ -125,14 +125,16 @@ impl State {
     /// Whether `session_id` may be used: open, or (client side) a session
     /// may be in the middle of being opened (updates and requests can
     /// arrive before the `session/new` answer).
-    /// The method `name` of the kind asked (see [`super::methods::lookup`]),
-    /// with the features of this connection.
+    /// The method `name` of the kind asked, handled by `handled_by` (this
+    /// side for what arrives, the peer for what we send; see
+    /// [`super::methods::lookup`]), with the features of this connection.
     pub(crate) fn method(
         &self,
         name: &str,
         notification: bool,
+        handled_by: super::Role,
     ) -> Option<&'static super::methods::MethodInfo> {
-        super::methods::lookup(name, self.features, notification)
+        super::methods::lookup(name, self.features, notification, handled_by)
     }
 
     pub(crate) fn session_known(&self, session_id: &str) -> bool {

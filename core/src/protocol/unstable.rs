@@ -24,7 +24,8 @@ pub enum Feature {
     McpOverAcp,
     /// `plan_update` and `plan_removed` session updates.
     PlanOperations,
-    /// `proxy/initialize`, `proxy/successor` (proxy chains).
+    /// `proxy/initialize`, `proxy/successor` (proxy chains: a proxy is an
+    /// agent-role connection, its conductor a client-role one).
     ProxyChains,
     /// `session/archive`, `session/unarchive`.
     SessionArchive,

@@ -140,12 +140,13 @@ const LOCATIONS: Rule = rule(
 /// extension methods) have no rules and nothing is read of their params.
 static RULES: &[(&[&str], &[Rule])] = &[
     (
-        &["initialize"],
+        &["initialize", "proxy/initialize"],
         &[
             rule("protocolVersion", Version),
             rule("clientCapabilities", Read),
         ],
     ),
+    (&["proxy/successor"], &[rule("method", Str)]),
     (&["authenticate"], &[rule("methodId", Str)]),
     (
         &["session/new"],
@@ -328,7 +329,10 @@ const STOP_REASONS: Kind = OneOf(&[
 /// required members and the enums. Unknown members pass (tolerant
 /// decoding); methods not listed only need an object.
 static RESULT_RULES: &[(&[&str], &[Rule])] = &[
-    (&["initialize"], &[rule("protocolVersion", Version)]),
+    (
+        &["initialize", "proxy/initialize"],
+        &[rule("protocolVersion", Version)],
+    ),
     (&["session/new", "session/fork"], &[SESSION_ID]),
     (&["session/status"], &[rule("status", Str)]),
     (&["providers/list"], &[rule("providers", Array)]),
@@ -880,7 +884,7 @@ mod tests {
         match method {
             // Extension methods go to the host before any rule.
             _ if !methods::is_protocol_method(method) => &[],
-            "initialize" => &["clientCapabilities", "protocolVersion"],
+            "initialize" | "proxy/initialize" => &["clientCapabilities", "protocolVersion"],
             "session/new" => &["cwd"],
             "session/load" | "session/resume" | "session/fork" => &["sessionId", "cwd"],
             "authenticate"
@@ -892,7 +896,8 @@ mod tests {
             | "providers/list"
             | "providers/set"
             | "providers/disable"
-            | "mcp/message" => &[],
+            | "mcp/message"
+            | "proxy/successor" => &[],
             _ => &["sessionId"],
         }
     }

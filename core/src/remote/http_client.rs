@@ -225,7 +225,12 @@ async fn send(shared: &Arc<Shared>, message: Bytes) -> Result<(), RemoteError> {
         return post(shared, message, None, None).await;
     };
     match p.kind {
-        Kind::Request if p.method.as_deref() == Some("initialize") && !shared.has_connection() => {
+        Kind::Request
+            if p.method
+                .as_deref()
+                .is_some_and(crate::protocol::methods::is_initialize)
+                && !shared.has_connection() =>
+        {
             initialize(shared, message).await
         }
         Kind::Request => {

@@ -242,9 +242,12 @@ async fn post(
         );
     }
     let peeked = route::peek(&body);
-    let is_initialize = peeked
-        .as_ref()
-        .is_some_and(|p| p.kind == Kind::Request && p.method.as_deref() == Some("initialize"));
+    let is_initialize = peeked.as_ref().is_some_and(|p| {
+        p.kind == Kind::Request
+            && p.method
+                .as_deref()
+                .is_some_and(crate::protocol::methods::is_initialize)
+    });
     let Some(conn_id) = header(&parts.headers, CONNECTION_ID_HEADER) else {
         if is_initialize {
             return initialize(shared, parts.headers, body, remote).await;
