@@ -381,7 +381,7 @@ impl ProtocolHandler {
                 state.features,
             );
             for breach in found {
-                n.peer.report(received(&n.method, breach));
+                n.peer.report(breach.event(&n.method, false));
             }
         }
         if info.session == SessionScope::Required {
@@ -507,20 +507,9 @@ fn payload(
         }
     }
     for breach in found {
-        peer.report(received(method, breach));
+        peer.report(breach.event(method, false));
     }
     Ok(())
-}
-
-/// The event for a breach the peer sent.
-pub(crate) fn received(method: &str, breach: payload::Breach) -> Event {
-    Event::PayloadRule {
-        rule: breach.rule.name,
-        withheld: false,
-        method: method.to_owned(),
-        field: breach.field,
-        capability: breach.rule.capability.path(),
-    }
 }
 
 /// The host's answer with what the peer did not advertise removed (each
@@ -548,13 +537,7 @@ fn withhold(
     }
     payload::strip(&mut answer, &found);
     for breach in found {
-        peer.report(Event::PayloadRule {
-            rule: breach.rule.name,
-            withheld: true,
-            method: method.to_owned(),
-            field: breach.field,
-            capability: breach.rule.capability.path(),
-        });
+        peer.report(breach.event(method, true));
     }
     crate::json::to_raw(&answer)
         .map_err(|e| RpcError::internal_error(format!("{method} answer: {e}")))

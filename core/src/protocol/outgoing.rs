@@ -169,7 +169,7 @@ fn report_breaches(state: &Arc<Mutex<State>>, peer: &Peer, method: &str, raw: &R
         )
     };
     for breach in found {
-        peer.report(super::incoming::received(method, breach));
+        peer.report(breach.event(method, false));
     }
 }
 

@@ -372,6 +372,20 @@ pub struct Breach {
     pub field: String,
 }
 
+impl Breach {
+    /// The engine event that reports it: `withheld` when this side removed
+    /// it from its own answer to `method`, else the peer sent it.
+    pub fn event(self, method: &str, withheld: bool) -> crate::rpc::Event {
+        crate::rpc::Event::PayloadRule {
+            rule: self.rule.name,
+            withheld,
+            method: method.to_owned(),
+            field: self.field,
+            capability: self.rule.capability.path(),
+        }
+    }
+}
+
 impl PartialEq for PayloadRule {
     fn eq(&self, other: &Self) -> bool {
         self.name == other.name
