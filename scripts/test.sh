@@ -66,7 +66,11 @@ stage() {
   if [ "$s_status" -ne 0 ] && [ "$s_failed" -eq 0 ]; then
     s_failed=1
   fi
-  [ "$s_status" -ne 0 ] && status=1
+  if [ "$s_status" -ne 0 ]; then
+    status=1
+    # A build that dies of a full disk says so far above; say it here too.
+    echo "== $prefix: exit $s_status; free disk: $(df -h . 2>/dev/null | awk 'NR == 2 {print $4}')"
+  fi
   passed=$((passed + s_passed))
   failed=$((failed + s_failed))
 }
