@@ -16,7 +16,12 @@
 //! `unarchive`, `status`, `set_title`, `auth/status`,
 //! `providers/list|set|disable`, and the prompt commands `mcp TEXT` (an
 //! `mcp/message` to the client) and `auth STATE` (`auth/status_update`), as
-//! `tests/interop/README.md` ("Unstable methods") describes.
+//! `tests/interop/README.md` ("Unstable methods") describes. It also takes
+//! and sends the unstable payloads of `tests/interop/unstable-payloads.json`
+//! (README, "Unstable payloads"): `systemPrompt` on `session/new`, `load`
+//! and `fork` (advertised with its `override` mode; the prompt `system` says
+//! it back), `usage` in the answer to the prompt `usage`, and the plan
+//! operation and subagent updates of the prompts `plan` and `subagent`.
 //!
 //! On stdio it exits 0 when stdin closes.
 //!
@@ -37,6 +42,8 @@ use std::sync::Mutex;
 
 #[path = "libacp_interop_agent/unstable.rs"]
 mod unstable;
+#[path = "unstable_payloads.rs"]
+mod unstable_payloads;
 
 use libacp_core::protocol::unstable::Features;
 use libacp_core::remote::{Incoming, Server, ServerOptions};
@@ -106,7 +113,7 @@ impl InteropAgent {
         cx: &RequestContext<AgentConnection>,
         session: &v1::SessionId,
         command: &str,
-    ) -> Result<v1::StopReason, RpcError> {
+    ) -> Result<v1::PromptResponse, RpcError> {
         let conn = &cx.connection;
         let (verb, rest) = command.split_once(' ').unwrap_or((command, ""));
         match verb {
@@ -155,7 +162,7 @@ impl InteropAgent {
                             v1::ToolCallStatus::Failed
                         },
                     ),
-                    _ => return Ok(v1::StopReason::Cancelled),
+                    _ => return Ok(v1::PromptResponse::new(v1::StopReason::Cancelled)),
                 };
                 self.say(conn, session, format!("permission: {outcome}"))
                     .await?;
@@ -206,7 +213,7 @@ impl InteropAgent {
             }
             "wait" => {
                 cx.cancellation.cancelled().await;
-                return Ok(v1::StopReason::Cancelled);
+                return Ok(v1::PromptResponse::new(v1::StopReason::Cancelled));
             }
             "mcp" => {
                 let said = self.mcp(conn, session, rest).await?;
@@ -216,13 +223,26 @@ impl InteropAgent {
                 let said = self.auth(conn, rest.trim()).await?;
                 self.say(conn, session, said).await?;
             }
+            "system" => {
+                let said = self.said_system_prompt(session);
+                self.say(conn, session, said).await?;
+            }
+            "usage" => {
+                return Ok(
+                    v1::PromptResponse::new(v1::StopReason::EndTurn).usage(unstable::usage()?)
+                );
+            }
+            "plan" | "subagent" => {
+                let said = self.send_updates(conn, session, verb).await?;
+                self.say(conn, session, said).await?;
+            }
             _ => {
                 return Err(RpcError::invalid_params(format!(
                     "unknown prompt {command:?}"
                 )));
             }
         }
-        Ok(v1::StopReason::EndTurn)
+        Ok(v1::PromptResponse::new(v1::StopReason::EndTurn))
     }
 }
 
@@ -253,9 +273,10 @@ impl Agent for InteropAgent {
         _cx: RequestContext<AgentConnection>,
         args: v1::NewSessionRequest,
     ) -> Result<v1::NewSessionResponse, RpcError> {
+        let system_prompt = unstable::system_prompt(args.system_prompt)?;
         let id = self.new_session_id();
         self.lock().insert(id.clone(), Vec::new());
-        self.opened(&id, &args.mcp_servers);
+        self.opened(&id, &args.mcp_servers, system_prompt);
         Ok(v1::NewSessionResponse::new(id))
     }
 
@@ -268,7 +289,8 @@ impl Agent for InteropAgent {
         let Some(history) = history else {
             return Err(not_found(&args.session_id.0));
         };
-        self.opened(&args.session_id.0, &args.mcp_servers);
+        let system_prompt = unstable::system_prompt(args.system_prompt)?;
+        self.opened(&args.session_id.0, &args.mcp_servers, system_prompt);
         for (user, line) in history {
             let chunk = v1::ContentChunk::new(text(line));
             let update = if user {
@@ -303,8 +325,7 @@ impl Agent for InteropAgent {
             .entry(args.session_id.0.to_string())
             .or_default()
             .push((true, command.clone()));
-        let stop = self.run(&cx, &args.session_id, &command).await?;
-        Ok(v1::PromptResponse::new(stop))
+        self.run(&cx, &args.session_id, &command).await
     }
 
     // The unstable methods (`unstable.rs`).

@@ -10,7 +10,8 @@
 //!
 //! `--unstable` (before the others) runs the unstable check sequence of
 //! `libacp_interop_client/unstable.rs` instead, with the connection option
-//! `unstable` set to all (`tests/interop/README.md`, "Unstable methods").
+//! `unstable` set to all (`tests/interop/README.md`, "Unstable methods",
+//! "Unstable payloads").
 //!
 //! `--url` connects with `libacp_core::remote::connect`: `ws://`/`wss://` is
 //! WebSocket, `http://`/`https://` Streamable HTTP; `--http2` speaks HTTP/2
@@ -32,6 +33,8 @@
 
 #[path = "libacp_interop_client/unstable.rs"]
 mod unstable;
+#[path = "unstable_payloads.rs"]
+mod unstable_payloads;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -20,7 +20,8 @@
 //!     cwd, `terminal/wait_for_exit`, `terminal/output` (sent as one chunk),
 //!     and always `terminal/release`;
 //!   * `wait`: answers `cancelled` once `session/cancel` arrives;
-//!   * `mcp TEXT`, `auth STATE`: see `--unstable` below.
+//!   * `mcp TEXT`, `auth STATE`, `system`, `usage`, `plan`, `subagent`: see
+//!     `--unstable` below.
 //!
 //!   The turn ends with `end_turn`, or `cancelled` when `session/cancel` came
 //!   during it. A `$/cancel_request` of the prompt is forwarded to the nested
@@ -47,7 +48,15 @@
 //! `providers/list|set|disable`. Two prompt commands use the client:
 //! `mcp TEXT` calls the tool `echo` over `mcp/message` on the session's first
 //! MCP server of transport `acp`, and `auth STATE` sends
-//! `auth/status_update`. `tests/interop/README.md` ("Unstable methods") has
+//! `auth/status_update`. The unstable payloads
+//! (`tests/interop/unstable-payloads.json`): `--unstable` also advertises
+//! `sessionCapabilities.systemPrompt` with its `override` mode; a session
+//! keeps the `systemPrompt` it was created, loaded or forked with (an
+//! unsupported mode is refused with `-32602`), and the prompt `system` says
+//! it back (`system: <JSON>`); `usage` answers with the payloads' `usage`;
+//! `plan` and `subagent` send the payloads' plan operation and subagent
+//! session updates when the client advertised `plan` / `subagents`.
+//! `tests/interop/README.md` ("Unstable methods", "Unstable payloads") has
 //! the details.
 //!
 //! On stdio it exits 0 once its stdin closes; with `ACP_INTEROP_TRACE=1`
@@ -69,6 +78,8 @@
 
 #[path = "official_rust_agent/unstable.rs"]
 mod unstable;
+#[path = "unstable_payloads.rs"]
+mod unstable_payloads;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -87,10 +98,10 @@ use agent_client_protocol::v1::schema::{
     PromptResponse, ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionOutcome,
     RequestPermissionRequest, SessionId, SessionNotification, SessionStatusRequest,
     SessionStatusResponse, SessionUpdate, SetProviderRequest, SetProviderResponse,
-    SetSessionTitleRequest, SetSessionTitleResponse, StopReason, TerminalOutputRequest,
-    TextContent, ToolCall, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
-    UnarchiveSessionRequest, UnarchiveSessionResponse, WaitForTerminalExitRequest,
-    WriteTextFileRequest,
+    SetSessionTitleRequest, SetSessionTitleResponse, StopReason, SystemPrompt,
+    TerminalOutputRequest, TextContent, ToolCall, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind, UnarchiveSessionRequest, UnarchiveSessionResponse,
+    WaitForTerminalExitRequest, WriteTextFileRequest,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{
@@ -116,6 +127,8 @@ struct Session {
     title: Option<String>,
     /// The `serverId`s of its MCP servers of transport `acp`.
     acp_servers: Vec<String>,
+    /// The `systemPrompt` it was created, loaded or forked with.
+    system_prompt: Option<SystemPrompt>,
 }
 
 impl Session {
@@ -129,6 +142,7 @@ impl Session {
             archived: false,
             title: None,
             acp_servers,
+            system_prompt: None,
         }
     }
 }
@@ -282,6 +296,27 @@ impl Turn {
             "mcp" => {
                 let text = self.mcp(arg_text).await?;
                 self.say(text)?;
+                self.done()
+            }
+            "system" => {
+                let prompt = self
+                    .state
+                    .with_session(&self.session_id, |s| s.system_prompt.clone())?;
+                self.say(format!("system: {}", json!(prompt)))?;
+                self.done()
+            }
+            "usage" => Ok(self.done()?.usage(unstable::usage()?)),
+            "plan" | "subagent" => {
+                match unstable::updates(&self.state, command)? {
+                    Some(updates) => {
+                        let n = updates.len();
+                        for update in updates {
+                            self.update(update)?;
+                        }
+                        self.say(format!("{command}: {n} updates"))?;
+                    }
+                    None => self.say(format!("{command}: not advertised"))?,
+                }
                 self.done()
             }
             "auth" => {
@@ -462,6 +497,7 @@ fn agent(state: State) -> impl ConnectTo<Client> {
     let on_load = state.clone();
     let on_cancel = state.clone();
     let on_prompt = state.clone();
+    let on_initialize = state.clone();
     let advertise_unstable = state.advertise_unstable;
     let (on_fork, on_status, on_archive, on_unarchive, on_title) = (
         state.clone(),
@@ -484,6 +520,7 @@ fn agent(state: State) -> impl ConnectTo<Client> {
             async move |request: InitializeRequest,
                         responder: Responder<InitializeResponse>,
                         _cx: ConnectionTo<Client>| {
+                on_initialize.unstable().client = request.client_capabilities.clone();
                 if request.protocol_version != ProtocolVersion::V1 {
                     eprintln!(
                         "official-rust-agent: client asked for protocol {:?}; answering 1",
@@ -515,9 +552,14 @@ fn agent(state: State) -> impl ConnectTo<Client> {
             async move |request: NewSessionRequest,
                         responder: Responder<NewSessionResponse>,
                         _cx: ConnectionTo<Client>| {
+                let system_prompt = match unstable::system_prompt(request.system_prompt) {
+                    Ok(system_prompt) => system_prompt,
+                    Err(e) => return responder.respond_with_error(e),
+                };
                 let session_id = on_new.new_session_id();
-                let session =
+                let mut session =
                     Session::new(request.cwd, unstable::acp_servers(&request.mcp_servers));
+                session.system_prompt = system_prompt;
                 on_new.sessions().insert(session_id.clone(), session);
                 responder.respond(NewSessionResponse::new(session_id))
             },
@@ -527,7 +569,12 @@ fn agent(state: State) -> impl ConnectTo<Client> {
             async move |request: LoadSessionRequest,
                         responder: Responder<LoadSessionResponse>,
                         cx: ConnectionTo<Client>| {
+                let system_prompt = match unstable::system_prompt(request.system_prompt) {
+                    Ok(system_prompt) => system_prompt,
+                    Err(e) => return responder.respond_with_error(e),
+                };
                 let history = on_load.with_session(&request.session_id, |s| {
+                    s.system_prompt = system_prompt;
                     s.cwd.clone_from(&request.cwd);
                     s.open = true;
                     s.acp_servers = unstable::acp_servers(&request.mcp_servers);

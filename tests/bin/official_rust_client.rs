@@ -42,8 +42,11 @@
 //! `unstable`): every unstable v1 method an agent handles (`session/fork`,
 //! `archive`, `unarchive`, `status`, `set_title`, `auth/status`,
 //! `providers/list|set|disable`), `mcp/message` served by an MCP server this
-//! client declares with transport `acp`, and `auth/status_update`; see
-//! `tests/interop/README.md` ("Unstable methods").
+//! client declares with transport `acp`, and `auth/status_update`; then the
+//! unstable payloads (`systemPrompt`, end-of-turn `usage`, plan operations,
+//! subagent updates) of `tests/interop/unstable-payloads.json`, compared
+//! member by member; see `tests/interop/README.md` ("Unstable methods",
+//! "Unstable payloads").
 //!
 //! Prints exactly `OK` and exits 0, or `FAIL: <reason>` and exits 1. Gives up
 //! after 30 s. The agent's stderr is passed through to ours; with
@@ -197,16 +200,21 @@ fn agent_error(label: &str, e: &Error) -> String {
     )
 }
 
+/// What [`call`] returns: the result, the `session/update` notifications
+/// (as `(sessionId, update)`) that preceded its response on the wire, and
+/// the same updates as our handler got them (the SDK's typed update
+/// serialized back).
+type Called<T> = (T, Vec<(Value, Value)>, Vec<Value>);
+
 /// Sends a request and returns its result with the `session/update`
-/// notifications (as `(sessionId, update)`) that preceded its response on the
-/// wire, checked to have reached our handler too, in the same order, and no
-/// later ones.
+/// notifications that preceded its response on the wire, checked to have
+/// reached our handler too, in the same order, and no later ones.
 async fn call<Req: JsonRpcRequest>(
     cx: &ConnectionTo<Agent>,
     seen: &Shared,
     label: &str,
     request: Req,
-) -> Result<(Req::Response, Vec<(Value, Value)>), String> {
+) -> Result<Called<Req::Response>, String> {
     let (start, handled) = {
         let seen = lock(seen);
         (seen.wire.len(), seen.updates.len())
@@ -255,12 +263,19 @@ async fn call<Req: JsonRpcRequest>(
             )
         )
     })?;
-    seen.updates.clear();
-    Ok((response, before))
+    let typed = seen
+        .updates
+        .drain(..)
+        .skip(handled)
+        .map(|(_, u)| u)
+        .collect();
+    Ok((response, before, typed))
 }
 
 #[path = "official_rust_client/unstable.rs"]
 mod unstable;
+#[path = "unstable_payloads.rs"]
+mod unstable_payloads;
 
 // ---------------------------------------------------------------------------
 // A minimal real terminal implementation: runs the command, collects output.
@@ -418,11 +433,13 @@ fn text_prompt(session_id: &SessionId, text: &str) -> PromptRequest {
     )
 }
 
-/// One prompt's outcome: the response, the updates before it, the requests
-/// the agent made meanwhile.
+/// One prompt's outcome: the response, the updates before it (as on the
+/// wire, and as the SDK delivered them), the requests the agent made
+/// meanwhile.
 struct Turn {
     response: PromptResponse,
     seen: Vec<Value>,
+    delivered: Vec<Value>,
     requests: Vec<(String, Value)>,
 }
 
@@ -457,7 +474,7 @@ impl Driver {
         self.history
             .push(("user_message_chunk".into(), text.to_owned()));
         let label = format!("prompt {}", show!(text));
-        let (response, before) = call(
+        let (response, before, delivered) = call(
             &self.cx,
             &self.seen,
             &label,
@@ -483,6 +500,7 @@ impl Driver {
         Ok(Turn {
             response,
             seen,
+            delivered,
             requests,
         })
     }
@@ -780,7 +798,7 @@ async fn drive(cx: ConnectionTo<Agent>, seen: Shared, work_dir: PathBuf) -> Resu
 
     // 7. session/load replays the history before answering.
     {
-        let (_, before) = call(
+        let (_, before, _) = call(
             &cx,
             &seen,
             "session/load",

@@ -11,6 +11,21 @@
 //! `mcp/message` (agent to client, with a client-to-agent `mcp/message`
 //! notification before the answer) and `auth/status_update`.
 //!
+//! The same sequence then checks the unstable features that are payloads
+//! (README, "Unstable payloads"), with the values of
+//! `tests/interop/unstable-payloads.json`, each compared member by member
+//! by the receiving side as its SDK (or libacp's typed view) decoded it:
+//! `systemPrompt` on `session/new` and `session/fork` (the agent advertised
+//! `sessionCapabilities.systemPrompt` with `override`; an unsupported mode is
+//! refused `-32602`), end-of-turn `usage` in a prompt's answer, the plan
+//! operation updates (`plan_update` items / markdown / file, `plan_removed`)
+//! and the subagent updates (`subagent_update` with its session states
+//! running / requires_action / idle / unknown, `session_message`,
+//! `session_message_chunk`), which the agents send only because the client
+//! advertised `plan` and `subagents` (libacp's agent through its core's
+//! rule; libacp's client also requires that its core reported no payload
+//! rule breach).
+//!
 //! Needs `scripts/setup-interop.sh` (the pinned npm packages) for the
 //! TypeScript cells; the Rust SDK peers are built in this package.
 

@@ -8,16 +8,24 @@
 //! session from the `session/fork` answer, closes an archived one (a prompt
 //! for it is answered `-32002` before this agent sees it) and opens it again
 //! on `session/load`. What this agent keeps is what it reports: whether a
-//! session is in memory (`session/status`), titles, MCP servers, providers,
-//! the auth state.
+//! session is in memory (`session/status`), titles, MCP servers, system
+//! prompts, providers, the auth state.
+//!
+//! The unstable payloads are those of `tests/interop/unstable-payloads.json`
+//! (README, "Unstable payloads"), decoded into libacp's types before they
+//! are sent. Unlike the official agents, this one does not look at the
+//! client's capabilities before it sends a plan operation or subagent
+//! update: the core refuses to send one the client did not advertise
+//! (`Refusal::CapabilityNotAdvertised`), and the agent then says so.
 
 use std::collections::HashMap;
 
 use libacp_core::v1;
-use libacp_core::{AgentConnection, RpcError};
+use libacp_core::{AgentConnection, CallError, Refusal, RpcError};
 use serde_json::{Map, Value, json};
 
 use super::InteropAgent;
+use super::unstable_payloads as payloads;
 
 /// The MCP revision whose request `_meta` the MCP-over-ACP binding requires
 /// (`io.modelcontextprotocol/protocolVersion`), as both official SDKs check.
@@ -31,6 +39,9 @@ pub struct Unstable {
     titles: HashMap<String, String>,
     /// Session id -> the `serverId`s of its MCP servers of transport `acp`.
     acp_servers: HashMap<String, Vec<String>>,
+    /// Session id -> the `systemPrompt` it was created, loaded or forked
+    /// with.
+    system_prompts: HashMap<String, Option<v1::SystemPrompt>>,
     auth: v1::AuthState,
     providers: Vec<v1::ProviderInfo>,
     /// `(serverId, requestId, method)` of the client's `mcp/message`
@@ -45,6 +56,7 @@ impl Default for Unstable {
             open: HashMap::new(),
             titles: HashMap::new(),
             acp_servers: HashMap::new(),
+            system_prompts: HashMap::new(),
             auth: v1::AuthState::Authenticated,
             providers: vec![
                 v1::ProviderInfo::new(
@@ -72,7 +84,13 @@ pub fn capabilities(capabilities: v1::AgentCapabilities) -> v1::AgentCapabilitie
                 .fork(v1::SessionForkCapabilities::new())
                 .archive(v1::SessionArchiveCapabilities::new())
                 .status(v1::SessionStatusCapabilities::new())
-                .title(v1::SessionTitleCapabilities::new()),
+                .title(v1::SessionTitleCapabilities::new())
+                .system_prompt(
+                    v1::SessionSystemPromptCapabilities::new().mode(
+                        v1::SessionSystemPromptModeCapabilities::new()
+                            .override_(v1::SessionSystemPromptOverrideCapabilities::new()),
+                    ),
+                ),
         )
         .auth(v1::AgentAuthCapabilities::new().status(v1::AuthStatusCapabilities::new()))
         .providers(v1::ProvidersCapabilities::new())
@@ -95,6 +113,28 @@ fn invalid(data: Value) -> RpcError {
     RpcError::invalid_params("Invalid params").with_data(data)
 }
 
+/// The system prompt of a `session/new`, `load` or `fork`, if this agent
+/// applies it; else `-32602` (before the session is created, loaded or
+/// forked).
+pub fn system_prompt(
+    system_prompt: Option<v1::SystemPrompt>,
+) -> Result<Option<v1::SystemPrompt>, RpcError> {
+    match payloads::refused_system_prompt(&json!(system_prompt)) {
+        Some(data) => Err(invalid(data)),
+        None => Ok(system_prompt),
+    }
+}
+
+/// The payload at `pointer`, in libacp's types.
+fn payload<T: serde::de::DeserializeOwned>(pointer: &str) -> Result<T, RpcError> {
+    payloads::typed(pointer).map_err(RpcError::internal_error)
+}
+
+/// The `usage` of the `usage` prompt's answer.
+pub fn usage() -> Result<v1::Usage, RpcError> {
+    payload("/usage")
+}
+
 impl InteropAgent {
     fn unstable(&self) -> std::sync::MutexGuard<'_, Unstable> {
         self.unstable
@@ -102,8 +142,13 @@ impl InteropAgent {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// A session is in memory, with these MCP servers.
-    pub fn opened(&self, id: &str, servers: &[v1::McpServer]) {
+    /// A session is in memory, with these MCP servers and system prompt.
+    pub fn opened(
+        &self,
+        id: &str,
+        servers: &[v1::McpServer],
+        system_prompt: Option<v1::SystemPrompt>,
+    ) {
         let servers = servers
             .iter()
             .filter_map(|s| match s {
@@ -114,11 +159,13 @@ impl InteropAgent {
         let mut unstable = self.unstable();
         unstable.open.insert(id.to_owned(), true);
         unstable.acp_servers.insert(id.to_owned(), servers);
+        unstable.system_prompts.insert(id.to_owned(), system_prompt);
     }
 
     /// A new session with the source's history and title.
     pub fn fork(&self, args: &v1::ForkSessionRequest) -> Result<v1::ForkSessionResponse, RpcError> {
         let source = args.session_id.0.to_string();
+        let system_prompt = system_prompt(args.system_prompt.clone())?;
         let history = self
             .lock()
             .get(&source)
@@ -126,7 +173,7 @@ impl InteropAgent {
             .ok_or_else(|| super::not_found(&source))?;
         let id = self.new_session_id();
         self.lock().insert(id.clone(), history);
-        self.opened(&id, &args.mcp_servers);
+        self.opened(&id, &args.mcp_servers, system_prompt);
         let mut unstable = self.unstable();
         if let Some(title) = unstable.titles.get(&source).cloned() {
             unstable.titles.insert(id.clone(), title);
@@ -299,5 +346,36 @@ impl InteropAgent {
         conn.auth_status_update(&v1::AuthStatusUpdateNotification::new(parsed).accounts(accounts))
             .await?;
         Ok(format!("auth: {state}"))
+    }
+
+    /// `system`: the session's system prompt, as this agent got it.
+    pub fn said_system_prompt(&self, session: &v1::SessionId) -> String {
+        let prompt = self.unstable().system_prompts.get(&*session.0).cloned();
+        format!("system: {}", json!(prompt.flatten()))
+    }
+
+    /// `plan` / `subagent`: the payloads' plan operation or subagent
+    /// updates (`/plan`, `/subagent`); returns the chunk to say.
+    pub async fn send_updates(
+        &self,
+        conn: &AgentConnection,
+        session: &v1::SessionId,
+        command: &str,
+    ) -> Result<String, RpcError> {
+        let updates: Vec<v1::SessionUpdate> = payload(&format!("/{command}"))?;
+        let n = updates.len();
+        for update in updates {
+            match conn
+                .session_update(&v1::SessionNotification::new(session.clone(), update))
+                .await
+            {
+                Ok(()) => {}
+                Err(CallError::Refused(Refusal::CapabilityNotAdvertised { .. })) => {
+                    return Ok(format!("{command}: not advertised"));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(format!("{command}: {n} updates"))
     }
 }

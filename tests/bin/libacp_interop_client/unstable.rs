@@ -2,35 +2,54 @@
 //! the option `unstable` set to all), on libacp's typed API (cargo features
 //! `unstable_*`): the sequence of the official Rust client's `--unstable`
 //! and `tests/interop/ts/unstable-client.mjs` (`tests/interop/README.md`,
-//! "Unstable methods"), plus what libacp's own side must show: a forked
-//! session is open here (a prompt for it goes out), an archived one is
-//! closed (a prompt for it is refused here, never sent) until
-//! `session/load` opens it again.
+//! "Unstable methods", "Unstable payloads"), plus what libacp's own side
+//! must show: a forked session is open here (a prompt for it goes out), an
+//! archived one is closed (a prompt for it is refused here, never sent)
+//! until `session/load` opens it again.
+//!
+//! The unstable payloads of `tests/interop/unstable-payloads.json` go
+//! through libacp's types both ways: the `systemPrompt`s it sends, and the
+//! end-of-turn `usage` and plan operation and subagent updates it receives,
+//! compared member by member as libacp's typed view decoded them. This
+//! client advertises `plan` and `subagents`, so the core must report no
+//! payload rule breach (`Event::PayloadRule`) of the agent's over the run.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use libacp_core::protocol::unstable::Features;
 use libacp_core::v1;
 use libacp_core::{
-    AcpOptions, CallError, Client, ClientConnection, Refusal, RequestContext, RpcError, Tolerant,
+    AcpOptions, CallError, Client, ClientConnection, ConnectionOptions, Event, Refusal,
+    RequestContext, RpcError, Tolerant,
 };
 use serde_json::{Value, json};
 
+use super::unstable_payloads as payloads;
 use super::{Target, prompt};
 
 /// The MCP server this client provides over ACP, declared in `session/new`.
 const SERVER_ID: &str = "interop-tools-1";
 const SERVER_NAME: &str = "interop-tools";
 
+/// One `session/update`, as received and as libacp's typed view decoded it.
+struct Update {
+    session_id: String,
+    raw: Value,
+    /// The typed `update` serialized back, or why there is none.
+    typed: Result<Value, String>,
+}
+
 /// What the handlers saw, in order.
 #[derive(Default)]
 struct Log {
-    /// `(sessionId, update)` of every `session/update`, as JSON.
-    updates: Vec<(String, Value)>,
+    /// Every `session/update`.
+    updates: Vec<Update>,
     /// The params of every `mcp/message` request.
     mcp: Vec<Value>,
     /// The params of every `auth/status_update`.
     auth: Vec<Value>,
+    /// Every `Event::PayloadRule` the core reported.
+    payload_rules: Vec<String>,
 }
 
 #[derive(Clone, Default)]
@@ -41,28 +60,40 @@ impl Seen {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The text of every `agent_message_chunk` since the last take, which
-    /// must all be for `session`.
-    fn take_chunks(&self, session: &v1::SessionId) -> Result<Vec<String>, String> {
+    /// Every update since the last take, which must all be for `session`,
+    /// as libacp's typed view decoded them.
+    fn take_updates(&self, session: &v1::SessionId) -> Result<Vec<Value>, String> {
         let updates = std::mem::take(&mut self.lock().updates);
-        let mut texts = Vec::new();
-        for (sid, update) in updates {
-            if sid != *session.0 {
+        let mut typed = Vec::new();
+        for Update {
+            session_id,
+            raw,
+            typed: update,
+        } in updates
+        {
+            if session_id != *session.0 {
                 return Err(format!(
-                    "an update for session {sid}, expected {session}: {update}"
+                    "an update for session {session_id}, expected {session}: {raw}"
                 ));
             }
-            if update["sessionUpdate"] == "agent_message_chunk" {
-                texts.push(
-                    update["content"]["text"]
-                        .as_str()
-                        .unwrap_or("<no text>")
-                        .to_owned(),
-                );
-            }
+            typed.push(update.map_err(|e| format!("libacp's typed view of {raw}: {e}"))?);
         }
-        Ok(texts)
+        Ok(typed)
     }
+}
+
+/// The texts of the `agent_message_chunk`s among `updates`.
+fn chunk_texts(updates: &[Value]) -> Vec<String> {
+    updates
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .map(|u| {
+            u["content"]["text"]
+                .as_str()
+                .unwrap_or("<no text>")
+                .to_owned()
+        })
+        .collect()
 }
 
 impl Client for Seen {
@@ -80,8 +111,15 @@ impl Client for Seen {
         update: Tolerant<v1::SessionNotification>,
     ) {
         let raw: Value = serde_json::from_str(update.raw().get()).unwrap_or_default();
-        let sid = raw["sessionId"].as_str().unwrap_or_default().to_owned();
-        self.lock().updates.push((sid, raw["update"].clone()));
+        let typed = match update.typed() {
+            Some(typed) => serde_json::to_value(&typed.update).map_err(|e| e.to_string()),
+            None => Err(update.decode_error().unwrap_or_default().to_owned()),
+        };
+        self.lock().updates.push(Update {
+            session_id: raw["sessionId"].as_str().unwrap_or_default().to_owned(),
+            raw: raw["update"].clone(),
+            typed,
+        });
     }
 
     /// The MCP server [`SERVER_ID`]: its tool `echo` answers `echo: TEXT`
@@ -177,8 +215,13 @@ struct Driver {
 }
 
 impl Driver {
-    /// A prompt that must end the turn; the chunks it got.
-    async fn turn(&self, session: &v1::SessionId, text: &str) -> Result<Vec<String>, String> {
+    /// A prompt that must end the turn: its answer and the updates it got
+    /// (typed view).
+    async fn end_turn(
+        &self,
+        session: &v1::SessionId,
+        text: &str,
+    ) -> Result<(v1::PromptResponse, Vec<Value>), String> {
         let label = format!("prompt {text:?} in {session}");
         let done = self
             .client
@@ -188,9 +231,41 @@ impl Driver {
         check(done.stop_reason == v1::StopReason::EndTurn, || {
             format!("{label}: stopReason {:?}", done.stop_reason)
         })?;
-        self.seen
-            .take_chunks(session)
-            .map_err(|e| format!("{label}: {e}"))
+        let updates = self
+            .seen
+            .take_updates(session)
+            .map_err(|e| format!("{label}: {e}"))?;
+        Ok((done, updates))
+    }
+
+    /// A prompt that must end the turn; the chunks it got.
+    async fn turn(&self, session: &v1::SessionId, text: &str) -> Result<Vec<String>, String> {
+        Ok(chunk_texts(&self.end_turn(session, text).await?.1))
+    }
+
+    /// The agent says (prompt `system`) the session got the `systemPrompt`
+    /// at `pointer` in the payloads (none: `null`).
+    async fn system_prompt_is(
+        &self,
+        label: &str,
+        session: &v1::SessionId,
+        pointer: &str,
+    ) -> Result<(), String> {
+        let said = payloads::said_system_prompt(label, &self.turn(session, "system").await?)?;
+        same(label, &said, &payloads::json(pointer))
+    }
+
+    /// A `session/new` with the payloads' system prompt `name`.
+    async fn new_session_with(
+        &self,
+        dir: &std::path::Path,
+        name: &str,
+    ) -> Result<v1::NewSessionResponse, CallError> {
+        let system_prompt = payloads::typed::<v1::SystemPrompt>(&format!("/systemPrompt/{name}"))
+            .map_err(|e| CallError::Rpc(RpcError::internal_error(e)))?;
+        self.client
+            .new_session(&v1::NewSessionRequest::new(dir).system_prompt(system_prompt))
+            .await
     }
 
     async fn status(&self, session: &v1::SessionId, expected: &str) -> Result<(), String> {
@@ -211,8 +286,17 @@ pub async fn run(target: &Target) -> Result<(), String> {
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let dir = dir.canonicalize().map_err(|e| e.to_string())?;
     let seen = Seen::default();
+    let rules = seen.clone();
     let options = AcpOptions {
         unstable: Features::all(),
+        connection: ConnectionOptions {
+            events: Some(Arc::new(move |event: &Event| {
+                if matches!(event, Event::PayloadRule { .. }) {
+                    rules.lock().payload_rules.push(format!("{event:?}"));
+                }
+            })),
+            ..ConnectionOptions::default()
+        },
         ..AcpOptions::default()
     };
     let client = target.connect(seen.clone(), options).await?;
@@ -224,7 +308,13 @@ pub async fn run(target: &Target) -> Result<(), String> {
 
     // 1. initialize: the unstable capabilities.
     let init = client
-        .initialize(&v1::InitializeRequest::new(v1::ProtocolVersion::V1))
+        .initialize(
+            &v1::InitializeRequest::new(v1::ProtocolVersion::V1).client_capabilities(
+                v1::ClientCapabilities::new()
+                    .plan(v1::PlanCapabilities::new())
+                    .subagents(v1::SubagentCapabilities::new()),
+            ),
+        )
         .await
         .map_err(e("initialize"))?;
     let caps = json!(init.agent_capabilities);
@@ -236,7 +326,8 @@ pub async fn run(target: &Target) -> Result<(), String> {
                 .all(|c| session_caps[c].is_object())
             && caps["auth"]["status"].is_object()
             && caps["providers"].is_object()
-            && caps["mcpCapabilities"]["acp"] == true,
+            && caps["mcpCapabilities"]["acp"] == true
+            && session_caps["systemPrompt"]["mode"]["override"].is_object(),
         || format!("initialize: agentCapabilities {caps} lack an unstable capability"),
     )?;
 
@@ -414,7 +505,7 @@ pub async fn run(target: &Target) -> Result<(), String> {
         .await
         .map_err(e("session/load"))?;
     let replay = std::mem::take(&mut seen.lock().updates);
-    let first = replay.first().map(|(_, u)| u.clone()).unwrap_or_default();
+    let first = replay.first().map(|u| u.raw.clone()).unwrap_or_default();
     check(
         first["sessionUpdate"] == "user_message_chunk" && first["content"]["text"] == "stream 2",
         || format!("session/load: the replay starts with {first}"),
@@ -436,6 +527,66 @@ pub async fn run(target: &Target) -> Result<(), String> {
         &data["sessionId"],
         &json!("nope"),
     )?;
+
+    // 12. systemPrompt on session/new and session/fork, as the agent got
+    // it; none after a session/load without one; an unsupported mode is
+    // refused (by the agent: the core's rules only need the capability).
+    let prompted = d
+        .new_session_with(&dir, "append")
+        .await
+        .map_err(e("session/new with systemPrompt append"))?
+        .session_id;
+    d.system_prompt_is(
+        "system after session/new with systemPrompt append",
+        &prompted,
+        "/systemPrompt/append",
+    )
+    .await?;
+    let override_prompt = payloads::typed::<v1::SystemPrompt>("/systemPrompt/override")?;
+    let overridden = client
+        .fork_session(
+            &v1::ForkSessionRequest::new(prompted.clone(), &dir).system_prompt(override_prompt),
+        )
+        .await
+        .map_err(e("session/fork with systemPrompt override"))?
+        .session_id;
+    d.system_prompt_is(
+        "system after session/fork with systemPrompt override",
+        &overridden,
+        "/systemPrompt/override",
+    )
+    .await?;
+    d.system_prompt_is(
+        "system in S, loaded without systemPrompt",
+        &main,
+        "/systemPrompt/none",
+    )
+    .await?;
+    let data = rpc_error(
+        "session/new with an unsupported systemPrompt mode",
+        d.new_session_with(&dir, "unsupported").await,
+        -32602,
+    )?;
+    same(
+        "session/new with an unsupported systemPrompt mode: data.mode",
+        &data["mode"],
+        &payloads::json("/systemPrompt/unsupported/mode"),
+    )?;
+
+    // 13. usage in a prompt's answer.
+    let (done, _) = d.end_turn(&main, "usage").await?;
+    same("usage", &done.usage, &payloads::json("/usage"))?;
+
+    // 14. Plan operations, 15. subagent session updates (with their
+    // states), as libacp's typed view decoded them; the core saw no breach.
+    for command in ["plan", "subagent"] {
+        let (_, updates) = d.end_turn(&main, command).await?;
+        payloads::check_updates(command, &updates)?;
+    }
+    let breaches = std::mem::take(&mut seen.lock().payload_rules);
+    check(breaches.is_empty(), || {
+        format!("the core reported payload rule breaches: {breaches:?}")
+    })?;
 
     client.close().await;
     let _ = std::fs::remove_dir_all(&dir);

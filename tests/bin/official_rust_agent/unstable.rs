@@ -1,20 +1,32 @@
 //! The unstable v1 methods of the official Rust agent, on the SDK's typed
 //! API (its cargo feature `unstable`): what `--unstable` advertises and the
 //! agent answers, as described in `tests/interop/README.md` ("Unstable
-//! methods"). The same behaviour as `tests/interop/ts/unstable-agent.mjs`
-//! and `libacp-interop-agent --unstable`.
+//! methods", "Unstable payloads"). The same behaviour as
+//! `tests/interop/ts/unstable-agent.mjs` and `libacp-interop-agent
+//! --unstable`.
+//!
+//! The unstable payloads are those of `tests/interop/unstable-payloads.json`,
+//! decoded into the SDK's types before they are sent (so a member the SDK
+//! could not carry would be missing on the client's side): `usage` in a
+//! prompt's answer, the plan operation and subagent session updates, sent
+//! only when the client advertised `plan` / `subagents`. A `systemPrompt` on
+//! `session/new`, `session/load` or `session/fork` is kept per session
+//! (`override` mode advertised too).
 
 use agent_client_protocol::v1::schema::{
     AgentAuthCapabilities, AuthAccount, AuthState, AuthStatusCapabilities, AuthStatusResponse,
-    DisableProviderRequest, DisableProviderResponse, ForkSessionRequest, ForkSessionResponse,
-    ListProvidersResponse, LlmProtocol, McpCapabilities, McpServer, MessageMcpNotification,
-    ProviderCurrentConfig, ProviderId, ProviderInfo, ProvidersCapabilities,
+    ClientCapabilities, DisableProviderRequest, DisableProviderResponse, ForkSessionRequest,
+    ForkSessionResponse, ListProvidersResponse, LlmProtocol, McpCapabilities, McpServer,
+    MessageMcpNotification, ProviderCurrentConfig, ProviderId, ProviderInfo, ProvidersCapabilities,
     SessionArchiveCapabilities, SessionCapabilities, SessionForkCapabilities, SessionStatus,
-    SessionStatusCapabilities, SessionTitleCapabilities, SetProviderRequest, SetProviderResponse,
-    SetSessionTitleRequest, SetSessionTitleResponse,
+    SessionStatusCapabilities, SessionSystemPromptCapabilities,
+    SessionSystemPromptModeCapabilities, SessionSystemPromptOverrideCapabilities,
+    SessionTitleCapabilities, SessionUpdate, SetProviderRequest, SetProviderResponse,
+    SetSessionTitleRequest, SetSessionTitleResponse, SystemPrompt, Usage,
 };
 use serde_json::{Map, Value};
 
+use super::unstable_payloads as payloads;
 use super::{AgentCapabilities, Error, Session, SessionId, State, json, session_not_found};
 
 /// The MCP revision whose request `_meta` the MCP-over-ACP binding of both
@@ -32,6 +44,8 @@ pub struct Unstable {
     pub mcp_notifications: Vec<(String, String, String)>,
     /// Counts `mcp/message` requests (their `requestId`s).
     pub mcp_requests: u64,
+    /// What the client advertised in `initialize`.
+    pub client: ClientCapabilities,
 }
 
 impl Default for Unstable {
@@ -52,6 +66,7 @@ impl Default for Unstable {
             ],
             mcp_notifications: Vec::new(),
             mcp_requests: 0,
+            client: ClientCapabilities::new(),
         }
     }
 }
@@ -64,7 +79,13 @@ pub fn capabilities(capabilities: AgentCapabilities) -> AgentCapabilities {
                 .fork(SessionForkCapabilities::new())
                 .archive(SessionArchiveCapabilities::new())
                 .status(SessionStatusCapabilities::new())
-                .title(SessionTitleCapabilities::new()),
+                .title(SessionTitleCapabilities::new())
+                .system_prompt(
+                    SessionSystemPromptCapabilities::new().mode(
+                        SessionSystemPromptModeCapabilities::new()
+                            .override_(SessionSystemPromptOverrideCapabilities::new()),
+                    ),
+                ),
         )
         .auth(AgentAuthCapabilities::new().status(AuthStatusCapabilities::new()))
         .providers(ProvidersCapabilities::new())
@@ -108,6 +129,7 @@ pub fn fork(state: &State, request: ForkSessionRequest) -> Result<ForkSessionRes
         .get(&request.session_id)
         .ok_or_else(|| session_not_found(&request.session_id))?;
     let mut session = Session::new(request.cwd, acp_servers(&request.mcp_servers));
+    session.system_prompt = system_prompt(request.system_prompt)?;
     session.history = source.history.clone();
     session.title = source.title.clone();
     let session_id = state.new_session_id();
@@ -257,4 +279,35 @@ pub fn take_mcp_notifications(state: &State, server_id: &str, request_id: &str) 
         .partition(|(s, r, _)| s == server_id && r == request_id);
     unstable.mcp_notifications = rest;
     mine.into_iter().map(|(_, _, method)| method).collect()
+}
+
+/// The `usage` of the `usage` prompt's answer.
+pub fn usage() -> Result<Usage, Error> {
+    payloads::typed("/usage").map_err(|e| Error::internal_error().data(e))
+}
+
+/// The updates of the `plan` (`/plan`) or `subagent` (`/subagent`) prompt,
+/// if the client advertised their capability (`plan` / `subagents`).
+pub fn updates(state: &State, command: &str) -> Result<Option<Vec<SessionUpdate>>, Error> {
+    let advertised = {
+        let client = &state.unstable().client;
+        match command {
+            "plan" => client.plan.is_some(),
+            _ => client.subagents.is_some(),
+        }
+    };
+    advertised
+        .then(|| payloads::typed(&format!("/{command}")))
+        .transpose()
+        .map_err(|e| Error::internal_error().data(e))
+}
+
+/// The system prompt of a `session/new`, `load` or `fork`, if this agent
+/// applies it; else `-32602` (before the session is created, loaded or
+/// forked).
+pub fn system_prompt(system_prompt: Option<SystemPrompt>) -> Result<Option<SystemPrompt>, Error> {
+    match payloads::refused_system_prompt(&json!(system_prompt)) {
+        Some(data) => Err(Error::invalid_params().data(data)),
+        None => Ok(system_prompt),
+    }
 }

@@ -2,21 +2,29 @@
 //! on the SDK's typed API (its cargo feature `unstable`): every unstable v1
 //! method an agent handles, and the two an agent sends during a prompt
 //! (`mcp/message`, answered by the MCP server this client declares with
-//! transport `acp`, and `auth/status_update`). The same sequence as
-//! `tests/interop/ts/unstable-client.mjs` and `libacp-interop-client
-//! --unstable`; `tests/interop/README.md` ("Unstable methods") lists it.
+//! transport `acp`, and `auth/status_update`). Then the unstable payloads
+//! of `tests/interop/unstable-payloads.json`, each compared member by member
+//! with what the SDK decoded: `systemPrompt` on `session/new` and
+//! `session/fork` (sent through the SDK's types, said back by the agent),
+//! `usage` in a prompt's answer, the plan operation and subagent session
+//! updates (this client advertises `plan` and `subagents`). The same
+//! sequence as `tests/interop/ts/unstable-client.mjs` and
+//! `libacp-interop-client --unstable`; `tests/interop/README.md` ("Unstable
+//! methods", "Unstable payloads") lists it.
 
 use agent_client_protocol::v1::schema::{
-    ArchiveSessionRequest, AuthStatusRequest, DisableProviderRequest, ForkSessionRequest,
-    ListProvidersRequest, LlmProtocol, McpError, McpServer, McpServerAcp, MessageMcpNotification,
-    MessageMcpRequest, MessageMcpResponse, SessionStatusRequest, SetProviderRequest,
-    SetSessionTitleRequest, UnarchiveSessionRequest,
+    ArchiveSessionRequest, AuthStatusRequest, ClientCapabilities, DisableProviderRequest,
+    ForkSessionRequest, ListProvidersRequest, LlmProtocol, McpError, McpServer, McpServerAcp,
+    MessageMcpNotification, MessageMcpRequest, MessageMcpResponse, PlanCapabilities,
+    SessionStatusRequest, SetProviderRequest, SetSessionTitleRequest, SubagentCapabilities,
+    SystemPrompt, UnarchiveSessionRequest,
 };
 
+use super::unstable_payloads as payloads;
 use super::{
     Agent, ConnectionTo, Driver, Error, Implementation, InitializeRequest, JsonRpcRequest,
     LoadSessionRequest, NewSessionRequest, PathBuf, ProtocolVersion, SessionId, Shared, StopReason,
-    Value, agent_error, call, check, json, lock, stop_is,
+    Turn, Value, agent_error, call, check, json, lock, stop_is,
 };
 
 /// The MCP server this client provides over ACP, declared in `session/new`.
@@ -126,6 +134,22 @@ fn providers(backup: Option<Value>) -> Value {
     ]})
 }
 
+/// A prompt that must end the turn.
+async fn end_turn(driver: &mut Driver, text: &str) -> Result<Turn, String> {
+    let turn = driver.prompt(text).await?;
+    stop_is(text, &turn.response, StopReason::EndTurn)?;
+    Ok(turn)
+}
+
+/// The agent says (prompt `system`) the session got the `systemPrompt` at
+/// `pointer` in the payloads (none: `null`).
+async fn system_prompt_is(label: &str, driver: &mut Driver, pointer: &str) -> Result<(), String> {
+    let turn = end_turn(driver, "system").await?;
+    let chunks: Vec<String> = turn.chunk_texts().into_iter().map(str::to_owned).collect();
+    let said = payloads::said_system_prompt(label, &chunks)?;
+    same(label, &said, &payloads::json(pointer))
+}
+
 /// The unstable check sequence.
 #[expect(clippy::too_many_lines, reason = "one scripted sequence, step by step")]
 pub async fn drive(cx: ConnectionTo<Agent>, seen: Shared, work_dir: PathBuf) -> Result<(), String> {
@@ -133,6 +157,11 @@ pub async fn drive(cx: ConnectionTo<Agent>, seen: Shared, work_dir: PathBuf) -> 
     let init = cx
         .send_request(
             InitializeRequest::new(ProtocolVersion::V1)
+                .client_capabilities(
+                    ClientCapabilities::new()
+                        .plan(PlanCapabilities::new())
+                        .subagents(SubagentCapabilities::new()),
+                )
                 .client_info(Implementation::new("official-rust-client", "0.0.0")),
         )
         .block_task()
@@ -147,7 +176,8 @@ pub async fn drive(cx: ConnectionTo<Agent>, seen: Shared, work_dir: PathBuf) -> 
                 .all(|c| session_caps[c].is_object())
             && caps["auth"]["status"].is_object()
             && caps["providers"].is_object()
-            && caps["mcpCapabilities"]["acp"] == true,
+            && caps["mcpCapabilities"]["acp"] == true
+            && session_caps["systemPrompt"]["mode"]["override"].is_object(),
         || format!("initialize: agentCapabilities {caps} lack an unstable capability"),
     )?;
 
@@ -338,7 +368,7 @@ pub async fn drive(cx: ConnectionTo<Agent>, seen: Shared, work_dir: PathBuf) -> 
     .await?;
     same("session/unarchive", &got, &json!({}))?;
     status(&cx, &main_id, "saved").await?;
-    let (_, replay) = call(
+    let (_, replay, _) = call(
         &cx,
         &seen,
         "session/load",
@@ -370,6 +400,69 @@ pub async fn drive(cx: ConnectionTo<Agent>, seen: Shared, work_dir: PathBuf) -> 
         &data["sessionId"],
         &json!("nope"),
     )?;
+
+    // 12. systemPrompt on session/new and session/fork, as the agent got
+    // it; none after a session/load without one; an unsupported mode is
+    // refused.
+    let prompt = |name: &str| payloads::typed::<SystemPrompt>(&format!("/systemPrompt/{name}"));
+    let new = cx
+        .send_request(NewSessionRequest::new(&work_dir).system_prompt(prompt("append")?))
+        .block_task()
+        .await
+        .map_err(|e| agent_error("session/new with systemPrompt append", &e))?;
+    let mut prompted = driver(new.session_id.clone());
+    system_prompt_is(
+        "system after session/new with systemPrompt append",
+        &mut prompted,
+        "/systemPrompt/append",
+    )
+    .await?;
+    let fork = cx
+        .send_request(
+            ForkSessionRequest::new(new.session_id, &work_dir).system_prompt(prompt("override")?),
+        )
+        .block_task()
+        .await
+        .map_err(|e| agent_error("session/fork with systemPrompt override", &e))?;
+    system_prompt_is(
+        "system after session/fork with systemPrompt override",
+        &mut driver(fork.session_id),
+        "/systemPrompt/override",
+    )
+    .await?;
+    system_prompt_is(
+        "system in S, loaded without systemPrompt",
+        &mut main,
+        "/systemPrompt/none",
+    )
+    .await?;
+    let data = refused(
+        &cx,
+        "session/new with an unsupported systemPrompt mode",
+        NewSessionRequest::new(&work_dir).system_prompt(prompt("unsupported")?),
+        -32602,
+    )
+    .await?;
+    same(
+        "session/new with an unsupported systemPrompt mode: data.mode",
+        &data["mode"],
+        &payloads::json("/systemPrompt/unsupported/mode"),
+    )?;
+
+    // 13. usage in a prompt's answer.
+    let turn = end_turn(&mut main, "usage").await?;
+    same(
+        "usage",
+        &json!(turn.response.usage),
+        &payloads::json("/usage"),
+    )?;
+
+    // 14. Plan operations, 15. subagent session updates (with their
+    // states), as the SDK delivered them.
+    for command in ["plan", "subagent"] {
+        let turn = end_turn(&mut main, command).await?;
+        payloads::check_updates(command, &turn.delivered)?;
+    }
     lock(&seen).requests.clear();
     Ok(())
 }

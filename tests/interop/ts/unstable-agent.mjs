@@ -3,15 +3,22 @@
 // stdin/stdout. It advertises and serves every unstable v1 method an agent
 // handles (session/fork, archive, unarchive, status, set_title, auth/status,
 // providers/list|set|disable), and during a prompt it calls mcp/message on
-// the client (`McpOverAcpCaller`) and sends auth/status_update. The same
-// behaviour as `official-rust-agent --unstable` and
-// `libacp-interop-agent --unstable`; ../README.md ("Unstable methods") has
-// the details. Prompt commands: `stream N`, `mcp TEXT`, `auth STATE`.
+// the client (`McpOverAcpCaller`) and sends auth/status_update. It also
+// takes and sends the unstable payloads of ../unstable-payloads.json: a
+// `systemPrompt` on session/new, load and fork (advertised with its
+// `override` mode), `usage` in a prompt's answer, and the plan operation and
+// subagent session updates, which it sends only when the client advertised
+// `plan` / `subagents`. The same behaviour as `official-rust-agent
+// --unstable` and `libacp-interop-agent --unstable`; ../README.md
+// ("Unstable methods", "Unstable payloads") has the details. Prompt
+// commands: `stream N`, `mcp TEXT`, `auth STATE`, `system`, `usage`,
+// `plan`, `subagent`.
 //
 // It exits 0 once its stdin closes. Diagnostics go to stderr only: stdout
 // carries nothing but ACP messages.
 
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 
 import {
@@ -30,8 +37,14 @@ import {
  *   archived: boolean,
  *   title: string | undefined,
  *   acpServers: string[],
+ *   systemPrompt: object | null,
  * }} Session
  */
+
+/** The payloads both ends of the unstable sequence know (../unstable-payloads.json). */
+const payloads = JSON.parse(readFileSync(new URL("../unstable-payloads.json", import.meta.url), "utf8"));
+/** The client's capabilities, from initialize. */
+let clientCapabilities = {};
 
 /** @type {Map<string, Session>} */
 const sessions = new Map();
@@ -62,15 +75,36 @@ function getSession(sessionId) {
   return session;
 }
 
-function newSession(cwd, mcpServers, history = []) {
+/**
+ * The `systemPrompt` of a session/new, load or fork, as this agent applies
+ * it (`null`: none), or -32602 for what it cannot apply: a mode other than
+ * `append` and `override`, or content that is not only text blocks.
+ */
+function systemPromptOf(params) {
+  const systemPrompt = params.systemPrompt ?? null;
+  if (systemPrompt === null) {
+    return null;
+  }
+  if (systemPrompt.mode !== "append" && systemPrompt.mode !== "override") {
+    throw RequestError.invalidParams({ mode: systemPrompt.mode, details: "unsupported system prompt mode" });
+  }
+  if (systemPrompt.content.length === 0 || systemPrompt.content.some((b) => b.type !== "text")) {
+    throw RequestError.invalidParams({ details: "a system prompt is one or more text blocks" });
+  }
+  return systemPrompt;
+}
+
+function newSession(params, history = []) {
+  const systemPrompt = systemPromptOf(params);
   const sessionId = `ts-${randomUUID()}`;
   sessions.set(sessionId, {
-    cwd,
+    cwd: params.cwd,
     history,
     open: true,
     archived: false,
     title: undefined,
-    acpServers: (mcpServers ?? []).filter((s) => s.type === "acp").map((s) => s.serverId),
+    acpServers: (params.mcpServers ?? []).filter((s) => s.type === "acp").map((s) => s.serverId),
+    systemPrompt,
   });
   return sessionId;
 }
@@ -90,24 +124,34 @@ function findProvider(providerId) {
 }
 
 const app = agent({ name: "interop-ts-unstable-agent" })
-  .onRequest(methods.agent.initialize, async () => ({
-    protocolVersion: 1,
-    agentCapabilities: {
-      loadSession: true,
-      promptCapabilities: { image: true, audio: false, embeddedContext: true },
-      sessionCapabilities: { fork: {}, archive: {}, status: {}, title: {} },
-      auth: { status: {} },
-      providers: {},
-      mcpCapabilities: { acp: true },
-    },
-    authMethods: [],
-    agentInfo: { name: "interop-ts-unstable-agent", version: "0.0.0" },
-  }))
+  .onRequest(methods.agent.initialize, async ({ params }) => {
+    clientCapabilities = params.clientCapabilities ?? {};
+    return {
+      protocolVersion: 1,
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
+        sessionCapabilities: {
+          fork: {},
+          archive: {},
+          status: {},
+          title: {},
+          systemPrompt: { mode: { override: {} } },
+        },
+        auth: { status: {} },
+        providers: {},
+        mcpCapabilities: { acp: true },
+      },
+      authMethods: [],
+      agentInfo: { name: "interop-ts-unstable-agent", version: "0.0.0" },
+    };
+  })
   .onRequest(methods.agent.session.new, async ({ params }) => ({
-    sessionId: newSession(params.cwd, params.mcpServers),
+    sessionId: newSession(params),
   }))
   .onRequest(methods.agent.session.load, async ({ params, client }) => {
     const session = getSession(params.sessionId);
+    session.systemPrompt = systemPromptOf(params);
     session.cwd = params.cwd;
     session.open = true;
     session.acpServers = (params.mcpServers ?? []).filter((s) => s.type === "acp").map((s) => s.serverId);
@@ -123,7 +167,7 @@ const app = agent({ name: "interop-ts-unstable-agent" })
   })
   .onRequest(methods.agent.session.fork, async ({ params }) => {
     const source = getSession(params.sessionId);
-    const sessionId = newSession(params.cwd, params.mcpServers, [...source.history]);
+    const sessionId = newSession(params, [...source.history]);
     sessions.get(sessionId).title = source.title;
     return { sessionId };
   })
@@ -191,6 +235,17 @@ const app = agent({ name: "interop-ts-unstable-agent" })
     };
     const [command, ...rest] = text.trim().split(/\s+/);
     const argText = text.trim().slice(command.length).trim();
+    /** Sends `updates` (payloads of ../unstable-payloads.json) if the client advertised `capability`. */
+    const sendIfAdvertised = async (capability, updates) => {
+      if (clientCapabilities[capability] == null) {
+        await say(`${command}: not advertised`);
+        return;
+      }
+      for (const update of updates) {
+        await client.notify(methods.client.session.update, { sessionId, update });
+      }
+      await say(`${command}: ${updates.length} updates`);
+    };
     switch (command) {
       case "stream": {
         const n = Number.parseInt(rest[0] ?? "", 10);
@@ -244,6 +299,17 @@ const app = agent({ name: "interop-ts-unstable-agent" })
         await say(`auth: ${argText}`);
         break;
       }
+      case "system":
+        await say(`system: ${JSON.stringify(session.systemPrompt)}`);
+        break;
+      case "usage":
+        return { stopReason: "end_turn", usage: payloads.usage };
+      case "plan":
+        await sendIfAdvertised("plan", payloads.plan);
+        break;
+      case "subagent":
+        await sendIfAdvertised("subagents", payloads.subagent);
+        break;
       default:
         throw RequestError.invalidParams({ prompt: text }, `unknown prompt command ${JSON.stringify(command ?? "")}`);
     }

@@ -8,16 +8,20 @@
 // agent handles (session/fork, archive, unarchive, status, set_title,
 // auth/status, providers/list|set|disable), mcp/message served by an MCP
 // server this client provides over ACP (`McpOverAcpProvider`, declared in
-// session/new with transport `acp`), and auth/status_update. The same
-// sequence as `official-rust-client --unstable` and
-// `libacp-interop-client --unstable`. Finally closes the agent's stdin and
-// expects it to exit 0.
+// session/new with transport `acp`), and auth/status_update; then the
+// unstable payloads of ../unstable-payloads.json, each compared member by
+// member with what the SDK decoded: `systemPrompt` on session/new and
+// session/fork (echoed by the agent), `usage` in a prompt's answer, and the
+// plan operation and subagent session updates (this client advertises `plan`
+// and `subagents`). The same sequence as `official-rust-client --unstable`
+// and `libacp-interop-client --unstable`. Finally closes the agent's stdin
+// and expects it to exit 0.
 //
 // Prints exactly `OK` and exits 0, or `FAIL: <reason>` and exits 1. Gives up
 // after 30 s. The agent's stderr is passed through to ours.
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -28,6 +32,8 @@ const DEADLINE_MS = 30_000;
 const EXIT_GRACE_MS = 5_000;
 const SERVER_ID = "interop-tools-1";
 const SERVER_NAME = "interop-tools";
+/** The payloads both ends of the sequence know (../unstable-payloads.json). */
+const payloads = JSON.parse(readFileSync(new URL("../unstable-payloads.json", import.meta.url), "utf8"));
 
 class CheckFailure extends Error {}
 
@@ -162,17 +168,46 @@ async function call(ctx, method, params) {
   return response;
 }
 
-/** A prompt that must end the turn; the texts of its agent_message_chunks. */
-async function turn(ctx, sessionId, text) {
+/** A prompt that must end the turn: its answer and the updates before it (all for the session), as decoded. */
+async function promptTurn(ctx, sessionId, text) {
   updates = [];
   const response = await call(ctx, methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
   check(response.stopReason === "end_turn", `prompt ${show(text)}: stopReason ${show(response.stopReason)}`);
   for (const u of updates) {
     check(u.sessionId === sessionId, `prompt ${show(text)}: an update for session ${show(u.sessionId)}, expected ${show(sessionId)}`);
   }
-  const chunks = updates.filter((u) => u.update.sessionUpdate === "agent_message_chunk").map((u) => u.update.content?.text);
+  const got = updates.map((u) => u.update);
   updates = [];
-  return chunks;
+  return { response, updates: got };
+}
+
+/** A prompt that must end the turn; the texts of its agent_message_chunks. */
+async function turn(ctx, sessionId, text) {
+  const { updates: got } = await promptTurn(ctx, sessionId, text);
+  return got.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content?.text);
+}
+
+/** The prompt `system`: the agent's one chunk `system: <JSON>`, parsed (the systemPrompt it got, or null). */
+async function systemPromptIn(ctx, sessionId) {
+  const said = await turn(ctx, sessionId, "system");
+  check(said.length === 1 && said[0].startsWith("system: "), `system in ${sessionId}: saw ${show(said)}`);
+  return JSON.parse(said[0].slice("system: ".length));
+}
+
+/**
+ * A prompt whose updates must be exactly `expected` (payloads of
+ * ../unstable-payloads.json), member by member as decoded, then the chunk
+ * `COMMAND: N updates`.
+ */
+async function payloadTurn(ctx, sessionId, command, expected) {
+  const { updates: got } = await promptTurn(ctx, sessionId, command);
+  const last = got.at(-1);
+  check(
+    last?.sessionUpdate === "agent_message_chunk" && last.content?.text === `${command}: ${expected.length} updates`,
+    `${command}: the last update is ${show(last)}, expected the chunk ${show(`${command}: ${expected.length} updates`)}`,
+  );
+  check(got.length === expected.length + 1, `${command}: ${got.length - 1} updates before the chunk, expected ${expected.length}`);
+  expected.forEach((update, i) => same(`${command}: update ${i}`, got[i], update));
 }
 
 /** A request that must fail with `code`; returns the error's data. */
@@ -225,7 +260,7 @@ async function drive(ctx) {
   // 1. initialize: the unstable capabilities.
   const init = await ctx.request(methods.agent.initialize, {
     protocolVersion: 1,
-    clientCapabilities: {},
+    clientCapabilities: { plan: {}, subagents: {} },
     clientInfo: { name: "interop-ts-unstable-client", version: "0.0.0" },
   });
   const caps = init.agentCapabilities ?? {};
@@ -234,7 +269,8 @@ async function drive(ctx) {
       ["fork", "archive", "status", "title"].every((c) => typeof caps.sessionCapabilities?.[c] === "object") &&
       typeof caps.auth?.status === "object" &&
       typeof caps.providers === "object" &&
-      caps.mcpCapabilities?.acp === true,
+      caps.mcpCapabilities?.acp === true &&
+      typeof caps.sessionCapabilities?.systemPrompt?.mode?.override === "object",
     `initialize: agentCapabilities ${show(caps)} lack an unstable capability`,
   );
 
@@ -343,6 +379,38 @@ async function drive(ctx) {
   // 11. An unknown session: -32002 with its id.
   const unknown = await refused(ctx, "session/status nope", methods.agent.session.status, { sessionId: "nope" }, -32002);
   same("session/status nope: data.sessionId", unknown?.sessionId, "nope");
+
+  // 12. systemPrompt (the agent advertised it, override mode included), as the agent got it.
+  const { append, override, unsupported } = payloads.systemPrompt;
+  const { sessionId: prompted } = await ctx.request(methods.agent.session.new, {
+    cwd: workDir,
+    mcpServers: [],
+    systemPrompt: append,
+  });
+  same("system after session/new with systemPrompt append", await systemPromptIn(ctx, prompted), append);
+  const { sessionId: overridden } = await ctx.request(methods.agent.session.fork, {
+    sessionId: prompted,
+    cwd: workDir,
+    systemPrompt: override,
+  });
+  same("system after session/fork with systemPrompt override", await systemPromptIn(ctx, overridden), override);
+  same("system in S, loaded without systemPrompt", await systemPromptIn(ctx, main), payloads.systemPrompt.none);
+  const badMode = await refused(
+    ctx,
+    "session/new with an unsupported systemPrompt mode",
+    methods.agent.session.new,
+    { cwd: workDir, mcpServers: [], systemPrompt: unsupported },
+    -32602,
+  );
+  same("session/new with an unsupported systemPrompt mode: data.mode", badMode?.mode, unsupported.mode);
+
+  // 13. usage in a prompt's answer.
+  const { response: used } = await promptTurn(ctx, main, "usage");
+  same("usage", used.usage, payloads.usage);
+
+  // 14. Plan operations, 15. subagent session updates (with their states).
+  await payloadTurn(ctx, main, "plan", payloads.plan);
+  await payloadTurn(ctx, main, "subagent", payloads.subagent);
 }
 
 async function main() {
