@@ -14,11 +14,11 @@ committed file differs from what the schema gives (scripts/test-kotlin.sh
 runs it).
 
 What it generates: the params and results of every unstable method the
-agent or the client handles (the schema's `x-method`/`x-side`; the proxy
-chain's methods are not an agent's or a client's) and every definition they
-reach, except those the SDK models under the same name (`SDK` below: those
-are used from the SDK, so values pass between both APIs as they are). The
-mapping, for kotlinx.serialization with the SDK's `ACPJson`:
+agent or the client handles, or a proxy chain's conductor and proxies (the
+schema's `x-method`/`x-side` `proxy`), and every definition they reach,
+except those the SDK models under the same name (`SDK` below: those are used
+from the SDK, so values pass between both APIs as they are). The mapping,
+for kotlinx.serialization with the SDK's `ACPJson`:
 
 * an object becomes a `@Serializable data class` with a `val` per property,
   in the schema's order; a member that is not required, or may be `null`, is
@@ -27,6 +27,11 @@ mapping, for kotlinx.serialization with the SDK's `ACPJson`:
   `@JvmInline value class` over the string with a constant per value, so a
   value from a newer peer decodes too;
 * a string type alias (ids) becomes a `@JvmInline value class` over the string;
+* a definition that is another one under a new name (`allOf` of one `$ref`
+  and nothing else: `InitializeProxyRequest` is `InitializeRequest`) becomes
+  a `typealias` of it;
+* a definition that allows any value (`{}`: the result of `proxy/successor`)
+  is a `typealias` of `JsonElement` (`JsonNull` for `null`);
 * a union tagged by a constant member (`type`) becomes a `sealed interface`
   with a `data class` per variant (the union's own members and the variant's)
   and `Unknown(json)` for tags this schema does not know (kept whole); its
@@ -46,6 +51,8 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "scripts/lib"))
+from schema_shapes import alias_of, allows_anything  # noqa: E402
 SCHEMA = REPO / "spec/ts-sdk-2.4.0/v1/schema.unstable.json"
 STABLE = REPO / "spec/ts-sdk-2.4.0/v1/schema.json"
 OUT = REPO / "bindings/uniffi/kotlin/src/main/kotlin/dev/libacp/models/Models.kt"
@@ -53,7 +60,14 @@ PACKAGE = "dev.libacp.models"
 
 # Definitions the SDK's models (com.agentclientprotocol.model, acp-model-jvm
 # 0.10.5) have under the same name and wire shape: referenced, not generated.
-SDK = {"ContentBlock", "McpServer", "SessionId", "SessionModeState"}
+SDK = {
+    "ContentBlock",
+    "InitializeRequest",
+    "InitializeResponse",
+    "McpServer",
+    "SessionId",
+    "SessionModeState",
+}
 
 KOTLIN_KEYWORDS = {
     "as",
@@ -151,7 +165,7 @@ class Generator:
             name
             for name, d in self.defs.items()
             if "x-method" in d
-            and d.get("x-side") in ("agent", "client")
+            and d.get("x-side") in ("agent", "client", "proxy")
             and d["x-method"] not in stable_methods
         )
         self.out = []
@@ -201,6 +215,10 @@ class Generator:
 
     def kind(self, name):
         d = self.defs[name]
+        if alias_of(d):
+            return "alias"
+        if allows_anything(d):
+            return "any"
         alts = d.get("oneOf") or d.get("anyOf")
         if alts:
             if self.string_consts(alts) is not None:
@@ -457,6 +475,12 @@ class Generator:
                 self.tagged(name, d)
             elif k == "alias-string":
                 self.value_class(name, d)
+            elif k in ("alias", "any"):
+                target = self.ref_type(alias_of(d)) if k == "alias" else "JsonElement"
+                for line in kdoc(d.get("description", ""), ""):
+                    self.emit(line)
+                self.emit(f"typealias {name} = {target}")
+                self.emit("")
             else:
                 note = "(Not modelled: an untagged union; kept as JSON.)"
                 for line in kdoc(f"{d.get('description', '')}\n\n{note}".strip(), ""):

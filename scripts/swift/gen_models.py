@@ -37,6 +37,11 @@ the mapping below is short:
 * a member that may hold any value (`{}`) is `JSONValue?`: `nil` when it is
   absent, `.null` when it is `null`;
 * a string type alias (ids) becomes `typealias X = String`;
+* a definition that is another one under a new name (`allOf` of one `$ref`
+  and nothing else: `InitializeProxyRequest` is `InitializeRequest`) becomes
+  a `typealias` of it;
+* a definition that allows any value (`{}`: the result of `proxy/successor`,
+  an extension's params) is `typealias X = JSONValue`;
 * anything else (untagged unions, JSON-RPC envelopes) is `JSONValue`.
 """
 
@@ -47,6 +52,8 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "scripts/lib"))
+from schema_shapes import alias_of, allows_anything  # noqa: E402
 OUT = REPO / "bindings/uniffi/swift/Sources/LibACP/Models.swift"
 
 SWIFT_KEYWORDS = {
@@ -112,6 +119,10 @@ class Generator:
 
     def kind(self, name):
         d = self.defs[name]
+        if alias_of(d):
+            return "alias"
+        if allows_anything(d):
+            return "any"
         if "properties" in d and d.get("type") == "object" and not any(k in d for k in ("oneOf", "anyOf", "allOf")):
             return "object"
         alts = d.get("oneOf") or d.get("anyOf")
@@ -440,6 +451,14 @@ class Generator:
                 self.strenum(name, d)
             elif k == "tagged":
                 self.tagged(name, d)
+            elif k in ("alias", "any"):
+                for line in doc(d.get("description", ""), ""):
+                    self.emit(line)
+                if k == "any":
+                    self.emit("/// (Any JSON value.)")
+                target = swift_type_name(alias_of(d)) if k == "alias" else "JSONValue"
+                self.emit(f"public typealias {name} = {target}")
+                self.emit("")
             elif k.startswith("alias-"):
                 t = {"string": "String", "integer": "Int64", "number": "Double", "boolean": "Bool"}[k[6:]]
                 for line in doc(d.get("description", ""), ""):

@@ -585,14 +585,17 @@ pub struct ProtocolMethod {
 }
 
 /// The methods of the protocol handled by `side` (requests and
-/// notifications, stable and unstable), from the core's method table: the
+/// notifications, stable and unstable, the proxy chain's included: a proxy
+/// is an agent, a conductor a client), from the core's method table: the
 /// typed Kotlin and Swift layers check their routing tables against it, so
 /// a method the core learns cannot be missing from them unnoticed.
 #[uniffi::export]
 pub fn protocol_methods(side: AcpRole) -> Vec<ProtocolMethod> {
+    use libacp_core::protocol::methods::{METHODS, PROXY_ROWS};
     let side = Role::from(side);
-    libacp_core::protocol::methods::METHODS
+    METHODS
         .iter()
+        .chain(PROXY_ROWS)
         .filter(|m| m.handled_by == side)
         .map(|m| ProtocolMethod {
             name: m.name.to_owned(),

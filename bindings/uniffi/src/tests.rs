@@ -683,4 +683,23 @@ fn protocol_methods_name_each_rows_kind_and_unstable_feature() {
     let update = row(AcpRole::Client, "auth/status_update");
     assert!(update[0].notification);
     assert!(row(AcpRole::Client, "session/fork").is_empty());
+    // The proxy chain: a proxy (agent) handles proxy/initialize and
+    // proxy/successor of both kinds, a conductor (client) proxy/successor.
+    let kinds = |rows: Vec<crate::ProtocolMethod>| -> Vec<(bool, Option<String>)> {
+        rows.into_iter()
+            .map(|m| (m.notification, m.feature))
+            .collect()
+    };
+    let feature = || Some("unstable_proxy_chains".to_owned());
+    assert_eq!(
+        kinds(row(AcpRole::Agent, "proxy/initialize")),
+        [(false, feature())]
+    );
+    assert!(row(AcpRole::Client, "proxy/initialize").is_empty());
+    for side in [AcpRole::Agent, AcpRole::Client] {
+        assert_eq!(
+            kinds(row(side, "proxy/successor")),
+            [(false, feature()), (true, feature())]
+        );
+    }
 }

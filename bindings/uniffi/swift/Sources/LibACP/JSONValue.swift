@@ -54,6 +54,20 @@ public enum JSONValue: Sendable, Hashable, Codable {
     /// Compact JSON text (object keys sorted).
     public var jsonText: String { JSON.text(self) }
 
+    /// `value` (a model) as JSON: the params of a wrapped message
+    /// (`ProxySuccessorRequest.params`), say. A value that cannot be encoded
+    /// throws `AcpError.InvalidArgument`.
+    public init<T: Encodable>(encoding value: T) throws {
+        self = try JSON.decode(JSONValue.self, JSON.encode(value), params: false)
+    }
+
+    /// This value decoded as `T` (a model): the result of a wrapped request
+    /// (`ProxySuccessorResponse`), say. A value that does not decode throws
+    /// `AcpError.InvalidResult`.
+    public func decode<T: Decodable>(as type: T.Type = T.self) throws -> T {
+        try JSON.decode(T.self, jsonText, params: false)
+    }
+
     /// The member `key` of an object; `nil` for a missing member or a non-object.
     public subscript(key: String) -> JSONValue? {
         if case .object(let o) = self { return o[key] }

@@ -4993,7 +4993,8 @@ public func libacpVersion() -> String  {
 }
 /**
  * The methods of the protocol handled by `side` (requests and
- * notifications, stable and unstable), from the core's method table: the
+ * notifications, stable and unstable, the proxy chain's included: a proxy
+ * is an agent, a conductor a client), from the core's method table: the
  * typed Kotlin and Swift layers check their routing tables against it, so
  * a method the core learns cannot be missing from them unnoticed.
  */
@@ -5083,7 +5084,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_acp_uniffi_checksum_func_libacp_version() != 11458) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_func_protocol_methods() != 28685) {
+    if (uniffi_acp_uniffi_checksum_func_protocol_methods() != 12421) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_func_socket_pair() != 50103) {

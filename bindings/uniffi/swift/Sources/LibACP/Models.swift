@@ -3470,7 +3470,7 @@ public struct ErrorStopReason: Codable, Hashable, Sendable {
 /// while maintaining protocol compatibility.
 ///
 /// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-/// (Not modelled: its shape is an untagged union; kept as JSON.)
+/// (Any JSON value.)
 public typealias ExtNotification = JSONValue
 
 /// Allows for sending an arbitrary request that is not part of the ACP spec.
@@ -3478,7 +3478,7 @@ public typealias ExtNotification = JSONValue
 /// protocol compatibility.
 ///
 /// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-/// (Not modelled: its shape is an untagged union; kept as JSON.)
+/// (Any JSON value.)
 public typealias ExtRequest = JSONValue
 
 /// Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.
@@ -3486,7 +3486,7 @@ public typealias ExtRequest = JSONValue
 /// protocol compatibility.
 ///
 /// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-/// (Not modelled: its shape is an untagged union; kept as JSON.)
+/// (Any JSON value.)
 public typealias ExtResponse = JSONValue
 
 /// File system capabilities that a client may support.
@@ -3896,8 +3896,7 @@ public struct Implementation: Codable, Hashable, Sendable {
 /// the proxy MUST forward an `initialize` request to its successor through `proxy/successor`.
 ///
 /// See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
-/// (Not modelled: its shape is an untagged union; kept as JSON.)
-public typealias InitializeProxyRequest = JSONValue
+public typealias InitializeProxyRequest = InitializeRequest
 
 /// **UNSTABLE**
 ///
@@ -3908,8 +3907,7 @@ public typealias InitializeProxyRequest = JSONValue
 /// The same as the `initialize` response. The proxy builds it from its successor's
 /// `initialize` response and answers with the capabilities of the chain from itself onward.
 /// It MUST NOT change `protocolVersion`.
-/// (Not modelled: its shape is an untagged union; kept as JSON.)
-public typealias InitializeProxyResponse = JSONValue
+public typealias InitializeProxyResponse = InitializeResponse
 
 /// Request parameters for the initialize method.
 ///
@@ -6818,7 +6816,7 @@ public struct ProxySuccessorRequest: Codable, Hashable, Sendable {
 /// This capability is not part of the spec yet, and may be removed or changed at any point.
 ///
 /// Result of a `proxy/successor` request: the wrapped request's result, forwarded unchanged.
-/// (Not modelled: its shape is an untagged union; kept as JSON.)
+/// (Any JSON value.)
 public typealias ProxySuccessorResponse = JSONValue
 
 /// Request to read content from a text file.

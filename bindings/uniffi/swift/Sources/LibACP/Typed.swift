@@ -84,6 +84,14 @@ public protocol Client: Sendable {
     func mcpMessage(_ request: MessageMcpRequest, call: IncomingCall) async throws -> MessageMcpResponse
     /// `auth/status_update` (unstable: `ConnectOptions(unstable: ["auth_status"])`).
     func authStatusUpdate(_ notification: AuthStatusUpdateNotification) async
+    /// `proxy/successor` from a proxy this client conducts (unstable:
+    /// `ConnectOptions(unstable: ["proxy_chains"])`): a request the proxy
+    /// forwards to its successor; the answer is the successor's result,
+    /// unchanged (JSON).
+    func proxySuccessor(_ request: ProxySuccessorRequest, call: IncomingCall) async throws -> ProxySuccessorResponse
+    /// `proxy/successor` notifications from a proxy: one it forwards to its
+    /// successor (`proxy_chains`).
+    func proxySuccessorNotification(_ notification: ProxySuccessorNotification) async
     /// A request of another method (an extension).
     func extMethod(_ call: IncomingCall) async throws -> JSONValue
     /// A notification of another method (an extension), or one whose
@@ -131,6 +139,10 @@ extension Client {
         throw AcpError.methodNotFound(call.method)
     }
     public func authStatusUpdate(_ notification: AuthStatusUpdateNotification) async {}
+    public func proxySuccessor(_ request: ProxySuccessorRequest, call: IncomingCall) async throws -> ProxySuccessorResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func proxySuccessorNotification(_ notification: ProxySuccessorNotification) async {}
     public func extMethod(_ call: IncomingCall) async throws -> JSONValue {
         throw AcpError.methodNotFound(call.method)
     }
@@ -160,11 +172,13 @@ struct ClientHost: RawHost {
             "terminal/kill": .of(KillTerminalRequest.self) { try await client.killTerminal($0, call: $1) },
             "elicitation/create": .of(CreateElicitationRequest.self) { try await client.createElicitation($0, call: $1) },
             "mcp/message": .of(MessageMcpRequest.self) { try await client.mcpMessage($0, call: $1) },
+            "proxy/successor": .of(ProxySuccessorRequest.self) { try await client.proxySuccessor($0, call: $1) },
         ]
         notifications = [
             "session/update": .of(SessionNotification.self) { await client.sessionUpdate($0) },
             "elicitation/complete": .of(CompleteElicitationNotification.self) { await client.completeElicitation($0) },
             "auth/status_update": .of(AuthStatusUpdateNotification.self) { await client.authStatusUpdate($0) },
+            "proxy/successor": .of(ProxySuccessorNotification.self) { await client.proxySuccessorNotification($0) },
         ]
     }
 
@@ -330,6 +344,25 @@ public final class ClientConnection: Sendable {
     public func mcpMessage(_ notification: MessageMcpNotification) async throws {
         try await connection.notify("mcp/message", notification)
     }
+
+    // A proxy chain's conductor (`proxy_chains`): this client initializes
+    // the agent it reaches as a proxy and delivers its successor's messages.
+
+    /// `proxy/initialize`: initializes the agent as a proxy, with the rules
+    /// of `initialize` (it is this connection's initialize).
+    public func proxyInitialize(_ request: InitializeProxyRequest) async throws -> InitializeProxyResponse {
+        try await connection.call("proxy/initialize", request)
+    }
+    /// `proxy/successor`: delivers a request of the proxy's successor; the
+    /// answer is the proxy's result for it (JSON).
+    public func proxySuccessor(_ request: ProxySuccessorRequest) async throws -> ProxySuccessorResponse {
+        try await connection.call("proxy/successor", request)
+    }
+    /// `proxy/successor`: delivers a notification of the proxy's successor;
+    /// returns once queued.
+    public func proxySuccessorNotification(_ notification: ProxySuccessorNotification) async throws {
+        try await connection.notify("proxy/successor", notification)
+    }
     /// Closes and waits for the agent to be gone.
     public func shutdown() async {
         await connection.shutdown()
@@ -394,6 +427,22 @@ public protocol Agent: Sendable {
     func disableProvider(_ request: DisableProviderRequest, call: IncomingCall) async throws -> DisableProviderResponse
     /// `mcp/message` notifications from the client (`unstable_mcp_over_acp`).
     func mcpMessage(_ notification: MessageMcpNotification) async
+    // A proxy of a proxy chain (`unstable_proxy_chains`): the conductor
+    // (its client) initializes it with `proxy/initialize` and delivers its
+    // successor's messages with `proxy/successor`; it reaches its successor
+    // with `AgentConnection.proxySuccessor`.
+    /// `proxy/initialize`: the conductor initializes this agent as a proxy,
+    /// with the rules of `initialize` (it is this connection's initialize).
+    /// Before answering, a proxy forwards an `initialize` to its successor
+    /// (`AgentConnection.proxySuccessor`). The default answers `-32601`:
+    /// this agent is not a proxy.
+    func proxyInitialize(_ request: InitializeProxyRequest, call: IncomingCall) async throws -> InitializeProxyResponse
+    /// `proxy/successor` from the conductor: a request of this proxy's
+    /// successor, delivered (`unstable_proxy_chains`).
+    func proxySuccessor(_ request: ProxySuccessorRequest, call: IncomingCall) async throws -> ProxySuccessorResponse
+    /// `proxy/successor` notifications from the conductor: one of this
+    /// proxy's successor (`unstable_proxy_chains`).
+    func proxySuccessorNotification(_ notification: ProxySuccessorNotification) async
     /// A request of another method (an extension).
     func extMethod(_ call: IncomingCall) async throws -> JSONValue
     /// A notification of another method (an extension), or one whose params did not decode.
@@ -461,6 +510,13 @@ extension Agent {
         throw AcpError.methodNotFound(call.method)
     }
     public func mcpMessage(_ notification: MessageMcpNotification) async {}
+    public func proxyInitialize(_ request: InitializeProxyRequest, call: IncomingCall) async throws -> InitializeProxyResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func proxySuccessor(_ request: ProxySuccessorRequest, call: IncomingCall) async throws -> ProxySuccessorResponse {
+        throw AcpError.methodNotFound(call.method)
+    }
+    public func proxySuccessorNotification(_ notification: ProxySuccessorNotification) async {}
     public func extMethod(_ call: IncomingCall) async throws -> JSONValue {
         throw AcpError.methodNotFound(call.method)
     }
@@ -500,10 +556,13 @@ struct AgentHost: RawHost {
             "providers/list": .of(ListProvidersRequest.self) { try await agent.listProviders($0, call: $1) },
             "providers/set": .of(SetProviderRequest.self) { try await agent.setProvider($0, call: $1) },
             "providers/disable": .of(DisableProviderRequest.self) { try await agent.disableProvider($0, call: $1) },
+            "proxy/initialize": .of(InitializeProxyRequest.self) { try await agent.proxyInitialize($0, call: $1) },
+            "proxy/successor": .of(ProxySuccessorRequest.self) { try await agent.proxySuccessor($0, call: $1) },
         ]
         notifications = [
             "session/cancel": .of(CancelNotification.self) { await agent.cancel($0) },
             "mcp/message": .of(MessageMcpNotification.self) { await agent.mcpMessage($0) },
+            "proxy/successor": .of(ProxySuccessorNotification.self) { await agent.proxySuccessorNotification($0) },
         ]
     }
 
@@ -604,6 +663,17 @@ public final class AgentConnection: Sendable {
     /// (unstable: `unstable_mcp_over_acp`).
     public func mcpMessage(_ request: MessageMcpRequest) async throws -> MessageMcpResponse {
         try await connection.call("mcp/message", request)
+    }
+    /// `proxy/successor` (this agent a proxy; unstable:
+    /// `unstable_proxy_chains`): forwards a request to its successor through
+    /// the conductor; the answer is the successor's result, unchanged (JSON).
+    public func proxySuccessor(_ request: ProxySuccessorRequest) async throws -> ProxySuccessorResponse {
+        try await connection.call("proxy/successor", request)
+    }
+    /// `proxy/successor`: forwards a notification to this proxy's
+    /// successor; returns once queued.
+    public func proxySuccessorNotification(_ notification: ProxySuccessorNotification) async throws {
+        try await connection.notify("proxy/successor", notification)
     }
     /// Waits until the client closes the connection and everything was written.
     public func terminated() async {

@@ -32,6 +32,13 @@ final class RoutingTests: XCTestCase {
         XCTAssertEqual(Self.rows(agent.routes, agent.notifications), Self.core(.agent))
         XCTAssertTrue(Self.core(.client).contains(Row(name: "mcp/message", notification: false)))
         XCTAssertTrue(Self.core(.agent).contains(Row(name: "mcp/message", notification: true)))
+        // The proxy chain: a proxy (agent) handles proxy/initialize and
+        // proxy/successor of both kinds, a conductor (client) proxy/successor.
+        XCTAssertTrue(Self.core(.agent).contains(Row(name: "proxy/initialize", notification: false)))
+        for side in [AcpRole.agent, .client] {
+            XCTAssertTrue(Self.core(side).contains(Row(name: "proxy/successor", notification: false)), "\(side)")
+            XCTAssertTrue(Self.core(side).contains(Row(name: "proxy/successor", notification: true)), "\(side)")
+        }
     }
 
     /// The core's table names the feature of each unstable method, as the
@@ -44,8 +51,8 @@ final class RoutingTests: XCTestCase {
         XCTAssertEqual(agent["session/prompt"], .some(nil))
         let unstable = Set(protocolMethods(side: .agent).compactMap(\.feature) + protocolMethods(side: .client).compactMap(\.feature))
         XCTAssertEqual(unstable, [
-            "unstable_auth_status", "unstable_llm_providers", "unstable_mcp_over_acp", "unstable_session_archive",
-            "unstable_session_fork", "unstable_session_set_title", "unstable_session_status",
+            "unstable_auth_status", "unstable_llm_providers", "unstable_mcp_over_acp", "unstable_proxy_chains",
+            "unstable_session_archive", "unstable_session_fork", "unstable_session_set_title", "unstable_session_status",
         ])
     }
 }

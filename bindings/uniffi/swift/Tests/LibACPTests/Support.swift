@@ -148,6 +148,17 @@ final class Pair {
     }
 }
 
+/// A client and an agent over a socket pair, in this process, both sides
+/// with `options`.
+func connectedPair(
+    _ agent: Agent, _ client: Client, options: ConnectOptions
+) throws -> (client: ClientConnection, agent: AgentConnection) {
+    let fds = try socketPair()
+    let agentSide = try AgentConnection.fromFds(readFd: fds[1], writeFd: fds[1], agent: agent, options: options)
+    let clientSide = try ClientConnection.fromFds(readFd: fds[0], writeFd: fds[0], client: client, options: options)
+    return (clientSide, agentSide)
+}
+
 /// Asserts that `body` throws an `AcpError` and returns it.
 func assertThrowsAcp<T>(
     _ body: () async throws -> T, file: StaticString = #filePath, line: UInt = #line

@@ -108,21 +108,11 @@ final class UnstableTests: XCTestCase {
         }
     }
 
-    /// A connected pair, both sides with `options`.
-    static func pair(
-        _ agent: UnstableAgent, _ client: McpClient, options: ConnectOptions
-    ) throws -> (client: ClientConnection, agent: AgentConnection) {
-        let fds = try socketPair()
-        let agentSide = try AgentConnection.fromFds(readFd: fds[1], writeFd: fds[1], agent: agent, options: options)
-        let clientSide = try ClientConnection.fromFds(readFd: fds[0], writeFd: fds[0], client: client, options: options)
-        return (clientSide, agentSide)
-    }
-
     func testEveryUnstableMethodRoundTripsTyped() async throws {
         try await bounded {
             let agent = UnstableAgent()
             let client = McpClient()
-            let (c, a) = try Self.pair(agent, client, options: ConnectOptions(events: true, unstable: ["all"]))
+            let (c, a) = try connectedPair(agent, client, options: ConnectOptions(events: true, unstable: ["all"]))
             defer { a.close() }
             _ = try await c.initialize(initRequest())
             _ = try await c.newSession(NewSessionRequest(cwd: "/tmp", mcpServers: []))

@@ -40,11 +40,16 @@ import dev.libacp.models.DisableProviderRequest
 import dev.libacp.models.DisableProviderResponse
 import dev.libacp.models.ForkSessionRequest
 import dev.libacp.models.ForkSessionResponse
+import dev.libacp.models.InitializeProxyRequest
+import dev.libacp.models.InitializeProxyResponse
 import dev.libacp.models.ListProvidersRequest
 import dev.libacp.models.ListProvidersResponse
 import dev.libacp.models.MessageMcpNotification
 import dev.libacp.models.MessageMcpRequest
 import dev.libacp.models.MessageMcpResponse
+import dev.libacp.models.ProxySuccessorNotification
+import dev.libacp.models.ProxySuccessorRequest
+import dev.libacp.models.ProxySuccessorResponse
 import dev.libacp.models.SessionStatusRequest
 import dev.libacp.models.SessionStatusResponse
 import dev.libacp.models.SetProviderRequest
@@ -189,6 +194,18 @@ interface Client {
     suspend fun authStatusUpdate(notification: AuthStatusUpdateNotification) {}
 
     /**
+     * `proxy/successor` from a proxy this client conducts (unstable:
+     * `ConnectOptions(unstable = listOf("proxy_chains"))`): a request the
+     * proxy forwards to its successor; the answer is the successor's result,
+     * unchanged (JSON).
+     */
+    suspend fun proxySuccessor(request: ProxySuccessorRequest, call: IncomingCall): ProxySuccessorResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `proxy/successor` notifications from a proxy: one it forwards to its successor (`proxy_chains`). */
+    suspend fun proxySuccessorNotification(notification: ProxySuccessorNotification) {}
+
+    /**
      * `session/update`, in order; a prompt returns only after the updates the
      * agent sent before its answer were handled here. An update the models
      * cannot decode reaches [extNotification] instead (nothing is dropped).
@@ -320,6 +337,29 @@ interface Agent {
     /** `mcp/message` notifications from the client (`unstable_mcp_over_acp`). */
     suspend fun mcpMessage(notification: MessageMcpNotification) {}
 
+    // A proxy of a proxy chain (`unstable_proxy_chains`): the conductor (its
+    // client) initializes it with `proxyInitialize` and delivers its
+    // successor's messages with `proxy/successor`; it reaches its successor
+    // with `AgentConnection.proxySuccessor`.
+
+    /**
+     * `proxy/initialize`: the conductor initializes this agent as a proxy,
+     * with the rules of [initialize] (it is this connection's initialize;
+     * [extraCapabilities] are merged into the answer as well). Before
+     * answering, a proxy forwards an `initialize` to its successor
+     * ([AgentConnection.proxySuccessor]). The default answers `-32601`: this
+     * agent is not a proxy.
+     */
+    suspend fun proxyInitialize(request: InitializeProxyRequest, call: IncomingCall): InitializeProxyResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `proxy/successor` from the conductor: a request of this proxy's successor, delivered (`unstable_proxy_chains`). */
+    suspend fun proxySuccessor(request: ProxySuccessorRequest, call: IncomingCall): ProxySuccessorResponse =
+        throw AcpErrors.methodNotFound(call.method)
+
+    /** `proxy/successor` notifications from the conductor: one of this proxy's successor (`unstable_proxy_chains`). */
+    suspend fun proxySuccessorNotification(notification: ProxySuccessorNotification) {}
+
     /** A request of another method (an extension). */
     suspend fun extMethod(call: IncomingCall): JsonElement = throw AcpErrors.methodNotFound(call.method)
 
@@ -375,6 +415,7 @@ internal class ClientHost(private val client: Client) : TypedHost() {
         "terminal/kill" to route(KillTerminalCommandRequest.serializer(), KillTerminalCommandResponse.serializer(), client::killTerminal),
         "elicitation/create" to jsonRoute(client::createElicitation),
         "mcp/message" to route(MessageMcpRequest.serializer(), MessageMcpResponse.serializer(), client::mcpMessage),
+        "proxy/successor" to route(ProxySuccessorRequest.serializer(), JsonElement.serializer(), client::proxySuccessor),
     )
 
     override val notifications: Map<String, NotificationRoute> = mapOf(
@@ -382,6 +423,12 @@ internal class ClientHost(private val client: Client) : TypedHost() {
         "elicitation/complete" to { params -> client.elicitationComplete(parse(params)) },
         "auth/status_update" to
             notificationRoute("auth/status_update", AuthStatusUpdateNotification.serializer(), client::extNotification, client::authStatusUpdate),
+        "proxy/successor" to notificationRoute(
+            "proxy/successor",
+            ProxySuccessorNotification.serializer(),
+            client::extNotification,
+            client::proxySuccessorNotification,
+        ),
     )
 
     private suspend fun sessionUpdate(params: String?) {
@@ -408,7 +455,7 @@ internal class ClientHost(private val client: Client) : TypedHost() {
 
 internal class AgentHost(private val agent: Agent) : TypedHost() {
     override val requests: Map<String, Route> = mapOf(
-        "initialize" to ::initialize,
+        "initialize" to { call -> initialize(call, agent::initialize) },
         "authenticate" to route(AuthenticateRequest.serializer(), AuthenticateResponse.serializer(), agent::authenticate),
         "session/new" to route(NewSessionRequest.serializer(), NewSessionResponse.serializer(), agent::newSession),
         "session/load" to route(LoadSessionRequest.serializer(), LoadSessionResponse.serializer(), agent::loadSession),
@@ -432,17 +479,31 @@ internal class AgentHost(private val agent: Agent) : TypedHost() {
         "providers/set" to route(SetProviderRequest.serializer(), SetProviderResponse.serializer(), agent::setProvider),
         "providers/disable" to
             route(DisableProviderRequest.serializer(), DisableProviderResponse.serializer(), agent::disableProvider),
+        "proxy/initialize" to { call -> initialize(call, agent::proxyInitialize) },
+        "proxy/successor" to route(ProxySuccessorRequest.serializer(), JsonElement.serializer(), agent::proxySuccessor),
     )
 
     override val notifications: Map<String, NotificationRoute> = mapOf(
         "session/cancel" to { params -> agent.cancel(decode(CancelNotification.serializer(), params, params = true)) },
         "mcp/message" to
             notificationRoute("mcp/message", MessageMcpNotification.serializer(), agent::extNotification, agent::mcpMessage),
+        "proxy/successor" to notificationRoute(
+            "proxy/successor",
+            ProxySuccessorNotification.serializer(),
+            agent::extNotification,
+            agent::proxySuccessorNotification,
+        ),
     )
 
-    /** `initialize`: the agent's typed answer, with [Agent.extraCapabilities] merged in. */
-    private suspend fun initialize(call: IncomingCall): String {
-        val answer = agent.initialize(decode(InitializeRequest.serializer(), call.paramsJson, params = true), call)
+    /**
+     * `initialize` or `proxy/initialize` (the same params and answer): the
+     * agent's typed answer from [handle], with [Agent.extraCapabilities] merged in.
+     */
+    private suspend fun initialize(
+        call: IncomingCall,
+        handle: suspend (InitializeRequest, IncomingCall) -> InitializeResponse,
+    ): String {
+        val answer = handle(decode(InitializeRequest.serializer(), call.paramsJson, params = true), call)
         val json = ACPJson.encodeToJsonElement(InitializeResponse.serializer(), answer)
         val extra = agent.extraCapabilities ?: return json.toString()
         val obj = json as JsonObject
@@ -578,6 +639,24 @@ class ClientConnection private constructor(val connection: AcpConnection) : Auto
     suspend fun mcpMessage(notification: MessageMcpNotification) =
         connection.notifyJson("mcp/message", ACPJson.encodeToString(MessageMcpNotification.serializer(), notification))
 
+    // A proxy chain's conductor (`proxy_chains`): this client initializes
+    // the agent it reaches as a proxy and delivers its successor's messages.
+
+    /**
+     * `proxy/initialize`: initializes the agent as a proxy, with the rules of
+     * [initialize] (it is this connection's initialize).
+     */
+    suspend fun proxyInitialize(request: InitializeProxyRequest): InitializeProxyResponse =
+        connection.typed("proxy/initialize", request, InitializeRequest.serializer(), InitializeResponse.serializer())
+
+    /** `proxy/successor`: delivers a request of the proxy's successor; the answer is the proxy's result for it (JSON). */
+    suspend fun proxySuccessor(request: ProxySuccessorRequest): ProxySuccessorResponse =
+        connection.typed("proxy/successor", request, ProxySuccessorRequest.serializer(), JsonElement.serializer())
+
+    /** `proxy/successor`: delivers a notification of the proxy's successor; returns once queued. */
+    suspend fun proxySuccessorNotification(notification: ProxySuccessorNotification) =
+        connection.notifyJson("proxy/successor", ACPJson.encodeToString(ProxySuccessorNotification.serializer(), notification))
+
     /** Closes and waits for the agent to be gone. */
     suspend fun shutdown() = connection.shutdown()
 
@@ -667,6 +746,18 @@ class AgentConnection internal constructor(val connection: AcpConnection) : Auto
     /** `mcp/message` to an MCP server the client provides over ACP (unstable: `unstable_mcp_over_acp`). */
     suspend fun mcpMessage(request: MessageMcpRequest): MessageMcpResponse =
         connection.typed("mcp/message", request, MessageMcpRequest.serializer(), MessageMcpResponse.serializer())
+
+    /**
+     * `proxy/successor` (this agent a proxy; unstable: `unstable_proxy_chains`):
+     * forwards a request to its successor through the conductor; the answer
+     * is the successor's result, unchanged (JSON).
+     */
+    suspend fun proxySuccessor(request: ProxySuccessorRequest): ProxySuccessorResponse =
+        connection.typed("proxy/successor", request, ProxySuccessorRequest.serializer(), JsonElement.serializer())
+
+    /** `proxy/successor`: forwards a notification to this proxy's successor; returns once queued. */
+    suspend fun proxySuccessorNotification(notification: ProxySuccessorNotification) =
+        connection.notifyJson("proxy/successor", ACPJson.encodeToString(ProxySuccessorNotification.serializer(), notification))
 
     /** Waits until the client closes the connection and everything was written. */
     suspend fun terminated() = connection.terminated()

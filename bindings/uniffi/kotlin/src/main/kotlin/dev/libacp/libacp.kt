@@ -1127,7 +1127,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if (lib.uniffi_acp_uniffi_checksum_func_libacp_version() != 11458.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_func_protocol_methods() != 28685.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_func_protocol_methods() != 12421.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_func_socket_pair() != 50103.toShort()) {
@@ -6816,7 +6816,8 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
 
         /**
          * The methods of the protocol handled by `side` (requests and
-         * notifications, stable and unstable), from the core's method table: the
+         * notifications, stable and unstable, the proxy chain's included: a proxy
+         * is an agent, a conductor a client), from the core's method table: the
          * typed Kotlin and Swift layers check their routing tables against it, so
          * a method the core learns cannot be missing from them unnoticed.
          */ fun `protocolMethods`(`side`: AcpRole): List<ProtocolMethod> {

@@ -31,6 +31,13 @@ class TypedRoutesTest {
         assertEquals(core(AcpRole.CLIENT), ClientHost(RecordingClient()).methods, "Client (Typed.kt) vs the core")
         assertTrue(MethodRow("mcp/message", notification = false) in core(AcpRole.CLIENT))
         assertTrue(MethodRow("mcp/message", notification = true) in core(AcpRole.AGENT))
+        // The proxy chain: a proxy (agent) handles proxy/initialize and
+        // proxy/successor of both kinds, a conductor (client) proxy/successor.
+        assertTrue(MethodRow("proxy/initialize", notification = false) in core(AcpRole.AGENT))
+        for (side in listOf(AcpRole.AGENT, AcpRole.CLIENT)) {
+            assertTrue(MethodRow("proxy/successor", notification = false) in core(side), "$side")
+            assertTrue(MethodRow("proxy/successor", notification = true) in core(side), "$side")
+        }
         assertEquals(clientMethods.size, core(AcpRole.CLIENT).size, "no client method twice")
     }
 
@@ -46,6 +53,7 @@ class TypedRoutesTest {
                 "unstable_auth_status",
                 "unstable_llm_providers",
                 "unstable_mcp_over_acp",
+                "unstable_proxy_chains",
                 "unstable_session_archive",
                 "unstable_session_fork",
                 "unstable_session_set_title",
