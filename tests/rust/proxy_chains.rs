@@ -12,7 +12,7 @@ use libacp_core::{
     AcpOptions, Agent, AgentConnection, CallError, Client, ClientConnection, FnHandler, Refusal,
     RequestContext, RpcError, Transport,
 };
-use libacp_tests::{acp_agent_raw, raw, within};
+use libacp_tests::{acp_agent_raw, acp_client_raw_with, raw, within};
 use serde_json::{Value, json};
 
 fn proxy_chains() -> AcpOptions {
@@ -253,4 +253,77 @@ async fn proxy_initialize_is_initialize_only_with_the_feature() {
     let refused = peer.expect().await;
     assert_eq!(refused["id"], 2, "{refused}");
     assert!(refused["error"].is_object(), "not initialized: {refused}");
+}
+
+/// `proxy/successor`'s result is the successor's, unchanged: a `null`
+/// stays `null` both ways (every other ACP result is an object, where a
+/// `null` reads as `{}`).
+#[tokio::test]
+async fn a_null_successor_result_passes_through_unchanged() {
+    // The proxy answers the conductor's proxy/successor with null.
+    let host = FnHandler::new().on_request(|r| async move {
+        Ok(match r.method.as_str() {
+            "proxy/initialize" => json!({"protocolVersion": 1, "agentCapabilities": {}}),
+            _ => Value::Null,
+        })
+    });
+    let (_conn, mut conductor) = acp_agent_raw(host, proxy_chains());
+    conductor
+        .send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "proxy/initialize",
+            "params": {"protocolVersion": 1, "clientCapabilities": {}}}),
+        )
+        .await;
+    assert_eq!(conductor.expect().await["result"]["protocolVersion"], 1);
+    conductor
+        .send(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "proxy/successor",
+            "params": {"method": "_vendor/ping", "params": {}}}),
+        )
+        .await;
+    let answer = conductor.expect().await;
+    assert_eq!(answer["id"], 2, "{answer}");
+    assert!(answer.get("result").is_some_and(Value::is_null), "{answer}");
+
+    // The conductor gets null from the proxy it asked.
+    let host = FnHandler::new().on_request(|_r| async move { Ok(Value::Null) });
+    let (conn, mut proxy) = acp_client_raw_with(host, proxy_chains());
+    let init = tokio::spawn({
+        let conn = conn.clone();
+        async move {
+            conn.request(
+                "proxy/initialize",
+                Some(raw(json!({"protocolVersion": 1, "clientCapabilities": {}}))),
+            )
+            .await
+        }
+    });
+    let req = proxy.expect().await;
+    proxy
+        .send(json!({"jsonrpc": "2.0", "id": req["id"], "result": {"protocolVersion": 1, "agentCapabilities": {}}}))
+        .await;
+    within("proxy/initialize", init)
+        .await
+        .expect("join")
+        .expect("proxy/initialize");
+    let call = tokio::spawn({
+        let conn = conn.clone();
+        async move {
+            conn.request(
+                "proxy/successor",
+                Some(raw(json!({"method": "_vendor/ping", "params": {}}))),
+            )
+            .await
+        }
+    });
+    let req = proxy.expect().await;
+    assert_eq!(req["method"], "proxy/successor", "{req}");
+    proxy
+        .send(json!({"jsonrpc": "2.0", "id": req["id"], "result": null}))
+        .await;
+    let result = within("proxy/successor", call)
+        .await
+        .expect("join")
+        .expect("proxy/successor");
+    assert_eq!(result.get(), "null");
 }

@@ -696,7 +696,11 @@ fn valid_answer(
     peer: &crate::rpc::Peer,
     result: Result<Box<RawValue>, RpcError>,
 ) -> Result<Box<RawValue>, RpcError> {
-    let result = null_as_empty(result);
+    let result = if methods::result_is_object(method) {
+        null_as_empty(result)
+    } else {
+        result
+    };
     let Ok(raw) = &result else {
         return result;
     };

@@ -495,6 +495,13 @@ pub fn lookup(
     Some(same_kind.unwrap_or(first))
 }
 
+/// Whether the result of `method` is an object, so that a `null` result
+/// reads as `{}`: every ACP result is, except `proxy/successor`'s, which is
+/// the successor's result unchanged (any JSON value, `null` included).
+pub fn result_is_object(method: &str) -> bool {
+    method != "proxy/successor"
+}
+
 /// Whether `name` is an ACP method (stable, or unstable with any feature).
 pub fn is_protocol_method(name: &str) -> bool {
     METHODS.iter().chain(PROXY_ROWS).any(|m| m.name == name)

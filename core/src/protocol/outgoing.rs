@@ -120,7 +120,7 @@ impl Settle {
         let effect = self.effect.take().unwrap_or(Effect::None);
         let result = match (result, self.acp_method) {
             (Ok(raw), Some(method)) => {
-                let raw = if raw.get() == "null" {
+                let raw = if raw.get() == "null" && methods::result_is_object(method) {
                     empty_object()
                 } else {
                     raw

@@ -368,6 +368,11 @@ static RESULT_RULES: &[(&[&str], &[Rule])] = &[
 /// peer's answer to our call, or the host's answer to the peer's request),
 /// reading only the members its rules name.
 pub(crate) fn check_result(method: &str, result: &RawValue) -> Result<(), Violation> {
+    if !super::methods::result_is_object(method) {
+        // Any JSON value: the successor's answer to a method this
+        // connection does not see.
+        return Ok(());
+    }
     let rules = RESULT_RULES
         .iter()
         .find(|(names, _)| names.contains(&method))
