@@ -3,10 +3,12 @@
 import cjs from "./index.js";
 
 export const AGENT_METHODS = cjs.AGENT_METHODS;
+export const AGENT_PROXY_METHODS = cjs.AGENT_PROXY_METHODS;
 export const AGENT_SCHEMA = cjs.AGENT_SCHEMA;
 export const AcpError = cjs.AcpError;
 export const AgentConnection = cjs.AgentConnection;
 export const CLIENT_METHODS = cjs.CLIENT_METHODS;
+export const CLIENT_PROXY_METHODS = cjs.CLIENT_PROXY_METHODS;
 export const CLIENT_SCHEMA = cjs.CLIENT_SCHEMA;
 export const Cancelled = cjs.Cancelled;
 export const CapabilityError = cjs.CapabilityError;
@@ -18,6 +20,8 @@ export const InvalidParams = cjs.InvalidParams;
 export const InvalidResult = cjs.InvalidResult;
 export const MethodNotFound = cjs.MethodNotFound;
 export const PROTOCOL_VERSION = cjs.PROTOCOL_VERSION;
+export const PROXY_NOTIFICATION_SCHEMA = cjs.PROXY_NOTIFICATION_SCHEMA;
+export const PROXY_REQUEST_SCHEMA = cjs.PROXY_REQUEST_SCHEMA;
 export const RefusedError = cjs.RefusedError;
 export const RemoteError = cjs.RemoteError;
 export const RequestError = cjs.RequestError;

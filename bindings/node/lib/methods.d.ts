@@ -193,10 +193,41 @@ export declare const CLIENT_SCHEMA: {
         readonly stable: true;
     };
 };
+/**
+ * The proxy chain's requests (unstable `unstable_proxy_chains`; the schema's
+ * side `proxy`, between a conductor and its proxies), by wire name.
+ */
+export declare const PROXY_REQUEST_SCHEMA: {
+    readonly "proxy/initialize": {
+        readonly params: "InitializeProxyRequest";
+        readonly result: "InitializeProxyResponse";
+        readonly stable: false;
+    };
+    readonly "proxy/successor": {
+        readonly params: "ProxySuccessorRequest";
+        readonly result: "ProxySuccessorResponse";
+        readonly stable: false;
+    };
+};
+/**
+ * The proxy chain's notifications (unstable `unstable_proxy_chains`; the schema's
+ * side `proxy`, between a conductor and its proxies), by wire name.
+ */
+export declare const PROXY_NOTIFICATION_SCHEMA: {
+    readonly "proxy/successor": {
+        readonly params: "ProxySuccessorNotification";
+        readonly result: null;
+        readonly stable: false;
+    };
+};
 /** The wire names of the agent's methods. */
 export type AgentMethod = keyof typeof AGENT_SCHEMA;
 /** The wire names of the client's methods. */
 export type ClientMethod = keyof typeof CLIENT_SCHEMA;
+/** The wire names of the proxy chain's requests. */
+export type ProxyRequestMethod = keyof typeof PROXY_REQUEST_SCHEMA;
+/** The wire names of the proxy chain's notifications. */
+export type ProxyNotificationMethod = keyof typeof PROXY_NOTIFICATION_SCHEMA;
 /**
  * The methods of the unstable v1 extensions (in schema.unstable.json, not in
  * schema.json): the core routes and checks them only on a connection whose

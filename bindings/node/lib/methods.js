@@ -3,7 +3,7 @@
 // spec/ts-sdk-2.4.0/v1/schema.unstable.json (stable: also in schema.json).
 // Do not edit: run `npm run generate:schema`; `--check` fails when it drifts.
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.UNSTABLE_METHODS = exports.CLIENT_SCHEMA = exports.AGENT_SCHEMA = void 0;
+exports.UNSTABLE_METHODS = exports.PROXY_NOTIFICATION_SCHEMA = exports.PROXY_REQUEST_SCHEMA = exports.CLIENT_SCHEMA = exports.AGENT_SCHEMA = void 0;
 /** The methods the agent handles (the client calls them), by wire name. */
 exports.AGENT_SCHEMA = {
     "auth/status": { params: "AuthStatusRequest", result: "AuthStatusResponse", stable: false },
@@ -119,6 +119,29 @@ exports.CLIENT_SCHEMA = {
     },
 };
 /**
+ * The proxy chain's requests (unstable `unstable_proxy_chains`; the schema's
+ * side `proxy`, between a conductor and its proxies), by wire name.
+ */
+exports.PROXY_REQUEST_SCHEMA = {
+    "proxy/initialize": {
+        params: "InitializeProxyRequest",
+        result: "InitializeProxyResponse",
+        stable: false,
+    },
+    "proxy/successor": {
+        params: "ProxySuccessorRequest",
+        result: "ProxySuccessorResponse",
+        stable: false,
+    },
+};
+/**
+ * The proxy chain's notifications (unstable `unstable_proxy_chains`; the schema's
+ * side `proxy`, between a conductor and its proxies), by wire name.
+ */
+exports.PROXY_NOTIFICATION_SCHEMA = {
+    "proxy/successor": { params: "ProxySuccessorNotification", result: null, stable: false },
+};
+/**
  * The methods of the unstable v1 extensions (in schema.unstable.json, not in
  * schema.json): the core routes and checks them only on a connection whose
  * `unstable` option turns their feature on; otherwise they are extension
@@ -131,6 +154,8 @@ exports.UNSTABLE_METHODS = new Set([
     "providers/disable",
     "providers/list",
     "providers/set",
+    "proxy/initialize",
+    "proxy/successor",
     "session/archive",
     "session/fork",
     "session/set_title",

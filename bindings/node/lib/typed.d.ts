@@ -12,8 +12,9 @@
  * resolves after every `session/update` of the turn was handled.
  *
  * The methods of the unstable v1 extensions ({@link UNSTABLE_METHODS}:
- * `forkSession`, `archiveSession`, `mcpMessage`, ...) are typed like the
- * stable ones. The core routes and checks them (direction, params,
+ * `forkSession`, `archiveSession`, `mcpMessage`, the proxy chain's
+ * `proxyInitialize` and `proxySuccessor`, ...) are typed like the stable
+ * ones. The core routes and checks them (direction, params,
  * capabilities, sessions) only on connections made with the `unstable`
  * option naming their feature (`unstable: ["all"]` or `["session_fork"]`,
  * the Rust SDK's feature names); without it they still go out and come in,
@@ -21,6 +22,7 @@
  */
 import * as native from "../native";
 import { Connection, type CallOptions, type RequestContext } from "./connection";
+import { type ProxyNotificationMethod, type ProxyRequestMethod } from "./methods";
 import type { ConnectOptions, ConnectionOptions, Hooks, SpawnOptions } from "./options";
 import type * as s from "./schema";
 /** A value or a promise of it: handlers may answer either way. */
@@ -83,6 +85,25 @@ export interface Agent {
      * transport `acp` (`mcp_over_acp`).
      */
     mcpMessage?(params: s.MessageMcpNotification): Awaitable<void>;
+    /**
+     * `proxy/initialize` (`proxy_chains`): the conductor initializes this
+     * agent as a proxy, with the params and answer of `initialize` and its
+     * rules (it is this connection's `initialize`). Before answering, a proxy
+     * initializes its successor through `AgentConnection.proxySuccessor`.
+     * Left out, it is answered `-32601`: this agent is not a proxy.
+     */
+    proxyInitialize?(params: s.InitializeProxyRequest, context: RequestContext): Awaitable<s.InitializeProxyResponse>;
+    /**
+     * `proxy/successor` from the conductor (`proxy_chains`): a request of this
+     * proxy's successor (`method`, `params`); return the wrapped request's
+     * result.
+     */
+    proxySuccessor?(params: s.ProxySuccessorRequest, context: RequestContext): Awaitable<s.ProxySuccessorResponse>;
+    /**
+     * `proxy/successor` notifications from the conductor (`proxy_chains`): a
+     * notification of this proxy's successor.
+     */
+    proxySuccessorNotification?(params: s.ProxySuccessorNotification): Awaitable<void>;
     /** An extension request (a method name starting with `_`). */
     extMethod?(method: string, params: unknown, context: RequestContext): Awaitable<unknown>;
     /** An extension notification (a method name starting with `_`). */
@@ -115,6 +136,17 @@ export interface Client {
     mcpMessage?(params: s.MessageMcpRequest, context: RequestContext): Awaitable<s.MessageMcpResponse>;
     /** `auth/status_update` (`auth_status`). */
     authStatusUpdate?(params: s.AuthStatusUpdateNotification): Awaitable<void>;
+    /**
+     * `proxy/successor` from a proxy (`proxy_chains`; this client is its
+     * conductor): a request (`method`, `params`) it forwards to its successor;
+     * return the successor's result.
+     */
+    proxySuccessor?(params: s.ProxySuccessorRequest, context: RequestContext): Awaitable<s.ProxySuccessorResponse>;
+    /**
+     * `proxy/successor` notifications from a proxy (`proxy_chains`): a
+     * notification it forwards to its successor.
+     */
+    proxySuccessorNotification?(params: s.ProxySuccessorNotification): Awaitable<void>;
     /** An extension request (a method name starting with `_`). */
     extMethod?(method: string, params: unknown, context: RequestContext): Awaitable<unknown>;
     /** An extension notification (a method name starting with `_`). */
@@ -167,6 +199,41 @@ export declare const CLIENT_METHODS: {
     readonly "elicitation/complete": "elicitationComplete";
     readonly "mcp/message": "mcpMessage";
     readonly "auth/status_update": "authStatusUpdate";
+};
+/**
+ * The proxy chain's methods (`proxy_chains`; the schema's side `proxy`) a
+ * role handles: wire name to host method, requests and notifications apart
+ * (`proxy/successor` is both).
+ */
+export interface ProxyMethods<H> {
+    readonly requests: Partial<Readonly<Record<ProxyRequestMethod, keyof H>>>;
+    readonly notifications: Partial<Readonly<Record<ProxyNotificationMethod, keyof H>>>;
+}
+/**
+ * The proxy-chain methods a proxy (an agent to its conductor) handles:
+ * `proxy/initialize` and both kinds of `proxy/successor` (the conductor
+ * calls them), as the Rust typed API.
+ */
+export declare const AGENT_PROXY_METHODS: {
+    readonly requests: {
+        readonly "proxy/initialize": "proxyInitialize";
+        readonly "proxy/successor": "proxySuccessor";
+    };
+    readonly notifications: {
+        readonly "proxy/successor": "proxySuccessorNotification";
+    };
+};
+/**
+ * The proxy-chain methods a conductor (a client to each proxy) handles:
+ * both kinds of `proxy/successor` (the proxy calls them).
+ */
+export declare const CLIENT_PROXY_METHODS: {
+    readonly requests: {
+        readonly "proxy/successor": "proxySuccessor";
+    };
+    readonly notifications: {
+        readonly "proxy/successor": "proxySuccessorNotification";
+    };
 };
 /** What both typed connections share: the dynamic connection and its lifecycle. */
 declare abstract class TypedConnection {
@@ -242,6 +309,17 @@ export declare class AgentConnection extends TypedConnection {
     mcpMessage(params: s.MessageMcpRequest, options?: CallOptions): Promise<s.MessageMcpResponse>;
     /** `auth/status_update`: the agent's authentication state changed (`auth_status`). */
     authStatusUpdate(params: s.AuthStatusUpdateNotification): Promise<void>;
+    /**
+     * `proxy/successor` (`proxy_chains`): this proxy forwards a request
+     * (`method`, `params`) to its successor through the conductor; the answer
+     * is the successor's result, unchanged.
+     */
+    proxySuccessor(params: s.ProxySuccessorRequest, options?: CallOptions): Promise<s.ProxySuccessorResponse>;
+    /**
+     * `proxy/successor` as a notification (`proxy_chains`): this proxy
+     * forwards a notification to its successor.
+     */
+    proxySuccessorNotification(params: s.ProxySuccessorNotification): Promise<void>;
 }
 /**
  * Serves `agent` on stdio until the client goes away (its stdin closes) and
@@ -341,6 +419,23 @@ export declare class ClientConnection extends TypedConnection {
      * transport `acp` this client provides (`mcp_over_acp`).
      */
     mcpMessage(params: s.MessageMcpNotification): Promise<void>;
+    /**
+     * `proxy/initialize` (`proxy_chains`): this client, a conductor,
+     * initializes the agent as a proxy. The same params, answer and rules as
+     * {@link initialize}: it is this connection's `initialize`.
+     */
+    proxyInitialize(params: s.InitializeProxyRequest, options?: CallOptions): Promise<s.InitializeProxyResponse>;
+    /**
+     * `proxy/successor` (`proxy_chains`): the conductor delivers a request
+     * (`method`, `params`) of the proxy's successor; the answer is the
+     * proxy's result for it.
+     */
+    proxySuccessor(params: s.ProxySuccessorRequest, options?: CallOptions): Promise<s.ProxySuccessorResponse>;
+    /**
+     * `proxy/successor` as a notification (`proxy_chains`): the conductor
+     * delivers a notification of the proxy's successor.
+     */
+    proxySuccessorNotification(params: s.ProxySuccessorNotification): Promise<void>;
     /** The spawned agent's process id. */
     get pid(): number | null;
     /**

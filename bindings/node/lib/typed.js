@@ -13,15 +13,16 @@
  * resolves after every `session/update` of the turn was handled.
  *
  * The methods of the unstable v1 extensions ({@link UNSTABLE_METHODS}:
- * `forkSession`, `archiveSession`, `mcpMessage`, ...) are typed like the
- * stable ones. The core routes and checks them (direction, params,
+ * `forkSession`, `archiveSession`, `mcpMessage`, the proxy chain's
+ * `proxyInitialize` and `proxySuccessor`, ...) are typed like the stable
+ * ones. The core routes and checks them (direction, params,
  * capabilities, sessions) only on connections made with the `unstable`
  * option naming their feature (`unstable: ["all"]` or `["session_fork"]`,
  * the Rust SDK's feature names); without it they still go out and come in,
  * as extension methods the core does not check.
  */
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.ClientConnection = exports.AgentConnection = exports.CLIENT_METHODS = exports.AGENT_METHODS = void 0;
+exports.ClientConnection = exports.AgentConnection = exports.CLIENT_PROXY_METHODS = exports.AGENT_PROXY_METHODS = exports.CLIENT_METHODS = exports.AGENT_METHODS = void 0;
 exports.runAgent = runAgent;
 const connection_1 = require("./connection");
 const errors_1 = require("./errors");
@@ -75,17 +76,48 @@ exports.CLIENT_METHODS = {
     "auth/status_update": "authStatusUpdate",
 };
 /**
- * Adapts a typed host object to the dynamic {@link Handler}. `table` names
- * the host's method for each wire method, `schema` says which are
- * notifications: a request is never passed to a notification's method nor
- * the reverse (the core refuses those for the methods it routes, but passes
- * an unstable method whose feature is off unchecked).
+ * The proxy-chain methods a proxy (an agent to its conductor) handles:
+ * `proxy/initialize` and both kinds of `proxy/successor` (the conductor
+ * calls them), as the Rust typed API.
  */
-function serve(host, table, schema) {
+exports.AGENT_PROXY_METHODS = {
+    requests: { "proxy/initialize": "proxyInitialize", "proxy/successor": "proxySuccessor" },
+    notifications: { "proxy/successor": "proxySuccessorNotification" },
+};
+/**
+ * The proxy-chain methods a conductor (a client to each proxy) handles:
+ * both kinds of `proxy/successor` (the proxy calls them).
+ */
+exports.CLIENT_PROXY_METHODS = {
+    requests: { "proxy/successor": "proxySuccessor" },
+    notifications: { "proxy/successor": "proxySuccessorNotification" },
+};
+/**
+ * One role's {@link Dispatch}: `table` (`AGENT_METHODS`/`CLIENT_METHODS`)
+ * split by each method's kind in `schema`, and the proxy chain's.
+ */
+function byKind(table, schema, proxy) {
+    const requests = { ...proxy.requests };
+    const notifications = { ...proxy.notifications };
+    for (const [wire, name] of Object.entries(table)) {
+        (schema[wire]?.result === null ? notifications : requests)[wire] = name;
+    }
+    return { requests, notifications };
+}
+const AGENT_DISPATCH = byKind(exports.AGENT_METHODS, methods_1.AGENT_SCHEMA, exports.AGENT_PROXY_METHODS);
+const CLIENT_DISPATCH = byKind(exports.CLIENT_METHODS, methods_1.CLIENT_SCHEMA, exports.CLIENT_PROXY_METHODS);
+/**
+ * Adapts a typed host object to the dynamic {@link Handler}. `dispatch`
+ * names the host's method for each wire method and kind: a request is
+ * never passed to a notification's method nor the reverse (the core
+ * refuses those for the methods it routes, but passes an unstable method
+ * whose feature is off unchecked).
+ */
+function serve(host, dispatch) {
     const own = (o, key) => Object.prototype.hasOwnProperty.call(o, key);
     const methodOf = (wire, notification) => {
-        const info = own(schema, wire) ? schema[wire] : undefined;
-        if (info === undefined || (info.result === null) !== notification || !own(table, wire)) {
+        const table = notification ? dispatch.notifications : dispatch.requests;
+        if (!own(table, wire)) {
             return undefined;
         }
         const fn = host[table[wire]];
@@ -216,7 +248,7 @@ class AgentConnection extends TypedConnection {
             conn.connection.native.release();
             throw e;
         }
-        handler = serve(host, exports.AGENT_METHODS, methods_1.AGENT_SCHEMA);
+        handler = serve(host, AGENT_DISPATCH);
         return conn;
     }
     /** `session/update`: streams one update of a session to the client. */
@@ -275,6 +307,21 @@ class AgentConnection extends TypedConnection {
     authStatusUpdate(params) {
         return this.connection.notify("auth/status_update", params);
     }
+    /**
+     * `proxy/successor` (`proxy_chains`): this proxy forwards a request
+     * (`method`, `params`) to its successor through the conductor; the answer
+     * is the successor's result, unchanged.
+     */
+    proxySuccessor(params, options) {
+        return this.call("proxy/successor", params, options);
+    }
+    /**
+     * `proxy/successor` as a notification (`proxy_chains`): this proxy
+     * forwards a notification to its successor.
+     */
+    proxySuccessorNotification(params) {
+        return this.connection.notify("proxy/successor", params);
+    }
 }
 exports.AgentConnection = AgentConnection;
 /**
@@ -329,7 +376,7 @@ class ClientConnection extends TypedConnection {
             connection.native.release();
             throw e;
         }
-        handler = serve(host, exports.CLIENT_METHODS, methods_1.CLIENT_SCHEMA);
+        handler = serve(host, CLIENT_DISPATCH);
         return conn;
     }
     static make(client, connect) {
@@ -347,7 +394,7 @@ class ClientConnection extends TypedConnection {
             conn.connection.native.release();
             throw e;
         }
-        handler = serve(host, exports.CLIENT_METHODS, methods_1.CLIENT_SCHEMA);
+        handler = serve(host, CLIENT_DISPATCH);
         return conn;
     }
     /** `initialize`: negotiates the version and capabilities. */
@@ -464,6 +511,29 @@ class ClientConnection extends TypedConnection {
      */
     mcpMessage(params) {
         return this.connection.notify("mcp/message", params);
+    }
+    /**
+     * `proxy/initialize` (`proxy_chains`): this client, a conductor,
+     * initializes the agent as a proxy. The same params, answer and rules as
+     * {@link initialize}: it is this connection's `initialize`.
+     */
+    proxyInitialize(params, options) {
+        return this.call("proxy/initialize", params, options);
+    }
+    /**
+     * `proxy/successor` (`proxy_chains`): the conductor delivers a request
+     * (`method`, `params`) of the proxy's successor; the answer is the
+     * proxy's result for it.
+     */
+    proxySuccessor(params, options) {
+        return this.call("proxy/successor", params, options);
+    }
+    /**
+     * `proxy/successor` as a notification (`proxy_chains`): the conductor
+     * delivers a notification of the proxy's successor.
+     */
+    proxySuccessorNotification(params) {
+        return this.connection.notify("proxy/successor", params);
     }
     /** The spawned agent's process id. */
     get pid() {

@@ -11,11 +11,16 @@ import { test } from "node:test";
 
 import {
   AGENT_METHODS,
+  AGENT_PROXY_METHODS,
   AGENT_SCHEMA,
   AgentConnection,
   CLIENT_METHODS,
+  CLIENT_PROXY_METHODS,
   CLIENT_SCHEMA,
+  ClientConnection,
   MethodNotFound,
+  PROXY_NOTIFICATION_SCHEMA,
+  PROXY_REQUEST_SCHEMA,
   UNSTABLE_METHODS,
   socketPair,
 } from "libacp";
@@ -68,6 +73,50 @@ test("AGENT_METHODS and CLIENT_METHODS name exactly the schema's methods", () =>
   assert.equal(AGENT_SCHEMA["mcp/message"].result, null);
   assert.equal(CLIENT_SCHEMA["mcp/message"].result, "MessageMcpResponse");
   assert.ok(UNSTABLE_METHODS.has("session/fork") && !UNSTABLE_METHODS.has("session/new"));
+});
+
+test("the proxy chain's tables are the schema's side proxy, each kind apart", () => {
+  const every = schemaMethods("schema.unstable.json");
+  const stable = schemaMethods("schema.json");
+  const wires = Object.keys(every.proxy ?? {}).sort();
+  assert.deepEqual(wires, ["proxy/initialize", "proxy/successor"]);
+  assert.equal(stable.proxy, undefined);
+  assert.deepEqual(PROXY_REQUEST_SCHEMA, {
+    "proxy/initialize": {
+      params: "InitializeProxyRequest",
+      result: "InitializeProxyResponse",
+      stable: false,
+    },
+    "proxy/successor": {
+      params: "ProxySuccessorRequest",
+      result: "ProxySuccessorResponse",
+      stable: false,
+    },
+  });
+  assert.deepEqual(PROXY_NOTIFICATION_SCHEMA, {
+    "proxy/successor": { params: "ProxySuccessorNotification", result: null, stable: false },
+  });
+  for (const wire of wires) {
+    assert.ok(UNSTABLE_METHODS.has(wire), wire);
+  }
+  // A proxy (agent role) handles proxy/initialize and both kinds of
+  // proxy/successor, which the conductor (client role) calls; the conductor
+  // handles both kinds of proxy/successor, which the proxy calls (as the
+  // Rust typed API, core/src/typed.rs).
+  assert.deepEqual(AGENT_PROXY_METHODS, {
+    requests: { "proxy/initialize": "proxyInitialize", "proxy/successor": "proxySuccessor" },
+    notifications: { "proxy/successor": "proxySuccessorNotification" },
+  });
+  assert.deepEqual(CLIENT_PROXY_METHODS, {
+    requests: { "proxy/successor": "proxySuccessor" },
+    notifications: { "proxy/successor": "proxySuccessorNotification" },
+  });
+  for (const name of ["proxyInitialize", "proxySuccessor", "proxySuccessorNotification"]) {
+    assert.equal(typeof Reflect.get(ClientConnection.prototype, name), "function", name);
+  }
+  for (const name of ["proxySuccessor", "proxySuccessorNotification"]) {
+    assert.equal(typeof Reflect.get(AgentConnection.prototype, name), "function", name);
+  }
 });
 
 /**

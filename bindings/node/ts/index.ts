@@ -8,8 +8,9 @@
  *   extension methods, proxies, tests).
  * * `schema`: the types of every ACP v1 type (also `libacp/schema`), the
  *   unstable extensions' included; {@link AGENT_SCHEMA} and
- *   {@link CLIENT_SCHEMA} the methods, {@link UNSTABLE_METHODS} the
- *   unstable ones.
+ *   {@link CLIENT_SCHEMA} the methods, {@link PROXY_REQUEST_SCHEMA} and
+ *   {@link PROXY_NOTIFICATION_SCHEMA} the proxy chain's,
+ *   {@link UNSTABLE_METHODS} the unstable ones.
  *
  * See README.md for the quickstarts and the threading and ordering rules.
  */
@@ -60,8 +61,10 @@ export {
 } from "./server";
 export {
   AGENT_METHODS,
+  AGENT_PROXY_METHODS,
   AgentConnection,
   CLIENT_METHODS,
+  CLIENT_PROXY_METHODS,
   ClientConnection,
   runAgent,
   type Agent,
@@ -69,14 +72,19 @@ export {
   type Awaitable,
   type Client,
   type ClientFactory,
+  type ProxyMethods,
 } from "./typed";
 export {
   AGENT_SCHEMA,
   CLIENT_SCHEMA,
+  PROXY_NOTIFICATION_SCHEMA,
+  PROXY_REQUEST_SCHEMA,
   UNSTABLE_METHODS,
   type AgentMethod,
   type ClientMethod,
   type MethodInfo,
+  type ProxyNotificationMethod,
+  type ProxyRequestMethod,
 } from "./methods";
 export type * as schema from "./schema";
 

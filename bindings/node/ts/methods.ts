@@ -128,11 +128,42 @@ export const CLIENT_SCHEMA = {
   },
 } as const satisfies Record<string, MethodInfo>;
 
+/**
+ * The proxy chain's requests (unstable `unstable_proxy_chains`; the schema's
+ * side `proxy`, between a conductor and its proxies), by wire name.
+ */
+export const PROXY_REQUEST_SCHEMA = {
+  "proxy/initialize": {
+    params: "InitializeProxyRequest",
+    result: "InitializeProxyResponse",
+    stable: false,
+  },
+  "proxy/successor": {
+    params: "ProxySuccessorRequest",
+    result: "ProxySuccessorResponse",
+    stable: false,
+  },
+} as const satisfies Record<string, MethodInfo>;
+
+/**
+ * The proxy chain's notifications (unstable `unstable_proxy_chains`; the schema's
+ * side `proxy`, between a conductor and its proxies), by wire name.
+ */
+export const PROXY_NOTIFICATION_SCHEMA = {
+  "proxy/successor": { params: "ProxySuccessorNotification", result: null, stable: false },
+} as const satisfies Record<string, MethodInfo>;
+
 /** The wire names of the agent's methods. */
 export type AgentMethod = keyof typeof AGENT_SCHEMA;
 
 /** The wire names of the client's methods. */
 export type ClientMethod = keyof typeof CLIENT_SCHEMA;
+
+/** The wire names of the proxy chain's requests. */
+export type ProxyRequestMethod = keyof typeof PROXY_REQUEST_SCHEMA;
+
+/** The wire names of the proxy chain's notifications. */
+export type ProxyNotificationMethod = keyof typeof PROXY_NOTIFICATION_SCHEMA;
 
 /**
  * The methods of the unstable v1 extensions (in schema.unstable.json, not in
@@ -147,6 +178,8 @@ export const UNSTABLE_METHODS: ReadonlySet<string> = new Set([
   "providers/disable",
   "providers/list",
   "providers/set",
+  "proxy/initialize",
+  "proxy/successor",
   "session/archive",
   "session/fork",
   "session/set_title",

@@ -12,8 +12,9 @@
  * resolves after every `session/update` of the turn was handled.
  *
  * The methods of the unstable v1 extensions ({@link UNSTABLE_METHODS}:
- * `forkSession`, `archiveSession`, `mcpMessage`, ...) are typed like the
- * stable ones. The core routes and checks them (direction, params,
+ * `forkSession`, `archiveSession`, `mcpMessage`, the proxy chain's
+ * `proxyInitialize` and `proxySuccessor`, ...) are typed like the stable
+ * ones. The core routes and checks them (direction, params,
  * capabilities, sessions) only on connections made with the `unstable`
  * option naming their feature (`unstable: ["all"]` or `["session_fork"]`,
  * the Rust SDK's feature names); without it they still go out and come in,
@@ -29,6 +30,8 @@ import {
   type AgentMethod,
   type ClientMethod,
   type MethodInfo,
+  type ProxyNotificationMethod,
+  type ProxyRequestMethod,
 } from "./methods";
 import type { ConnectOptions, ConnectionOptions, Hooks, SpawnOptions } from "./options";
 import type * as s from "./schema";
@@ -152,6 +155,31 @@ export interface Agent {
    * transport `acp` (`mcp_over_acp`).
    */
   mcpMessage?(params: s.MessageMcpNotification): Awaitable<void>;
+  /**
+   * `proxy/initialize` (`proxy_chains`): the conductor initializes this
+   * agent as a proxy, with the params and answer of `initialize` and its
+   * rules (it is this connection's `initialize`). Before answering, a proxy
+   * initializes its successor through `AgentConnection.proxySuccessor`.
+   * Left out, it is answered `-32601`: this agent is not a proxy.
+   */
+  proxyInitialize?(
+    params: s.InitializeProxyRequest,
+    context: RequestContext,
+  ): Awaitable<s.InitializeProxyResponse>;
+  /**
+   * `proxy/successor` from the conductor (`proxy_chains`): a request of this
+   * proxy's successor (`method`, `params`); return the wrapped request's
+   * result.
+   */
+  proxySuccessor?(
+    params: s.ProxySuccessorRequest,
+    context: RequestContext,
+  ): Awaitable<s.ProxySuccessorResponse>;
+  /**
+   * `proxy/successor` notifications from the conductor (`proxy_chains`): a
+   * notification of this proxy's successor.
+   */
+  proxySuccessorNotification?(params: s.ProxySuccessorNotification): Awaitable<void>;
   /** An extension request (a method name starting with `_`). */
   extMethod?(method: string, params: unknown, context: RequestContext): Awaitable<unknown>;
   /** An extension notification (a method name starting with `_`). */
@@ -216,6 +244,20 @@ export interface Client {
   ): Awaitable<s.MessageMcpResponse>;
   /** `auth/status_update` (`auth_status`). */
   authStatusUpdate?(params: s.AuthStatusUpdateNotification): Awaitable<void>;
+  /**
+   * `proxy/successor` from a proxy (`proxy_chains`; this client is its
+   * conductor): a request (`method`, `params`) it forwards to its successor;
+   * return the successor's result.
+   */
+  proxySuccessor?(
+    params: s.ProxySuccessorRequest,
+    context: RequestContext,
+  ): Awaitable<s.ProxySuccessorResponse>;
+  /**
+   * `proxy/successor` notifications from a proxy (`proxy_chains`): a
+   * notification it forwards to its successor.
+   */
+  proxySuccessorNotification?(params: s.ProxySuccessorNotification): Awaitable<void>;
   /** An extension request (a method name starting with `_`). */
   extMethod?(method: string, params: unknown, context: RequestContext): Awaitable<unknown>;
   /** An extension notification (a method name starting with `_`). */
@@ -272,25 +314,77 @@ export const CLIENT_METHODS = {
   "auth/status_update": "authStatusUpdate",
 } as const satisfies Record<ClientMethod, keyof Client>;
 
-type Host = Record<string, unknown>;
-type Method = (this: Host, ...args: unknown[]) => unknown;
+/**
+ * The proxy chain's methods (`proxy_chains`; the schema's side `proxy`) a
+ * role handles: wire name to host method, requests and notifications apart
+ * (`proxy/successor` is both).
+ */
+export interface ProxyMethods<H> {
+  readonly requests: Partial<Readonly<Record<ProxyRequestMethod, keyof H>>>;
+  readonly notifications: Partial<Readonly<Record<ProxyNotificationMethod, keyof H>>>;
+}
 
 /**
- * Adapts a typed host object to the dynamic {@link Handler}. `table` names
- * the host's method for each wire method, `schema` says which are
- * notifications: a request is never passed to a notification's method nor
- * the reverse (the core refuses those for the methods it routes, but passes
- * an unstable method whose feature is off unchecked).
+ * The proxy-chain methods a proxy (an agent to its conductor) handles:
+ * `proxy/initialize` and both kinds of `proxy/successor` (the conductor
+ * calls them), as the Rust typed API.
  */
-function serve(
-  host: Host,
-  table: Readonly<Record<string, string>>,
+export const AGENT_PROXY_METHODS = {
+  requests: { "proxy/initialize": "proxyInitialize", "proxy/successor": "proxySuccessor" },
+  notifications: { "proxy/successor": "proxySuccessorNotification" },
+} as const satisfies ProxyMethods<Agent>;
+
+/**
+ * The proxy-chain methods a conductor (a client to each proxy) handles:
+ * both kinds of `proxy/successor` (the proxy calls them).
+ */
+export const CLIENT_PROXY_METHODS = {
+  requests: { "proxy/successor": "proxySuccessor" },
+  notifications: { "proxy/successor": "proxySuccessorNotification" },
+} as const satisfies ProxyMethods<Client>;
+
+type Host = Record<string, unknown>;
+type Method = (this: Host, ...args: unknown[]) => unknown;
+type Table = Readonly<Record<string, string>>;
+
+/** A role's host methods by wire name, requests and notifications apart. */
+interface Dispatch {
+  readonly requests: Table;
+  readonly notifications: Table;
+}
+
+/**
+ * One role's {@link Dispatch}: `table` (`AGENT_METHODS`/`CLIENT_METHODS`)
+ * split by each method's kind in `schema`, and the proxy chain's.
+ */
+function byKind(
+  table: Table,
   schema: Readonly<Record<string, MethodInfo>>,
-): Handler {
+  proxy: Dispatch,
+): Dispatch {
+  const requests: Record<string, string> = { ...proxy.requests };
+  const notifications: Record<string, string> = { ...proxy.notifications };
+  for (const [wire, name] of Object.entries(table)) {
+    (schema[wire]?.result === null ? notifications : requests)[wire] = name;
+  }
+  return { requests, notifications };
+}
+
+const AGENT_DISPATCH = byKind(AGENT_METHODS, AGENT_SCHEMA, AGENT_PROXY_METHODS);
+const CLIENT_DISPATCH = byKind(CLIENT_METHODS, CLIENT_SCHEMA, CLIENT_PROXY_METHODS);
+
+/**
+ * Adapts a typed host object to the dynamic {@link Handler}. `dispatch`
+ * names the host's method for each wire method and kind: a request is
+ * never passed to a notification's method nor the reverse (the core
+ * refuses those for the methods it routes, but passes an unstable method
+ * whose feature is off unchecked).
+ */
+function serve(host: Host, dispatch: Dispatch): Handler {
   const own = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
   const methodOf = (wire: string, notification: boolean): Method | undefined => {
-    const info = own(schema, wire) ? schema[wire] : undefined;
-    if (info === undefined || (info.result === null) !== notification || !own(table, wire)) {
+    const table = notification ? dispatch.notifications : dispatch.requests;
+    if (!own(table, wire)) {
       return undefined;
     }
     const fn = host[table[wire] as string];
@@ -460,7 +554,7 @@ export class AgentConnection extends TypedConnection {
       conn.connection.native.release();
       throw e;
     }
-    handler = serve(host, AGENT_METHODS, AGENT_SCHEMA);
+    handler = serve(host, AGENT_DISPATCH);
     return conn;
   }
 
@@ -560,6 +654,26 @@ export class AgentConnection extends TypedConnection {
   authStatusUpdate(params: s.AuthStatusUpdateNotification): Promise<void> {
     return this.connection.notify("auth/status_update", params);
   }
+
+  /**
+   * `proxy/successor` (`proxy_chains`): this proxy forwards a request
+   * (`method`, `params`) to its successor through the conductor; the answer
+   * is the successor's result, unchanged.
+   */
+  proxySuccessor(
+    params: s.ProxySuccessorRequest,
+    options?: CallOptions,
+  ): Promise<s.ProxySuccessorResponse> {
+    return this.call("proxy/successor", params, options);
+  }
+
+  /**
+   * `proxy/successor` as a notification (`proxy_chains`): this proxy
+   * forwards a notification to its successor.
+   */
+  proxySuccessorNotification(params: s.ProxySuccessorNotification): Promise<void> {
+    return this.connection.notify("proxy/successor", params);
+  }
 }
 
 /**
@@ -641,7 +755,7 @@ export class ClientConnection extends TypedConnection {
       connection.native.release();
       throw e;
     }
-    handler = serve(host, CLIENT_METHODS, CLIENT_SCHEMA);
+    handler = serve(host, CLIENT_DISPATCH);
     return conn;
   }
 
@@ -662,7 +776,7 @@ export class ClientConnection extends TypedConnection {
       conn.connection.native.release();
       throw e;
     }
-    handler = serve(host, CLIENT_METHODS, CLIENT_SCHEMA);
+    handler = serve(host, CLIENT_DISPATCH);
     return conn;
   }
 
@@ -845,6 +959,38 @@ export class ClientConnection extends TypedConnection {
    */
   mcpMessage(params: s.MessageMcpNotification): Promise<void> {
     return this.connection.notify("mcp/message", params);
+  }
+
+  /**
+   * `proxy/initialize` (`proxy_chains`): this client, a conductor,
+   * initializes the agent as a proxy. The same params, answer and rules as
+   * {@link initialize}: it is this connection's `initialize`.
+   */
+  proxyInitialize(
+    params: s.InitializeProxyRequest,
+    options?: CallOptions,
+  ): Promise<s.InitializeProxyResponse> {
+    return this.call("proxy/initialize", params, options);
+  }
+
+  /**
+   * `proxy/successor` (`proxy_chains`): the conductor delivers a request
+   * (`method`, `params`) of the proxy's successor; the answer is the
+   * proxy's result for it.
+   */
+  proxySuccessor(
+    params: s.ProxySuccessorRequest,
+    options?: CallOptions,
+  ): Promise<s.ProxySuccessorResponse> {
+    return this.call("proxy/successor", params, options);
+  }
+
+  /**
+   * `proxy/successor` as a notification (`proxy_chains`): the conductor
+   * delivers a notification of the proxy's successor.
+   */
+  proxySuccessorNotification(params: s.ProxySuccessorNotification): Promise<void> {
+    return this.connection.notify("proxy/successor", params);
   }
 
   /** The spawned agent's process id. */

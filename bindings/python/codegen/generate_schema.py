@@ -10,12 +10,15 @@ Input: ``spec/ts-sdk-2.4.0/v1/schema.unstable.json`` (the v1 schema with the
 unstable extensions, as the TypeScript SDK 2.4.0 ships it) and, to tell
 what is stable, ``spec/ts-sdk-2.4.0/v1/schema.json`` (the stable v1
 schema). The method tables come from the definitions' ``x-method`` and
-``x-side`` (the side that handles the method; sides ``protocol`` and
-``proxy`` are neither an agent's nor a client's and are left out): a
-method is a notification when its params are a ``...Notification`` and it
-has no ``...Response`` (``mcp/message`` is a request the client handles
-and a notification the agent handles), and stable when ``schema.json``
-has it on the same side. Output: ``bindings/python/python/libacp/schema.py``
+``x-side`` (the side that handles the method; side ``protocol``,
+the engine's ``$/cancel_request``, is left out): a method is a
+notification when its params are a ``...Notification`` and it has no
+``...Response`` (``mcp/message`` is a request the client handles and a
+notification the agent handles), and stable when ``schema.json`` has it
+on the same side. The side ``proxy`` (proxy chains: between a conductor
+and its proxies) has its own table, keyed by wire name and kind
+(``proxy/successor`` is a request and a notification, handled by both
+roles; see PROXY_HANDLED_BY). Output: ``bindings/python/python/libacp/schema.py``
 and ``bindings/python/python/libacp/_methods.py``. The test suite runs
 ``--check`` so the committed modules cannot drift from the spec.
 
@@ -95,6 +98,24 @@ PYTHON_NAMES = {
     "providers/set": "set_provider",
     "providers/disable": "disable_provider",
     "mcp/message": "mcp_message",
+    "proxy/initialize": "proxy_initialize",
+    "proxy/successor": "proxy_successor",
+}
+
+# The proxy-chain methods (the schema's side ``proxy``, unstable feature
+# ``unstable_proxy_chains``) and the roles that handle them. A proxy is an
+# agent-role connection to its conductor, a conductor a client-role
+# connection to each proxy: the conductor sends ``proxy/initialize`` (the
+# proxy handles it), ``proxy/successor`` goes both ways (a proxy forwards to
+# its successor, the conductor delivers from it). The schema says only
+# "proxy"; this is what libacp's core routes (PROXY_ROWS in
+# core/src/protocol/methods.rs). A proxy method of the schema missing here,
+# or the reverse, is an error. Where a method is a request and a
+# notification, the notification's Python name ends in ``_notification``
+# (``proxy_successor_notification``, as in the Rust typed API).
+PROXY_HANDLED_BY = {
+    "proxy/initialize": ("agent",),
+    "proxy/successor": ("agent", "client"),
 }
 
 # JSON-RPC envelopes: the binding's connection handles these itself.
@@ -402,7 +423,8 @@ class Generator:
         exports = (
             "__all__ = [\n"
             + "".join(
-                f"    {n!r},\n" for n in sorted(self.exports + ["AGENT_METHODS", "CLIENT_METHODS"])
+                f"    {n!r},\n"
+                for n in sorted(self.exports + ["AGENT_METHODS", "CLIENT_METHODS", "PROXY_METHODS"])
             )
             + "]\n"
         )
@@ -429,12 +451,20 @@ class Generator:
                 out.append(f"    {json.dumps(method)}: ({p!r}, {r!r}),")
             out.append("}")
             out.append("")
+        out.append("#: The proxy-chain methods (unstable ``unstable_proxy_chains``; the schema's")
+        out.append("#: side ``proxy``, between a conductor and its proxies): (wire name,")
+        out.append("#: notification?) -> (params type, result type; None for a notification).")
+        out.append("PROXY_METHODS: Dict[Tuple[str, bool], Tuple[str, Optional[str]]] = {")
+        for (method, notification), (p, r) in sorted(proxy_methods(self.defs).items()):
+            out.append(f"    ({json.dumps(method)}, {notification}): ({p!r}, {r!r}),")
+        out.append("}")
         return "\n".join(out).rstrip() + "\n"
 
 
-#: The sides whose methods the typed API has (``x-side``); ``protocol``
-#: (``$/cancel_request``, the engine's) and ``proxy`` (between a conductor
-#: and its proxies) are neither an agent's nor a client's.
+#: The sides whose methods the typed API has in ``AGENT_METHODS`` and
+#: ``CLIENT_METHODS`` (``x-side``); ``protocol`` (``$/cancel_request``, the
+#: engine's) is neither an agent's nor a client's, and ``proxy`` (between a
+#: conductor and its proxies) has its own table (``proxy_methods``).
 SIDES = ("agent", "client")
 
 
@@ -466,6 +496,37 @@ def schema_methods(defs: Defs) -> Dict[str, Dict[str, Tuple[str, Optional[str]]]
     return tables
 
 
+def proxy_methods(defs: Defs) -> Dict[Tuple[str, bool], Tuple[str, Optional[str]]]:
+    """The proxy-chain methods (``x-side`` ``proxy``): (wire name,
+    notification?) -> (params type, result type; None for a notification).
+    A method may be a request (a ``...Request`` and a ``...Response``) and
+    a notification (a ``...Notification``) at once. Each must be in
+    PROXY_HANDLED_BY, and PROXY_HANDLED_BY must name only these."""
+    found: Dict[Tuple[str, bool], List[Optional[str]]] = {}
+    for name, s in defs.items():
+        method = s.get("x-method")
+        if s.get("x-side") != "proxy" or not method:
+            continue
+        notification = name.endswith("Notification")
+        entry = found.setdefault((method, notification), [None, None])
+        slot = 1 if name.endswith("Response") else 0
+        if entry[slot] is not None:
+            raise SystemExit(f"proxy method {method}: two definitions ({entry[slot]}, {name})")
+        entry[slot] = name
+    table: Dict[Tuple[str, bool], Tuple[str, Optional[str]]] = {}
+    for (method, notification), (params, result) in found.items():
+        if params is None or (result is None) != notification:
+            raise SystemExit(f"proxy method {method}: params {params} with result {result}")
+        table[(method, notification)] = (params, result)
+    wires = {method for method, _ in table}
+    if wires != set(PROXY_HANDLED_BY):
+        raise SystemExit(
+            f"proxy methods {sorted(wires)} but PROXY_HANDLED_BY names "
+            f"{sorted(PROXY_HANDLED_BY)} (bindings/python/codegen/generate_schema.py)"
+        )
+    return table
+
+
 def python_name(wire: str) -> str:
     """The typed API's Python method name of the method ``wire`` (see
     VERB_FIRST and PYTHON_NAMES)."""
@@ -489,12 +550,16 @@ def python_name(wire: str) -> str:
 
 def methods_module(defs: Defs, stable_defs: Defs, digests: Tuple[str, str]) -> str:
     """``libacp/_methods.py``: ``AGENT_HANDLERS`` and ``CLIENT_HANDLERS``,
-    wire name -> Python method name, for the methods of the schema, and
-    ``UNSTABLE_METHODS``, the wire names of the methods the stable schema
-    does not have."""
+    wire name -> Python method name, for the methods of the schema,
+    ``AGENT_PROXY_HANDLERS`` and ``CLIENT_PROXY_HANDLERS``, (wire name,
+    notification?) -> Python method name, for the proxy-chain methods each
+    role handles, and ``UNSTABLE_METHODS``, the wire names of the methods
+    the stable schema does not have."""
     tables = schema_methods(defs)
     stable = schema_methods(stable_defs)
-    wires = {wire for side in SIDES for wire in tables[side]}
+    proxy = proxy_methods(defs)
+    stable_proxy = {s.get("x-method") for s in stable_defs.values() if s.get("x-side") == "proxy"}
+    wires = {wire for side in SIDES for wire in tables[side]} | {m for m, _ in proxy}
     stale = sorted(set(PYTHON_NAMES) - wires)
     if stale:
         raise SystemExit(f"PYTHON_NAMES names methods the schema does not have: {stale}")
@@ -512,6 +577,19 @@ def methods_module(defs: Defs, stable_defs: Defs, digests: Tuple[str, str]) -> s
         out.append(f"{side.upper()}_HANDLERS: Dict[str, str] = {{")
         out.extend(f"    {json.dumps(wire)}: {json.dumps(name)}," for wire, name in table.items())
         out.append("}")
+    for side, what in (("agent", "a proxy"), ("client", "a conductor")):
+        out.append("")
+        out.append(f"#: Proxy-chain methods {what} ({side} role) handles: (wire name,")
+        out.append("#: notification?) -> Python method name.")
+        out.append(f"{side.upper()}_PROXY_HANDLERS: Dict[Tuple[str, bool], str] = {{")
+        for method, notification in sorted(proxy):
+            if side in PROXY_HANDLED_BY[method]:
+                name = python_name(method)
+                if notification and (method, False) in proxy:
+                    name += "_notification"
+                out.append(f"    ({json.dumps(method)}, {notification}): {json.dumps(name)},")
+        out.append("}")
+    unstable |= {method for method, _ in proxy} - stable_proxy
     out.append("")
     out.append("#: The methods of the unstable v1 extensions (in schema.unstable.json, not in")
     out.append("#: schema.json): the core routes and checks them only on a connection whose")
@@ -523,7 +601,16 @@ def methods_module(defs: Defs, stable_defs: Defs, digests: Tuple[str, str]) -> s
     out.append("    }")
     out.append(")")
     out.append("")
-    out.append('__all__ = ["AGENT_HANDLERS", "CLIENT_HANDLERS", "UNSTABLE_METHODS"]')
+    out.append("__all__ = [")
+    for name in (
+        "AGENT_HANDLERS",
+        "AGENT_PROXY_HANDLERS",
+        "CLIENT_HANDLERS",
+        "CLIENT_PROXY_HANDLERS",
+        "UNSTABLE_METHODS",
+    ):
+        out.append(f"    {json.dumps(name)},")
+    out.append("]")
     return "\n".join(out) + "\n"
 
 
@@ -586,7 +673,7 @@ and of the connections) that handles or calls each ACP method."""
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet
+from typing import Dict, FrozenSet, Tuple
 '''
 
 

@@ -239,7 +239,12 @@ def schema_methods(name: str) -> Dict[str, set]:
 
 
 def test_method_tables_cover_the_schema():
-    from libacp._typed import AGENT_HANDLERS, CLIENT_HANDLERS
+    from libacp._typed import (
+        AGENT_HANDLERS,
+        AGENT_PROXY_HANDLERS,
+        CLIENT_HANDLERS,
+        CLIENT_PROXY_HANDLERS,
+    )
 
     assert set(AGENT_HANDLERS) == set(acp.AGENT_METHODS)
     assert set(CLIENT_HANDLERS) == set(acp.CLIENT_METHODS)
@@ -262,9 +267,35 @@ def test_method_tables_cover_the_schema():
     assert "mcp/message" in AGENT_HANDLERS and "mcp/message" in CLIENT_HANDLERS
     assert acp.AGENT_METHODS["mcp/message"] == ("MessageMcpNotification", None)
     assert acp.CLIENT_METHODS["mcp/message"] == ("MessageMcpRequest", "MessageMcpResponse")
-    assert libacp.UNSTABLE_METHODS == (every["agent"] | every["client"]) - (
+    assert libacp.UNSTABLE_METHODS == (every["agent"] | every["client"] | every["proxy"]) - (
         stable["agent"] | stable["client"]
     )
+    # The proxy chain's (side "proxy"): a proxy (agent role) handles
+    # proxy/initialize and both kinds of proxy/successor, which the
+    # conductor (client role) calls; the conductor handles both kinds of
+    # proxy/successor, which the proxy calls (as core/src/typed.rs).
+    assert {wire for wire, _ in acp.PROXY_METHODS} == every["proxy"]
+    assert acp.PROXY_METHODS == {
+        ("proxy/initialize", False): ("InitializeProxyRequest", "InitializeProxyResponse"),
+        ("proxy/successor", False): ("ProxySuccessorRequest", "ProxySuccessorResponse"),
+        ("proxy/successor", True): ("ProxySuccessorNotification", None),
+    }
+    assert AGENT_PROXY_HANDLERS == {
+        ("proxy/initialize", False): "proxy_initialize",
+        ("proxy/successor", False): "proxy_successor",
+        ("proxy/successor", True): "proxy_successor_notification",
+    }
+    assert CLIENT_PROXY_HANDLERS == {
+        ("proxy/successor", False): "proxy_successor",
+        ("proxy/successor", True): "proxy_successor_notification",
+    }
+    for name in AGENT_PROXY_HANDLERS.values():
+        assert callable(getattr(libacp.Agent, name)), name
+    for name in ("proxy_initialize", "proxy_successor", "proxy_successor_notification"):
+        assert callable(getattr(libacp.ClientConnection, name)), name
+    for name in CLIENT_PROXY_HANDLERS.values():
+        assert callable(getattr(libacp.Client, name)), name
+        assert callable(getattr(libacp.AgentConnection, name)), name
     assert "session/fork" in libacp.UNSTABLE_METHODS
     assert "session/new" not in libacp.UNSTABLE_METHODS
     # The names of the official Python SDK where it has the method, of
@@ -298,6 +329,11 @@ def test_every_spec_method_gets_a_python_name_or_the_generator_fails():
         del defs[name]
     with pytest.raises(SystemExit, match="PYTHON_NAMES names methods the schema does not have"):
         gen.methods_module(defs, stable, ("0", "0"))
+    # A proxy method of the schema that PROXY_HANDLED_BY does not give to a
+    # role fails too.
+    defs["FrobProxyNotification"] = {"x-side": "proxy", "x-method": "proxy/frob"}
+    with pytest.raises(SystemExit, match="PROXY_HANDLED_BY"):
+        gen.proxy_methods(defs)
 
 
 def test_models_are_plain_dicts():

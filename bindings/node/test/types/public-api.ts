@@ -3,10 +3,12 @@
 // lib/index.d.ts appears here). Never run.
 import {
   AGENT_METHODS,
+  AGENT_PROXY_METHODS,
   AGENT_SCHEMA,
   AcpError,
   AgentConnection,
   CLIENT_METHODS,
+  CLIENT_PROXY_METHODS,
   CLIENT_SCHEMA,
   Cancelled,
   CapabilityError,
@@ -18,6 +20,8 @@ import {
   InvalidResult,
   MethodNotFound,
   PROTOCOL_VERSION,
+  PROXY_NOTIFICATION_SCHEMA,
+  PROXY_REQUEST_SCHEMA,
   RefusedError,
   RemoteError,
   RequestError,
@@ -46,6 +50,9 @@ import {
   type Listen,
   type MethodInfo,
   type Pairs,
+  type ProxyMethods,
+  type ProxyNotificationMethod,
+  type ProxyRequestMethod,
   type RemoteAgentFactory,
   type RemoteConnectionInfo,
   type RemoteTransportOptions,
@@ -66,6 +73,13 @@ const clientMethod: ClientMethod = "mcp/message";
 const notification: null = CLIENT_SCHEMA["auth/status_update"].result;
 const unstable: boolean = UNSTABLE_METHODS.has(agentMethod) && !forkInfo.stable;
 void [clientMethod, notification, unstable];
+const proxyRequest: ProxyRequestMethod = "proxy/initialize";
+const proxyNotification: ProxyNotificationMethod = "proxy/successor";
+const proxyInfo: MethodInfo = PROXY_REQUEST_SCHEMA[proxyRequest];
+const proxyNotificationResult: null = PROXY_NOTIFICATION_SCHEMA[proxyNotification].result;
+const proxyHandlers: ProxyMethods<Agent> = AGENT_PROXY_METHODS;
+const conductorHandlers: ProxyMethods<Client> = CLIENT_PROXY_METHODS;
+void [proxyInfo, proxyNotificationResult, proxyHandlers, conductorHandlers];
 const version: 1 = PROTOCOL_VERSION;
 const code: -32601 = ErrorCode.METHOD_NOT_FOUND;
 
@@ -85,6 +99,13 @@ const agent: Agent = {
   cancel: (params: schema.CancelNotification) => void params.sessionId,
   forkSession: (params: schema.ForkSessionRequest) => ({ sessionId: `${params.sessionId}-fork` }),
   mcpMessage: (params: schema.MessageMcpNotification) => void params.requestId,
+  proxyInitialize: (params: schema.InitializeProxyRequest): schema.InitializeProxyResponse => ({
+    protocolVersion: params.protocolVersion,
+  }),
+  proxySuccessor: (params: schema.ProxySuccessorRequest): schema.ProxySuccessorResponse => ({
+    method: params.method,
+  }),
+  proxySuccessorNotification: (params: schema.ProxySuccessorNotification) => void params.method,
   extMethod: (method: string, params: unknown) => ({ method, params }),
 };
 const factory: AgentFactory = (client: AgentConnection) => {
@@ -106,6 +127,8 @@ const client: Client = {
     result: { method: params.method },
   }),
   authStatusUpdate: (params: schema.AuthStatusUpdateNotification) => void params.state,
+  proxySuccessor: async (params: schema.ProxySuccessorRequest) => ({ forwarded: params.method }),
+  proxySuccessorNotification: (params: schema.ProxySuccessorNotification) => void params.params,
 };
 const clientFactory: ClientFactory = () => client;
 
@@ -225,6 +248,21 @@ async function use(): Promise<void> {
   });
   await served.authStatusUpdate({ state: "authenticated" });
   void [fork.sessionId, tools];
+  const chain: schema.InitializeProxyResponse = await editor.proxyInitialize({
+    protocolVersion: 1,
+    clientCapabilities: {},
+  });
+  const delivered: schema.ProxySuccessorResponse = await editor.proxySuccessor(
+    { method: "session/request_permission", params: { sessionId } },
+    call,
+  );
+  await editor.proxySuccessorNotification({ method: "session/update" });
+  const forwarded: schema.ProxySuccessorResponse = await served.proxySuccessor({
+    method: "initialize",
+    params: { protocolVersion: 1 },
+  });
+  await served.proxySuccessorNotification({ method: "_hello", params: {} });
+  void [chain.protocolVersion, delivered, forwarded];
   const spawned = ClientConnection.spawn("agent", ["--flag"], client, spawnOptions);
   const status: ExitStatus = await spawned.connection.waitExit();
   const dynamic = Connection.fromFds(0, 1, handler, { role });

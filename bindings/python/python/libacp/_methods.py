@@ -8,7 +8,7 @@ and of the connections) that handles or calls each ACP method."""
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet
+from typing import Dict, FrozenSet, Tuple
 
 #: Agent methods (the client calls them): wire name -> Python method name.
 AGENT_HANDLERS: Dict[str, str] = {
@@ -54,6 +54,21 @@ CLIENT_HANDLERS: Dict[str, str] = {
     "terminal/wait_for_exit": "wait_for_terminal_exit",
 }
 
+#: Proxy-chain methods a proxy (agent role) handles: (wire name,
+#: notification?) -> Python method name.
+AGENT_PROXY_HANDLERS: Dict[Tuple[str, bool], str] = {
+    ("proxy/initialize", False): "proxy_initialize",
+    ("proxy/successor", False): "proxy_successor",
+    ("proxy/successor", True): "proxy_successor_notification",
+}
+
+#: Proxy-chain methods a conductor (client role) handles: (wire name,
+#: notification?) -> Python method name.
+CLIENT_PROXY_HANDLERS: Dict[Tuple[str, bool], str] = {
+    ("proxy/successor", False): "proxy_successor",
+    ("proxy/successor", True): "proxy_successor_notification",
+}
+
 #: The methods of the unstable v1 extensions (in schema.unstable.json, not in
 #: schema.json): the core routes and checks them only on a connection whose
 #: ``unstable`` option turns their feature on; otherwise they are extension
@@ -66,6 +81,8 @@ UNSTABLE_METHODS: FrozenSet[str] = frozenset(
         "providers/disable",
         "providers/list",
         "providers/set",
+        "proxy/initialize",
+        "proxy/successor",
         "session/archive",
         "session/fork",
         "session/set_title",
@@ -74,4 +91,10 @@ UNSTABLE_METHODS: FrozenSet[str] = frozenset(
     }
 )
 
-__all__ = ["AGENT_HANDLERS", "CLIENT_HANDLERS", "UNSTABLE_METHODS"]
+__all__ = [
+    "AGENT_HANDLERS",
+    "AGENT_PROXY_HANDLERS",
+    "CLIENT_HANDLERS",
+    "CLIENT_PROXY_HANDLERS",
+    "UNSTABLE_METHODS",
+]

@@ -17,7 +17,8 @@ Methods a host does not override are answered ``-32601`` ("method not
 found") by the core, exactly as in every other libacp binding.
 
 The methods of the unstable v1 extensions (``fork_session``,
-``archive_session``, ``mcp_message``, ...; see
+``archive_session``, ``mcp_message``, the proxy chain's
+``proxy_initialize`` and ``proxy_successor``, ...; see
 :data:`libacp.UNSTABLE_METHODS`) are typed here like the stable ones. The
 core routes and checks them (direction, params, capabilities, sessions)
 only on connections made with the ``unstable`` option naming their feature
@@ -37,7 +38,13 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple
 
 from . import schema as s
 from ._errors import MethodNotFound
-from ._methods import AGENT_HANDLERS, CLIENT_HANDLERS, UNSTABLE_METHODS
+from ._methods import (
+    AGENT_HANDLERS,
+    AGENT_PROXY_HANDLERS,
+    CLIENT_HANDLERS,
+    CLIENT_PROXY_HANDLERS,
+    UNSTABLE_METHODS,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -190,6 +197,25 @@ class Agent:
         """``mcp/message`` notifications from the client, for an MCP server
         of transport ``acp`` (``mcp_over_acp``)."""
 
+    async def proxy_initialize(self, params: s.InitializeProxyRequest) -> s.InitializeProxyResponse:
+        """``proxy/initialize`` (``proxy_chains``): the conductor initializes
+        this agent as a proxy, with the params and answer of ``initialize``
+        and its rules (it is this connection's ``initialize``). Before
+        answering, a proxy initializes its successor through
+        ``self.client.proxy_successor``. The default answers ``-32601``: this
+        agent is not a proxy."""
+        raise MethodNotFound("proxy/initialize")
+
+    async def proxy_successor(self, params: s.ProxySuccessorRequest) -> s.ProxySuccessorResponse:
+        """``proxy/successor`` from the conductor (``proxy_chains``): a
+        request of this proxy's successor (``method``, ``params``); return
+        the wrapped request's result."""
+        raise MethodNotFound("proxy/successor")
+
+    async def proxy_successor_notification(self, params: s.ProxySuccessorNotification) -> None:
+        """``proxy/successor`` notifications from the conductor
+        (``proxy_chains``): a notification of this proxy's successor."""
+
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (method name starting with ``_``)."""
         raise MethodNotFound(method)
@@ -198,32 +224,40 @@ class Agent:
         """An extension notification (method name starting with ``_``)."""
 
 
+def _by_kind(
+    table: Dict[str, str],
+    methods: Dict[str, Tuple[str, Optional[str]]],
+    proxy: Dict[Tuple[str, bool], str],
+) -> Dict[Tuple[str, bool], str]:
+    """One role's handlers, (wire name, notification?) -> the host's
+    method name: ``table`` (``AGENT_HANDLERS``/``CLIENT_HANDLERS``) with
+    each method's kind from ``methods`` (the schema's
+    ``AGENT_METHODS``/``CLIENT_METHODS``), and the proxy-chain ones."""
+    out = {(wire, methods[wire][1] is None): name for wire, name in table.items()}
+    out.update(proxy)
+    return out
+
+
+_AGENT_BY_KIND = _by_kind(AGENT_HANDLERS, s.AGENT_METHODS, AGENT_PROXY_HANDLERS)
+_CLIENT_BY_KIND = _by_kind(CLIENT_HANDLERS, s.CLIENT_METHODS, CLIENT_PROXY_HANDLERS)
+
+
 class _Serve:
     """Adapts a typed host object to the dynamic handler interface.
 
-    ``table`` names the host's method for each wire method, ``methods``
-    (the schema's ``AGENT_METHODS``/``CLIENT_METHODS``) says which are
-    notifications: a request is never passed to a notification's method nor
-    the reverse (the core refuses those for the methods it routes, but
-    passes an unstable method whose feature is off unchecked)."""
+    ``table`` names the host's method for each wire method and kind
+    (notification or not): a request is never passed to a notification's
+    method nor the reverse (the core refuses those for the methods it
+    routes, but passes an unstable method whose feature is off
+    unchecked)."""
 
-    def __init__(
-        self,
-        host: Any,
-        base: type,
-        table: Dict[str, str],
-        methods: Dict[str, Tuple[str, Optional[str]]],
-    ) -> None:
+    def __init__(self, host: Any, base: type, table: Dict[Tuple[str, bool], str]) -> None:
         self.host = host
         self.base = base
         self.table = table
-        self.methods = methods
 
     def _name(self, wire: str, notification: bool) -> Optional[str]:
-        types = self.methods.get(wire)
-        if types is None or (types[1] is None) != notification:
-            return None
-        return self.table.get(wire)
+        return self.table.get((wire, notification))
 
     def _method(self, wire: str) -> Optional[Callable[..., Any]]:
         name = self._name(wire, notification=False)
@@ -347,7 +381,7 @@ class AgentConnection(_Typed):
 
     @classmethod
     def _make(cls, agent: Any, connect: Callable[[_Serve], Connection]) -> AgentConnection:
-        serve = _Serve(agent, Agent, AGENT_HANDLERS, s.AGENT_METHODS)
+        serve = _Serve(agent, Agent, _AGENT_BY_KIND)
         conn = cls(connect(serve))
         hook = getattr(agent, "on_connect", None)
         if hook is not None:
@@ -409,6 +443,17 @@ class AgentConnection(_Typed):
         """``auth/status_update``: the agent's authentication state changed
         (``auth_status``)."""
         await self.connection.notify("auth/status_update", params)
+
+    async def proxy_successor(self, params: s.ProxySuccessorRequest) -> s.ProxySuccessorResponse:
+        """``proxy/successor`` (``proxy_chains``): this proxy forwards a
+        request (``method``, ``params``) to its successor through the
+        conductor; the answer is the successor's result, unchanged."""
+        return await self._call("proxy/successor", params)
+
+    async def proxy_successor_notification(self, params: s.ProxySuccessorNotification) -> None:
+        """``proxy/successor`` as a notification (``proxy_chains``): this
+        proxy forwards a notification to its successor."""
+        await self.connection.notify("proxy/successor", params)
 
     async def __aenter__(self) -> AgentConnection:
         return self
@@ -491,6 +536,16 @@ class Client:
     async def auth_status_update(self, params: s.AuthStatusUpdateNotification) -> None:
         """``auth/status_update`` (``auth_status``)."""
 
+    async def proxy_successor(self, params: s.ProxySuccessorRequest) -> s.ProxySuccessorResponse:
+        """``proxy/successor`` from a proxy (``proxy_chains``; this client is
+        its conductor): a request (``method``, ``params``) it forwards to its
+        successor; return the successor's result."""
+        raise MethodNotFound("proxy/successor")
+
+    async def proxy_successor_notification(self, params: s.ProxySuccessorNotification) -> None:
+        """``proxy/successor`` notifications from a proxy (``proxy_chains``):
+        a notification it forwards to its successor."""
+
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (method name starting with ``_``)."""
         raise MethodNotFound(method)
@@ -500,9 +555,7 @@ class Client:
 
 
 def _serve_client(client: Any) -> _Serve:
-    return _Serve(
-        client if client is not None else Client(), Client, CLIENT_HANDLERS, s.CLIENT_METHODS
-    )
+    return _Serve(client if client is not None else Client(), Client, _CLIENT_BY_KIND)
 
 
 class ClientConnection(_Typed):
@@ -683,6 +736,23 @@ class ClientConnection(_Typed):
         of transport ``acp`` this client provides (``mcp_over_acp``)."""
         await self.connection.notify("mcp/message", params)
 
+    async def proxy_initialize(self, params: s.InitializeProxyRequest) -> s.InitializeProxyResponse:
+        """``proxy/initialize`` (``proxy_chains``): this client, a conductor,
+        initializes the agent as a proxy. The same params, answer and rules
+        as :meth:`initialize`: it is this connection's ``initialize``."""
+        return cast(s.InitializeProxyResponse, await self._call("proxy/initialize", params))
+
+    async def proxy_successor(self, params: s.ProxySuccessorRequest) -> s.ProxySuccessorResponse:
+        """``proxy/successor`` (``proxy_chains``): the conductor delivers a
+        request (``method``, ``params``) of the proxy's successor; the answer
+        is the proxy's result for it."""
+        return await self._call("proxy/successor", params)
+
+    async def proxy_successor_notification(self, params: s.ProxySuccessorNotification) -> None:
+        """``proxy/successor`` as a notification (``proxy_chains``): the
+        conductor delivers a notification of the proxy's successor."""
+        await self.connection.notify("proxy/successor", params)
+
     async def __aenter__(self) -> ClientConnection:
         return self
 
@@ -692,9 +762,11 @@ class ClientConnection(_Typed):
 
 __all__ = [
     "AGENT_HANDLERS",
+    "AGENT_PROXY_HANDLERS",
     "Agent",
     "AgentConnection",
     "CLIENT_HANDLERS",
+    "CLIENT_PROXY_HANDLERS",
     "Client",
     "ClientConnection",
     "MethodNotFound",

@@ -3426,6 +3426,15 @@ CLIENT_METHODS: Dict[str, Tuple[str, Optional[str]]] = {
     "terminal/wait_for_exit": ('WaitForTerminalExitRequest', 'WaitForTerminalExitResponse'),
 }
 
+#: The proxy-chain methods (unstable ``unstable_proxy_chains``; the schema's
+#: side ``proxy``, between a conductor and its proxies): (wire name,
+#: notification?) -> (params type, result type; None for a notification).
+PROXY_METHODS: Dict[Tuple[str, bool], Tuple[str, Optional[str]]] = {
+    ("proxy/initialize", False): ('InitializeProxyRequest', 'InitializeProxyResponse'),
+    ("proxy/successor", False): ('ProxySuccessorRequest', 'ProxySuccessorResponse'),
+    ("proxy/successor", True): ('ProxySuccessorNotification', None),
+}
+
 
 __all__ = [
     'AGENT_METHODS',
@@ -3583,6 +3592,7 @@ __all__ = [
     'NoticeSeverity',
     'NumberElicitationPropertySchema',
     'NumberPropertySchema',
+    'PROXY_METHODS',
     'PermissionOption',
     'PermissionOptionId',
     'PermissionOptionKind',
