@@ -327,3 +327,47 @@ async fn a_null_successor_result_passes_through_unchanged() {
         .expect("proxy/successor");
     assert_eq!(result.get(), "null");
 }
+
+/// While the proxy answers `proxy/initialize`, its `proxy/successor`
+/// notifications reach the conductor's host, as its requests do.
+#[tokio::test]
+async fn a_conductor_takes_successor_notifications_during_proxy_initialize() {
+    let (seen_tx, mut seen) = tokio::sync::mpsc::unbounded_channel();
+    let host = FnHandler::new()
+        .on_request(|_r| async move { Ok(Value::Null) })
+        .on_notification(move |n| {
+            let seen_tx = seen_tx.clone();
+            async move {
+                let _ = seen_tx.send((n.method, n.params.map(|p| p.get().to_owned())));
+            }
+        });
+    let (conn, mut proxy) = acp_client_raw_with(host, proxy_chains());
+    let init = tokio::spawn({
+        let conn = conn.clone();
+        async move {
+            conn.request(
+                "proxy/initialize",
+                Some(raw(json!({"protocolVersion": 1, "clientCapabilities": {}}))),
+            )
+            .await
+        }
+    });
+    let req = proxy.expect().await;
+    proxy
+        .send(json!({"jsonrpc": "2.0", "method": "proxy/successor",
+            "params": {"method": "_vendor/hello", "params": {"n": 1}}}))
+        .await;
+    let (method, params) = within("the notification", seen.recv())
+        .await
+        .expect("delivered");
+    assert_eq!(method, "proxy/successor");
+    let params: Value = serde_json::from_str(&params.expect("params")).expect("json");
+    assert_eq!(params["method"], "_vendor/hello");
+    proxy
+        .send(json!({"jsonrpc": "2.0", "id": req["id"], "result": {"protocolVersion": 1, "agentCapabilities": {}}}))
+        .await;
+    within("proxy/initialize", init)
+        .await
+        .expect("join")
+        .expect("proxy/initialize");
+}

@@ -342,7 +342,13 @@ impl ProtocolHandler {
                 n.method
             ));
         }
-        if state.phase != Phase::Ready {
+        // A conductor takes a proxy's `proxy/successor` while the proxy
+        // answers `proxy/initialize` (forwarding its successor's traffic),
+        // notifications as requests.
+        let forwarding = state.role == Role::Client
+            && state.phase == Phase::Initializing
+            && n.method == "proxy/successor";
+        if state.phase != Phase::Ready && !forwarding {
             return Some(format!(
                 "`{}` arrived before initialization completed",
                 n.method
