@@ -59,9 +59,49 @@ pub fn compact_if_needed(raw: Box<RawValue>) -> Box<RawValue> {
     }
 }
 
+/// How deep serde_json reads nested arrays and objects (its recursion
+/// limit); a typed decode of anything deeper fails.
+pub const DECODE_DEPTH_LIMIT: usize = 128;
+
+/// Whether `text` (JSON) nests arrays and objects deeper than `limit`,
+/// strings skipped. Reads bytes only, stopping at the first level past
+/// `limit`; nothing is parsed, so any depth is safe to ask about.
+pub fn nests_deeper_than(text: &str, limit: usize) -> bool {
+    let bytes = text.as_bytes();
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i = skip_string(bytes, i + 1).unwrap_or(bytes.len());
+                continue;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nesting_depth_counts_arrays_and_objects_not_strings() {
+        let deep = format!("{}1{}", "[".repeat(129), "]".repeat(129));
+        assert!(nests_deeper_than(&deep, DECODE_DEPTH_LIMIT));
+        let ok = format!("{}1{}", "{\"a\":".repeat(128), "}".repeat(128));
+        assert!(!nests_deeper_than(&ok, DECODE_DEPTH_LIMIT));
+        let quoted = format!("{{\"s\":\"{}\\\"\"}}", "[{".repeat(200));
+        assert!(!nests_deeper_than(&quoted, DECODE_DEPTH_LIMIT));
+    }
 
     #[test]
     fn host_json_with_newlines_is_compacted() {

@@ -173,3 +173,30 @@ async fn typed_handlers_answer_method_not_found_by_default_and_bad_params_get_in
         .expect_err("invalid");
     assert_eq!(err.rpc_code(), Some(-32602));
 }
+
+/// Params nested past the decoder's depth limit (a `_meta` 100k levels
+/// deep) get `-32602` naming the limit, not wherever the decoder stopped.
+#[tokio::test]
+async fn params_nested_too_deep_get_invalid_params_naming_the_limit() {
+    let (tc, ta) = Transport::memory_pair();
+    let client = ClientConnection::start(tc, Recorder::default(), AcpOptions::default());
+    let _agent = AgentConnection::start(ta, EchoAgent, AcpOptions::default());
+    client
+        .initialize(&v1::InitializeRequest::new(v1::ProtocolVersion::V1))
+        .await
+        .expect("init");
+    let n = 100_000;
+    let meta = format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
+    let params = format!(r#"{{"cwd":"/tmp","mcpServers":[],"_meta":{meta}}}"#);
+    let params = libacp_core::RawValue::from_string(params).expect("raw json");
+    let err = client
+        .acp()
+        .request("session/new", Some(params))
+        .await
+        .expect_err("too deep");
+    assert_eq!(err.rpc_code(), Some(-32602), "{err:?}");
+    assert!(
+        format!("{err:?}").contains("deeper than 128 levels"),
+        "{err:?}"
+    );
+}

@@ -61,7 +61,19 @@ impl IncomingNotification {
 
 fn decode_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, RpcError> {
     let text = params.map_or("null", RawValue::get);
-    serde_json::from_str(text).map_err(|e| RpcError::invalid_params(e.to_string()))
+    serde_json::from_str(text).map_err(|e| {
+        // Past serde_json's depth limit the error names wherever the
+        // decoder gave up (or a later token, where a member swallows
+        // errors): name the limit instead.
+        let limit = crate::json::DECODE_DEPTH_LIMIT;
+        if crate::json::nests_deeper_than(text, limit) {
+            RpcError::invalid_params(format!(
+                "params nest arrays and objects deeper than {limit} levels, the most they may"
+            ))
+        } else {
+            RpcError::invalid_params(e.to_string())
+        }
+    })
 }
 
 /// Answers one incoming request. Thread-safe; may be moved to any thread and
