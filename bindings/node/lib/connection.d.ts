@@ -159,6 +159,14 @@ declare class Dispatcher {
     private notification;
     private request;
     private answer;
+    /**
+     * Answers a handler's failure. A {@link RequestError} is answered
+     * unchanged (code, message, `data`), `MethodNotFound` included: the typed
+     * defaults' `new MethodNotFound(method)` carries the core's wording for
+     * this method, and a nested call's error that escaped the handler keeps
+     * the peer's code, message and `data` (it is not rewritten into
+     * "method not found" for this request's method).
+     */
     private answerError;
     private closed;
     /** Whether a call made now comes from one of this connection's running notification handlers. */

@@ -345,7 +345,8 @@ class Dispatcher {
         }
         const fn = this.handler.onRequest;
         if (fn === undefined) {
-            this.answerError(key, new errors_1.MethodNotFound(method));
+            this.requests.delete(key);
+            this.native.respondMethodNotFound(key);
             return;
         }
         let result;
@@ -379,13 +380,18 @@ class Dispatcher {
             report("a request handler's result", (0, errors_1.fromNativeText)(sent));
         }
     }
+    /**
+     * Answers a handler's failure. A {@link RequestError} is answered
+     * unchanged (code, message, `data`), `MethodNotFound` included: the typed
+     * defaults' `new MethodNotFound(method)` carries the core's wording for
+     * this method, and a nested call's error that escaped the handler keeps
+     * the peer's code, message and `data` (it is not rewritten into
+     * "method not found" for this request's method).
+     */
     answerError(key, e) {
         const incoming = this.requests.get(key);
         this.requests.delete(key);
-        if (e instanceof errors_1.MethodNotFound) {
-            this.native.respondMethodNotFound(key);
-        }
-        else if (e instanceof errors_1.RequestError) {
+        if (e instanceof errors_1.RequestError) {
             let data;
             try {
                 data = e.data === undefined ? undefined : JSON.stringify(e.data);

@@ -13,6 +13,12 @@ export declare class AcpError extends Error {
 /**
  * A JSON-RPC error: the peer's answer to a call, or what a handler throws to
  * answer with one. `toString()` shows `data` (where peers put the reason).
+ *
+ * One that escapes a handler is answered unchanged: the same code, message
+ * and `data`. So a nested call's error that the handler does not catch
+ * reaches the caller exactly as the peer sent it ({@link MethodNotFound}
+ * included), as in the Rust, Python, Kotlin and Swift bindings and the ACP
+ * SDKs.
  */
 export declare class RequestError extends AcpError {
     name: string;
@@ -23,7 +29,17 @@ export declare class RequestError extends AcpError {
     /** `-32601`: a handler does not support the method (the core's wording). */
     static methodNotFound(method: string): MethodNotFound;
 }
-/** `-32601` "Method not found": what methods a host does not implement answer. */
+/**
+ * `-32601`: what methods a host does not implement answer. `new
+ * MethodNotFound(method)` is the core's answer for `method` ("Method not
+ * found", `data: {method}`), which the typed API's defaults throw. A call
+ * the peer answered `-32601` rejects with one too, carrying the peer's
+ * message and `data` as they came (`data` absent when the peer sent none).
+ *
+ * Like every {@link RequestError}, one that escapes a handler answers its
+ * request unchanged: a nested call's `-32601` reaches the caller as the
+ * peer sent it, not as "method not found" for the handler's own method.
+ */
 export declare class MethodNotFound extends RequestError {
     name: string;
     constructor(method: string, message?: string, data?: unknown);

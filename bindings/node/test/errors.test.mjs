@@ -98,6 +98,49 @@ test("methods a host does not implement answer -32601 with data.method (MethodNo
   await closeBoth(thrower);
 });
 
+test("a nested call's error that escapes a handler answers the request unchanged (a -32601 too)", async () => {
+  // What the client answers the agent's permission request with, in turn.
+  const refusals = [
+    new RequestError(-32601, "probe: not supported", { probe: true }),
+    new RequestError(-32601, "no data"),
+    new MethodNotFound("session/request_permission"),
+    new RequestError(-32000, "auth", { authMethods: [] }),
+  ];
+  let turn = 0;
+  const pair = await session(
+    {
+      async prompt({ sessionId }) {
+        // Not caught: the nested call's error escapes the prompt handler.
+        await pair.toClient.requestPermission({
+          sessionId,
+          toolCall: { toolCallId: "t1" },
+          options: [{ optionId: "yes", name: "Yes", kind: "allow_once" }],
+        });
+        return { stopReason: "end_turn" };
+      },
+    },
+    {
+      requestPermission() {
+        throw refusals[turn++];
+      },
+    },
+  );
+  try {
+    for (const refusal of refusals) {
+      const e = await rejection(
+        pair.client.prompt({ sessionId: "s1", prompt: [{ type: "text", text: "go" }] }),
+      );
+      assert.ok(e instanceof RequestError, String(e));
+      assert.equal(e.code, refusal.code);
+      assert.equal(e.message, refusal.message);
+      assert.deepEqual(e.data, refusal.data, "not -32601 for session/prompt");
+      assert.equal(e instanceof MethodNotFound, refusal.code === -32601);
+    }
+  } finally {
+    await closeBoth(pair);
+  }
+});
+
 test("a result that is not JSON answers -32603 (the handler's error is logged, nothing crashes)", async () => {
   const pair = await session({
     extMethod(method) {

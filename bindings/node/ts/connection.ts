@@ -36,7 +36,6 @@ import {
   AcpError,
   Cancelled,
   ConnectionClosed,
-  MethodNotFound,
   RequestError,
   fromNative,
   fromNativeText,
@@ -457,7 +456,8 @@ class Dispatcher {
     }
     const fn = this.handler.onRequest;
     if (fn === undefined) {
-      this.answerError(key, new MethodNotFound(method));
+      this.requests.delete(key);
+      this.native.respondMethodNotFound(key);
       return;
     }
     let result: unknown;
@@ -493,12 +493,18 @@ class Dispatcher {
     }
   }
 
+  /**
+   * Answers a handler's failure. A {@link RequestError} is answered
+   * unchanged (code, message, `data`), `MethodNotFound` included: the typed
+   * defaults' `new MethodNotFound(method)` carries the core's wording for
+   * this method, and a nested call's error that escaped the handler keeps
+   * the peer's code, message and `data` (it is not rewritten into
+   * "method not found" for this request's method).
+   */
   private answerError(key: number, e: unknown): void {
     const incoming = this.requests.get(key);
     this.requests.delete(key);
-    if (e instanceof MethodNotFound) {
-      this.native.respondMethodNotFound(key);
-    } else if (e instanceof RequestError) {
+    if (e instanceof RequestError) {
       let data: string | undefined;
       try {
         data = e.data === undefined ? undefined : JSON.stringify(e.data);

@@ -15,6 +15,12 @@ export class AcpError extends Error {
 /**
  * A JSON-RPC error: the peer's answer to a call, or what a handler throws to
  * answer with one. `toString()` shows `data` (where peers put the reason).
+ *
+ * One that escapes a handler is answered unchanged: the same code, message
+ * and `data`. So a nested call's error that the handler does not catch
+ * reaches the caller exactly as the peer sent it ({@link MethodNotFound}
+ * included), as in the Rust, Python, Kotlin and Swift bindings and the ACP
+ * SDKs.
  */
 export class RequestError extends AcpError {
   override name = "RequestError";
@@ -38,7 +44,17 @@ export class RequestError extends AcpError {
   }
 }
 
-/** `-32601` "Method not found": what methods a host does not implement answer. */
+/**
+ * `-32601`: what methods a host does not implement answer. `new
+ * MethodNotFound(method)` is the core's answer for `method` ("Method not
+ * found", `data: {method}`), which the typed API's defaults throw. A call
+ * the peer answered `-32601` rejects with one too, carrying the peer's
+ * message and `data` as they came (`data` absent when the peer sent none).
+ *
+ * Like every {@link RequestError}, one that escapes a handler answers its
+ * request unchanged: a nested call's `-32601` reaches the caller as the
+ * peer sent it, not as "method not found" for the handler's own method.
+ */
 export class MethodNotFound extends RequestError {
   override name = "MethodNotFound";
 
@@ -169,6 +185,13 @@ function methodOf(data: unknown): string {
   return typeof method === "string" ? method : "";
 }
 
+/** The peer's `-32601` as it came: its message and `data` (none added when it had none). */
+function peerMethodNotFound(message: string, data: unknown): MethodNotFound {
+  const e = new MethodNotFound(methodOf(data), message);
+  (e as { data: unknown }).data = data;
+  return e;
+}
+
 function stringify(value: unknown): string {
   try {
     return JSON.stringify(value);
@@ -216,7 +239,7 @@ export function fromNative(e: NativeError): Error {
   switch (e.kind) {
     case "rpc":
       return e.code === -32601
-        ? new MethodNotFound(methodOf(e.data), e.message, e.data)
+        ? peerMethodNotFound(e.message, e.data)
         : new RequestError(e.code ?? -32603, e.message, e.data);
     case "closed":
       return e.remote !== undefined
