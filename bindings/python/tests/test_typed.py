@@ -84,6 +84,15 @@ class TypedAgent(libacp.Agent):
             return {"stopReason": "end_turn"}  # the core answers "cancelled"
         if text == "fail":
             raise libacp.RequestError(-32042, "typed failure", {"why": "asked"})
+        if text == "ask":
+            # Not caught: the client's refusal escapes this handler.
+            await self.client.request_permission(
+                {
+                    "sessionId": sid,
+                    "toolCall": {"toolCallId": "t1"},
+                    "options": [{"optionId": "yes", "name": "Yes", "kind": "allow_once"}],
+                }
+            )
         return {"stopReason": "end_turn"}
 
     async def ext_method(self, method: str, params: Any) -> Any:
@@ -91,6 +100,8 @@ class TypedAgent(libacp.Agent):
             return {"echo": params}
         if method == "_count":  # how many extension notifications came first
             return {"notified": len(self.notified)}
+        if method == "_elsewhere":  # a -32601 naming another method
+            raise libacp.MethodNotFound("_other")
         raise libacp.MethodNotFound(method)
 
     async def ext_notification(self, method: str, params: Any) -> None:
@@ -200,6 +211,56 @@ async def test_typed_errors_cancel_and_extensions():
     assert agent.notified == [("_note", {"n": 1})]
     await conn.close()
     await agent_conn.close()
+
+
+class RefusingClient(TypedClient):
+    """Refuses permission requests with errors of its own, in turn."""
+
+    def __init__(self, refusals: List[libacp.RequestError]) -> None:
+        super().__init__()
+        self.refusals = refusals
+
+    async def request_permission(
+        self, params: acp.RequestPermissionRequest
+    ) -> acp.RequestPermissionResponse:
+        raise self.refusals.pop(0)
+
+
+async def test_a_nested_error_that_escapes_a_handler_is_answered_unchanged():
+    # TypedClient does not override request_permission: its default -32601
+    # names session/request_permission, and the prompt's answer keeps it.
+    for client, expected in [
+        (TypedClient(), [(-32601, "Method not found", {"method": "session/request_permission"})]),
+        (
+            RefusingClient(
+                [
+                    libacp.RequestError(-32601, "probe: not supported", {"probe": True}),
+                    libacp.RequestError(-32601, "no data"),
+                    libacp.RequestError(-32000, "auth", {"authMethods": []}),
+                ]
+            ),
+            [
+                (-32601, "probe: not supported", {"probe": True}),
+                (-32601, "no data", None),
+                (-32000, "auth", {"authMethods": []}),
+            ],
+        ),
+    ]:
+        agent_conn, conn, _ = await pair(TypedAgent(), client)
+        await conn.new_session({"cwd": "/tmp", "mcpServers": []})
+        for want in expected:
+            with pytest.raises(libacp.RequestError) as err:
+                await asyncio.wait_for(
+                    conn.prompt({"sessionId": "s1", "prompt": [{"type": "text", "text": "ask"}]}),
+                    TIMEOUT,
+                )
+            assert (err.value.code, err.value.message, err.value.data) == want
+        # A MethodNotFound raised for another method keeps its own data too.
+        with pytest.raises(libacp.RequestError) as err:
+            await conn.ext_method("_elsewhere", {})
+        assert err.value.code == -32601 and err.value.data == {"method": "_other"}
+        await conn.close()
+        await agent_conn.close()
 
 
 async def test_duck_typed_hosts_and_default_client():

@@ -31,7 +31,6 @@ from typing import (
 from . import _libacp
 from ._errors import (
     InvalidParams,
-    MethodNotFound,
     RequestError,
 )
 
@@ -359,7 +358,11 @@ class Request:
 
     async def _run(self, handler: Any, done: Callable[[], Any]) -> None:
         # Every answer other than the handler's own result or RequestError
-        # is the core's (RpcError's constructors), through the responder.
+        # is the core's (RpcError's constructors), through the responder. A
+        # RequestError that escapes the handler is answered unchanged (code,
+        # message, data): MethodNotFound(method) carries the core's -32601
+        # for its method, and a nested call's error that the handler did not
+        # catch keeps the peer's code, message and data.
         responder = self._responder
         fn = getattr(handler, "on_request", None)
         if fn is None:
@@ -372,8 +375,6 @@ class Request:
                 result is not None and inspect.isawaitable(result)
             ):
                 result = await result
-        except MethodNotFound:
-            responder.respond_method_not_found()
         except RequestError as e:
             try:
                 responder.respond_error(e.code, e.message, e.data)

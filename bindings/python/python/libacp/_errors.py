@@ -27,7 +27,11 @@ class AcpError(Exception):
 class RequestError(AcpError):
     """A JSON-RPC error: the peer answered a call with it, or a handler raises
     it to answer its request with it. ``str()`` shows ``data`` too (the
-    reason a real peer gives is often only there), capped."""
+    reason a real peer gives is often only there), capped.
+
+    One that escapes a handler is answered unchanged (the same code,
+    message and data), so a nested call's error the handler does not catch
+    reaches the caller exactly as the peer sent it, a ``-32601`` too."""
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
         super().__init__(_describe(code, message, data))
@@ -40,9 +44,12 @@ class RequestError(AcpError):
 
 
 class MethodNotFound(RequestError):
-    """Raise it from a handler to say "not handled here": the request is
-    answered by the core exactly as when no handler exists (``-32601``,
-    ``data: {"method": ...}``). The typed API's default methods raise it."""
+    """Raise it from a handler to say "not handled here": it carries the
+    core's ``-32601`` for ``method`` (``"Method not found"``, ``data:
+    {"method": ...}``), so for the request's own method the answer is
+    exactly the one given when no handler exists. The typed API's default
+    methods raise it. (A peer's ``-32601`` is a plain
+    :class:`RequestError`.)"""
 
     def __init__(self, method: str) -> None:
         from . import _libacp  # the core builds the answer
