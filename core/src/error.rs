@@ -371,7 +371,10 @@ impl From<RpcError> for CallError {
 }
 
 /// Lets a handler answer with the failure of a nested call (`?`): the
-/// peer's error is passed on as it is; anything else becomes `-32603`.
+/// peer's error is passed on as it is (the same code, message and data, a
+/// `-32601` too: it names the nested method, not the handler's); anything
+/// else becomes `-32603`. Every binding answers an RPC error that escapes a
+/// handler this way, unchanged.
 impl From<CallError> for RpcError {
     fn from(e: CallError) -> Self {
         match e {

@@ -17,6 +17,13 @@
 //! for nested calls, the raw params (unknown fields included), and the
 //! request's cancellation token (fired by `$/cancel_request`, by
 //! `session/cancel` for a prompt, or when the connection closes).
+//!
+//! A handler's `Err(RpcError)` is the answer as it is. A nested call's
+//! failure returned with `?` converts through `From<CallError> for
+//! RpcError`: the peer's error unchanged (code, message, data), anything
+//! else `-32603`. So a `-32601` from a nested call reaches the caller as the
+//! peer sent it; only the defaults answer `-32601` for the handler's own
+//! method.
 
 use std::future::Future;
 use std::sync::Arc;

@@ -200,3 +200,58 @@ async fn params_nested_too_deep_get_invalid_params_naming_the_limit() {
         "{err:?}"
     );
 }
+
+/// Refuses permission requests with the errors given, in turn.
+struct RefusingClient(Mutex<Vec<RpcError>>);
+
+impl Client for RefusingClient {
+    async fn request_permission(
+        &self,
+        _cx: RequestContext<ClientConnection>,
+        _args: v1::RequestPermissionRequest,
+    ) -> Result<v1::RequestPermissionResponse, RpcError> {
+        Err(self.0.lock().expect("refusals").remove(0))
+    }
+}
+
+/// A nested call's error that escapes a typed handler through `?` (the
+/// `From<CallError> for RpcError` conversion) answers the request
+/// unchanged: the client's `-32601` refusing the permission request is the
+/// prompt's answer, with the client's message and data, not a `-32601` for
+/// `session/prompt`.
+#[tokio::test]
+async fn a_nested_error_escaping_a_typed_handler_is_answered_unchanged() {
+    let refusals = vec![
+        RpcError::new(-32601, "probe: not supported").with_data(json!({"probe": true})),
+        RpcError::new(-32601, "no data"),
+        RpcError::method_not_found("session/request_permission"),
+        RpcError::new(-32000, "auth").with_data(json!({"authMethods": []})),
+    ];
+    let (tc, ta) = Transport::memory_pair();
+    let client = ClientConnection::start(
+        tc,
+        RefusingClient(Mutex::new(refusals.clone())),
+        AcpOptions::default(),
+    );
+    let _agent = AgentConnection::start(ta, EchoAgent, AcpOptions::default());
+    client
+        .initialize(&v1::InitializeRequest::new(v1::ProtocolVersion::V1))
+        .await
+        .expect("init");
+    let session = client
+        .new_session(&v1::NewSessionRequest::new("/tmp"))
+        .await
+        .expect("session");
+    for refusal in refusals {
+        let err = within(
+            "prompt",
+            client.prompt(&v1::PromptRequest::new(
+                session.session_id.clone(),
+                vec![v1::ContentBlock::Text(v1::TextContent::new("hi"))],
+            )),
+        )
+        .await
+        .expect_err("the refusal escapes the prompt handler");
+        assert_eq!(err, libacp_core::CallError::Rpc(refusal));
+    }
+}
