@@ -828,7 +828,11 @@ bool acp_request_is_cancelled(const acp_request *request);
 acp_status acp_request_respond(const acp_request *request, acp_str result, acp_error **error);
 
 // Answers with a JSON-RPC error: `code`, `message` (UTF-8, borrowed) and
-// optional `data` (JSON text; NULL/0 for none).
+// optional `data` (JSON text; NULL/0 for none), sent as given. To fail
+// with the peer's error to a nested call, pass its `acp_error_code`,
+// `acp_error_message` and `acp_error_data` unchanged: what every other
+// binding answers when such an error escapes a handler (a `-32601` too,
+// which then names the nested method, not this request's).
 //
 // # Safety
 // As `acp_request_respond`.

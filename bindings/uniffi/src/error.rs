@@ -148,6 +148,10 @@ impl AcpError {
     }
 
     /// The JSON-RPC error a request handler's thrown error answers with.
+    /// `Rpc` is answered unchanged (code, message, data): a nested call's
+    /// error that escapes a Kotlin or Swift handler reaches the caller as
+    /// the peer sent it, a `-32601` too (it keeps naming the nested method),
+    /// as in the core's `From<CallError> for RpcError` and every binding.
     pub(crate) fn to_rpc(&self) -> RpcError {
         match self {
             Self::Rpc { code, detail, data } => {
@@ -274,6 +278,21 @@ mod tests {
         let back = e.to_rpc();
         assert_eq!(back.code, -32002);
         assert_eq!(back.data, Some(serde_json::json!({"sessionId": "s"})));
+    }
+
+    /// A nested call's error, thrown on by a handler, is its answer
+    /// unchanged: a `-32601` too, with or without data.
+    #[test]
+    fn a_nested_rpc_error_round_trips_unchanged() {
+        for error in [
+            RpcError::new(-32601, "probe: not supported")
+                .with_data(serde_json::json!({"probe": true})),
+            RpcError::new(-32601, "no data"),
+            RpcError::method_not_found("session/request_permission"),
+        ] {
+            let thrown = AcpError::from(CallError::Rpc(error.clone()));
+            assert_eq!(thrown.to_rpc(), error);
+        }
     }
 
     #[test]

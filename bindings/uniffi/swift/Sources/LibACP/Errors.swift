@@ -35,6 +35,9 @@ extension AcpError {
 
     /// What a handler's error becomes on the wire: an `AcpError` as it is, a
     /// decoding error `-32602`, anything else `-32603` with its description.
+    /// So a nested call's `.Rpc` error that escapes a handler is answered
+    /// unchanged (code, message, `data`), a `-32601` too: it is not
+    /// rewritten into `methodNotFound` for the handler's own method.
     static func from(_ error: Error) -> AcpError {
         switch error {
         case let e as AcpError: return e

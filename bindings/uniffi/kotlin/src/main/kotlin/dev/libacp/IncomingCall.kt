@@ -40,7 +40,13 @@ class IncomingCall internal constructor(
     override fun toString() = "IncomingCall($method, id=$idJson)"
 }
 
-/** The errors handlers throw for the standard JSON-RPC answers. */
+/**
+ * The errors handlers throw for the standard JSON-RPC answers. An
+ * [AcpException.Rpc] that escapes a handler is answered unchanged (code,
+ * message, `data`): a nested call's error the handler does not catch reaches
+ * the caller as the peer sent it, a `-32601` too (it is not rewritten into
+ * [methodNotFound] for the handler's own method).
+ */
 object AcpErrors {
     /** `-32601` with `data: {"method": method}`, as libacp answers unhandled methods. */
     fun methodNotFound(method: String): AcpException =
