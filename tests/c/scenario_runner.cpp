@@ -179,9 +179,13 @@ void check_op(const json& op, const std::string& what) {
   std::string verb =
       verb_of(op, {"respond", "error", "notify", "call", "wait_for_cancel", "wait", "emit"}, what);
   if (verb == "notify" || verb == "call") {
-    only_keys(op, {verb.c_str(), "note", "params", "as"}, what);
+    if (verb == "call")
+      only_keys(op, {"call", "note", "params", "as", "escape"}, what);
+    else
+      only_keys(op, {"notify", "note", "params", "as"}, what);
     string_of(op, verb.c_str(), what);
     if (op.contains("as")) string_of(op, "as", what);
+    if (op.contains("escape")) must_be_true(op["escape"], what);
     return;
   }
   only_keys(op, {verb.c_str(), "note"}, what);
@@ -878,6 +882,22 @@ void Run::program(const Rule* rule, std::shared_ptr<LiveRequest> live, std::stri
           } else if (!wait_slot(slot, std::nullopt, outcome)) {
             break;  // the scenario ended
           }
+        }
+        if (op.contains("escape") && outcome.contains("error")) {
+          // The call's error escapes the handler: answered with the
+          // outcome's code, message and data (acp_error_code/_message/
+          // _data); another failure as Rust's From<CallError> for RpcError
+          // answers it, -32603 with its text.
+          if (op.contains("as")) settle(what, op, outcome);
+          const json& e = outcome["error"];
+          bool rpc = e.value("kind", "") == "Rpc";
+          int64_t code = rpc ? e["code"].get<int64_t>() : -32603;
+          std::string message = rpc ? e.value("message", "") : "Internal error";
+          std::string data = rpc ? (e.contains("data") ? e["data"].dump() : "")
+                                 : json(e.value("message", "")).dump();
+          acp_request_respond_error(req, code, as_acp(message),
+                                    data.empty() ? acp_str{nullptr, 0} : as_acp(data), nullptr);
+          break;
         }
         settle(what + ": " + (is_call ? "call " : "notify ") + m, op, outcome);
         continue;

@@ -71,6 +71,8 @@ enum Op {
         method: String,
         params: Option<Value>,
         name: Option<String>,
+        /// On failure the handler fails with the call's error (`escape`).
+        escape: bool,
     },
     WaitForCancel,
     Wait(String),
@@ -308,23 +310,28 @@ fn parse_op(v: &Value, what: &str) -> Result<Op, String> {
             string(e, "message", what)?;
             Op::Error(arg.clone())
         }
-        "notify" | "call" => {
+        "notify" => {
             plain(&["params", "as"])?;
-            let method = string(obj, verb, what)?;
-            let params = obj.get("params").cloned();
-            let name = opt_string(obj, "as", what)?;
-            if verb == "notify" {
-                Op::Notify {
-                    method,
-                    params,
-                    name,
+            Op::Notify {
+                method: string(obj, verb, what)?,
+                params: obj.get("params").cloned(),
+                name: opt_string(obj, "as", what)?,
+            }
+        }
+        "call" => {
+            plain(&["params", "as", "escape"])?;
+            let escape = match obj.get("escape") {
+                None => false,
+                Some(v) => {
+                    must_be_true(v, what)?;
+                    true
                 }
-            } else {
-                Op::Call {
-                    method,
-                    params,
-                    name,
-                }
+            };
+            Op::Call {
+                method: string(obj, verb, what)?,
+                params: obj.get("params").cloned(),
+                name: opt_string(obj, "as", what)?,
+                escape,
             }
         }
         "wait_for_cancel" => {
@@ -879,6 +886,7 @@ async fn run_program(
                 method,
                 params,
                 name,
+                escape,
             } => {
                 let params = match params_of(params.as_ref(), &ctx.known()) {
                     Ok(p) => p,
@@ -888,6 +896,14 @@ async fn run_program(
                     .request(method, params)
                     .await
                     .map(|raw| value_of(Some(&raw)));
+                if *escape && let Err(e) = result {
+                    if let Some(name) = name {
+                        ctx.settle(&what, Some(name), &Err(e.clone()));
+                    }
+                    // The conversion a typed handler's `?` makes.
+                    let _ = responder.respond(Err(RpcError::from(e)));
+                    return;
+                }
                 ctx.settle(&format!("{what}: call {method}"), name.as_ref(), &result);
             }
             Op::WaitForCancel => request.cancellation.cancelled().await,

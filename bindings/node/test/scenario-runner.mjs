@@ -228,10 +228,14 @@ function checkOp(value, what) {
   const op = object(value, what);
   const name = verb(op, OPS, what);
   if (name === "notify" || name === "call") {
-    onlyKeys(op, [name, "note", "params", "as"], what);
+    const keys = [name, "note", "params", "as"];
+    onlyKeys(op, name === "call" ? [...keys, "escape"] : keys, what);
     string(op, name, what);
     if (Object.hasOwn(op, "as")) {
       string(op, "as", what);
+    }
+    if (Object.hasOwn(op, "escape")) {
+      isTrue(op.escape, what);
     }
     return;
   }
@@ -972,7 +976,8 @@ class Run {
 
   /**
    * One operation of a program: `{ result }` when it answers, `undefined`
-   * to go on; throws `RequestError` for an `error` operation.
+   * to go on; throws `RequestError` for an `error` operation, and a
+   * failed `call`'s own error with `escape`.
    * @param {JsonObject} op
    * @param {import("libacp").RequestContext} context
    * @param {string} what
@@ -999,7 +1004,8 @@ class Run {
   }
 
   /**
-   * A program's `call` or `notify`.
+   * A program's `call` or `notify`. With `escape`, a failed call's error
+   * is rethrown: it escapes the handler as the binding's own error.
    * @param {JsonObject} op
    * @param {string} what
    */
@@ -1008,9 +1014,24 @@ class Run {
     const name = op[verb];
     const params = Object.hasOwn(op, "params") ? fill(op.params, this.captures) : undefined;
     const conn = this.connection;
-    const result = await outcome(() =>
-      verb === "call" ? conn.request(name, params) : conn.notify(name, params),
-    );
+    /** @type {{ error: unknown } | undefined} */
+    let escaped;
+    const result = await outcome(async () => {
+      try {
+        return await (verb === "call" ? conn.request(name, params) : conn.notify(name, params));
+      } catch (e) {
+        if (op.escape === true) {
+          escaped = { error: e };
+        }
+        throw e;
+      }
+    });
+    if (escaped !== undefined) {
+      if (Object.hasOwn(op, "as")) {
+        this.captures.set(op.as, result);
+      }
+      throw escaped.error;
+    }
     if (Object.hasOwn(op, "as")) {
       this.captures.set(op.as, result);
     } else if (Object.hasOwn(result, "error")) {

@@ -160,10 +160,13 @@ def _check_op(op: Any, what: str) -> None:
     _object(op, what)
     verb = _verb(op, OPS, what)
     if verb in ("notify", "call"):
-        _only_keys(op, (verb, "note", "params", "as"), what)
+        escape = ("escape",) if verb == "call" else ()
+        _only_keys(op, (verb, "note", "params", "as") + escape, what)
         _string(op, verb, what)
         if "as" in op:
             _string(op, "as", what)
+        if "escape" in op:
+            _true(op["escape"], what)
         return
     _only_keys(op, (verb, "note"), what)
     if verb == "error":
@@ -550,7 +553,16 @@ class Run:
                     name = op[verb]
                     params = fill(op["params"], self.captures) if "params" in op else None
                     send = conn.request if verb == "call" else conn.notify
-                    result = await outcome(send(name, params))
+                    if op.get("escape") is True:
+                        try:
+                            result = {"result": await send(name, params)}
+                        except Exception as e:
+                            # The call's error escapes the handler as it is.
+                            if "as" in op:
+                                self.captures[op["as"]] = {"error": error_json(e)}
+                            raise
+                    else:
+                        result = await outcome(send(name, params))
                     if "as" in op:
                         self.captures[op["as"]] = result
                     elif "error" in result:

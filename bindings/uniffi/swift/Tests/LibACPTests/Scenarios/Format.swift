@@ -126,9 +126,10 @@ extension Scenarios {
         let op = try object(value, what)
         let name = try verb(op, operations, what)
         if name == "notify" || name == "call" {
-            try onlyKeys(op, [name, "note", "params", "as"], what)
+            try onlyKeys(op, [name, "note", "params", "as"] + (name == "call" ? ["escape"] : []), what)
             _ = try string(op, name, what)
             if op["as"] != nil { _ = try string(op, "as", what) }
+            if let escape = op["escape"] { try isTrue(escape, what) }
             return op
         }
         try onlyKeys(op, [name, "note"], what)

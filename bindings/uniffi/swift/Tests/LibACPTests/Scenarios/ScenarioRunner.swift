@@ -304,7 +304,9 @@ extension Scenarios {
                                      data: e["data"]))
             }
             if op["notify"] != nil || op["call"] != nil {
-                try await send(op, what: what)
+                if let escaped = try await send(op, what: what) {
+                    return .failure(escaped)
+                }
             } else if op["wait_for_cancel"] != nil {
                 await Latch.firstOpen([cancelled, stop])
             } else if let name = op["wait"]?.stringValue {
@@ -316,22 +318,34 @@ extension Scenarios {
         }
 
         /// A program's `call` or `notify`: its outcome is captured (`as`),
-        /// or a failure is a host error.
-        private func send(_ op: [String: JSONValue], what: String) async throws {
+        /// or a failure is a host error. With `escape`, a failed call's
+        /// error is returned, for the handler to throw as it is.
+        private func send(_ op: [String: JSONValue], what: String) async throws -> AcpError? {
             let verb = op["call"] != nil ? "call" : "notify"
             let method = op[verb]!.stringValue!
             let params = try op["params"].map { try fill($0, known) }
             let conn = try connection
+            var escaped: Error?
             let result = await outcome {
-                if verb == "call" { return try await conn.call(method, params: params) }
-                try await conn.notify(method, params: params)
-                return .null
+                do {
+                    if verb == "call" { return try await conn.call(method, params: params) }
+                    try await conn.notify(method, params: params)
+                    return .null
+                } catch {
+                    if op["escape"] != nil { escaped = error }
+                    throw error
+                }
             }
             if let name = op["as"]?.stringValue {
                 keep([name: .object(result)])
-            } else if let error = result["error"] {
+            }
+            if let escaped {
+                return escaped as? AcpError ?? .Internal(detail: String(describing: escaped))
+            }
+            if op["as"] == nil, let error = result["error"] {
                 problem("\(what): \(verb) \(method) failed: \(short(error))")
             }
+            return nil
         }
 
         // -- the peer's wire

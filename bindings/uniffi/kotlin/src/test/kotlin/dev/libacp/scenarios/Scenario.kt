@@ -138,9 +138,11 @@ private fun checkOp(value: JsonElement, what: String) {
     val op = value.obj(what)
     val name = op.verb(OPS, what)
     if (name == "notify" || name == "call") {
-        op.onlyKeys(listOf(name, "note", "params", "as"), what)
+        val escape = if (name == "call") listOf("escape") else emptyList()
+        op.onlyKeys(listOf(name, "note", "params", "as") + escape, what)
         op.string(name, what)
         if ("as" in op) op.string("as", what)
+        if ("escape" in op) op.getValue("escape").isTrue(what)
         return
     }
     op.onlyKeys(listOf(name, "note"), what)

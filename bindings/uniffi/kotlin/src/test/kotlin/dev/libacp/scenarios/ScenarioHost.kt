@@ -128,17 +128,29 @@ internal class ScenarioHost(private val run: ScenarioRun) : AcpHandler {
         return null
     }
 
-    /** A program's `call` or `notify`: its outcome goes to the capture `as`, a failure without `as` is a problem. */
+    /**
+     * A program's `call` or `notify`: its outcome goes to the capture `as`, a
+     * failure without `as` is a problem. With `escape`, a failed call's
+     * [dev.libacp.AcpException] is rethrown: it escapes the handler as it is.
+     */
     private suspend fun send(op: JsonObject, what: String) {
         val verb = if ("call" in op) "call" else "notify"
         val method = op.getValue(verb).stringOrNull()!!
         val params = op["params"]?.let { fill(it, run.captures) }
-        val result = outcome { run.send(verb, method, params) }
         val alias = op["as"]?.stringOrNull()
-        if (alias != null) {
-            run.captures[alias] = result
-        } else {
-            result["error"]?.let { run.problem("$what: $verb $method failed: ${short(it)}") }
+        var escaped: Exception? = null
+        val result = outcome {
+            try {
+                run.send(verb, method, params)
+            } catch (e: CancellationException) {
+                throw e
+            } catch (e: Exception) {
+                if ("escape" in op) escaped = e
+                throw e
+            }
         }
+        if (alias != null) run.captures[alias] = result
+        escaped?.let { throw it }
+        if (alias == null) result["error"]?.let { run.problem("$what: $verb $method failed: ${short(it)}") }
     }
 }
