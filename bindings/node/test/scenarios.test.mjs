@@ -172,6 +172,8 @@ const BAD = [
   '{"description": "", "role": "client", "options": {"require_auth": true}, "script": []}',
   '{"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"reply": 1}]}]}, "script": []}',
   '{"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"error": {"code": "x", "message": ""}}]}]}, "script": []}',
+  '{"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"notify": "y", "escape": true}]}]}, "script": []}',
+  '{"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"call": "y", "escape": false}]}]}, "script": []}',
 ];
 
 for (const [i, bad] of BAD.entries()) {

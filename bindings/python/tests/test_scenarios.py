@@ -159,6 +159,8 @@ def test_patterns_match_as_documented():
         '{"description": "", "role": "client", "options": {"require_auth": true}, "script": []}',
         '{"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"reply": 1}]}]}, "script": []}',
         '{"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"error": {"code": "x", "message": ""}}]}]}, "script": []}',
+        '{"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"notify": "y", "escape": true}]}]}, "script": []}',
+        '{"description": "", "role": "agent", "host": {"requests": [{"method": "x", "do": [{"call": "y", "escape": false}]}]}, "script": []}',
     ],
 )
 def test_bad_scenario_files_are_refused(bad):
