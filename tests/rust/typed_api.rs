@@ -105,6 +105,24 @@ impl Client for Recorder {
     }
 }
 
+/// `client` and an `EchoAgent`, initialized, with a session open.
+async fn with_session(
+    client: impl Client,
+) -> (ClientConnection, AgentConnection, v1::NewSessionResponse) {
+    let (tc, ta) = Transport::memory_pair();
+    let client = ClientConnection::start(tc, client, AcpOptions::default());
+    let agent = AgentConnection::start(ta, EchoAgent, AcpOptions::default());
+    client
+        .initialize(&v1::InitializeRequest::new(v1::ProtocolVersion::V1))
+        .await
+        .expect("init");
+    let session = client
+        .new_session(&v1::NewSessionRequest::new("/tmp"))
+        .await
+        .expect("session");
+    (client, agent, session)
+}
+
 #[tokio::test]
 async fn a_typed_client_drives_a_typed_agent() {
     let (tc, ta) = Transport::memory_pair();
@@ -143,17 +161,7 @@ async fn a_typed_client_drives_a_typed_agent() {
 
 #[tokio::test]
 async fn typed_handlers_answer_method_not_found_by_default_and_bad_params_get_invalid_params() {
-    let (tc, ta) = Transport::memory_pair();
-    let client = ClientConnection::start(tc, Recorder::default(), AcpOptions::default());
-    let _agent = AgentConnection::start(ta, EchoAgent, AcpOptions::default());
-    client
-        .initialize(&v1::InitializeRequest::new(v1::ProtocolVersion::V1))
-        .await
-        .expect("init");
-    let session = client
-        .new_session(&v1::NewSessionRequest::new("/tmp"))
-        .await
-        .expect("session");
+    let (client, _agent, session) = with_session(Recorder::default()).await;
     let err = client
         .set_session_mode(&v1::SetSessionModeRequest::new(
             session.session_id.clone(),
@@ -227,21 +235,8 @@ async fn a_nested_error_escaping_a_typed_handler_is_answered_unchanged() {
         RpcError::method_not_found("session/request_permission"),
         RpcError::new(-32000, "auth").with_data(json!({"authMethods": []})),
     ];
-    let (tc, ta) = Transport::memory_pair();
-    let client = ClientConnection::start(
-        tc,
-        RefusingClient(Mutex::new(refusals.clone())),
-        AcpOptions::default(),
-    );
-    let _agent = AgentConnection::start(ta, EchoAgent, AcpOptions::default());
-    client
-        .initialize(&v1::InitializeRequest::new(v1::ProtocolVersion::V1))
-        .await
-        .expect("init");
-    let session = client
-        .new_session(&v1::NewSessionRequest::new("/tmp"))
-        .await
-        .expect("session");
+    let (client, _agent, session) =
+        with_session(RefusingClient(Mutex::new(refusals.clone()))).await;
     for refusal in refusals {
         let err = within(
             "prompt",
