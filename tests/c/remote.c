@@ -409,8 +409,9 @@ static void free_inside(void *user_data, acp_connection *conn,
   (void)event_user_data;
   acp_server **slot = user_data;
   acp_server_free(__atomic_load_n(slot, __ATOMIC_SEQ_CST));
-  __atomic_store_n(slot, NULL, __ATOMIC_SEQ_CST);
   acp_connection_free(conn);
+  /* Last: the test waits for it before its frame (the slot) ends. */
+  __atomic_store_n(slot, NULL, __ATOMIC_SEQ_CST);
 }
 
 void test_remote_server_freed_inside_its_callback(void) {
@@ -429,7 +430,15 @@ void test_remote_server_freed_inside_its_callback(void) {
   CHECK(acp_event_result_status(ev) != ACP_OK);
   acp_event_free(ev);
   tu_drain_until_closed(c, 10000);
-  CHECK(__atomic_load_n(&server, __ATOMIC_SEQ_CST) == NULL);
+  /* The callback clears the slot after acp_server_free returns, which can
+   * be after this client saw the close that freeing caused; the slot is
+   * this frame's, so wait for the callback's last touch of it. */
+  int64_t deadline = tu_now_ms() + tu_ms(10000);
+  while (__atomic_load_n(&server, __ATOMIC_SEQ_CST) != NULL) {
+    CHECK_MSG(tu_now_ms() < deadline,
+              "the callback freed the server: not within %d ms", tu_ms(10000));
+    tu_sleep_ms(5);
+  }
   acp_connection_free(c);
   free(url);
 }
