@@ -342,13 +342,15 @@ impl ProtocolHandler {
                 n.method
             ));
         }
-        // A conductor takes a proxy's `proxy/successor` while the proxy
-        // answers `proxy/initialize` (forwarding its successor's traffic),
-        // notifications as requests.
-        let forwarding = state.role == Role::Client
-            && state.phase == Phase::Initializing
-            && n.method == "proxy/successor";
-        if state.phase != Phase::Ready && !forwarding {
+        // The phases of requests (`phase`): a client takes the agent's
+        // messages once its initialize is in flight (a proxy forwards its
+        // successor's traffic while it answers `proxy/initialize`); an
+        // agent takes notifications once it has answered.
+        let early = match state.role {
+            Role::Client => state.phase == Phase::AwaitingInitialize,
+            Role::Agent => state.phase != Phase::Ready,
+        };
+        if early {
             return Some(format!(
                 "`{}` arrived before initialization completed",
                 n.method
