@@ -17,7 +17,7 @@
 //! runtime (`runtime.rs`).
 
 use std::os::fd::IntoRawFd;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use libacp_core::host::{HostConnection, HostOptions, Inbox};
 use libacp_core::options::Use;
@@ -31,6 +31,7 @@ use crate::cancel::CallCanceller;
 use crate::drain::{self, Host, Wakes};
 use crate::error::AcpError;
 use crate::handler::{HostHandler, Requests};
+use crate::jni::{Routed, Slot};
 use crate::options::{self, AcpRole, AgentCommand, CallOptions, ConnectOptions};
 use crate::runtime::{self, InRuntime};
 
@@ -60,6 +61,9 @@ pub struct Connection {
     calls: Arc<Calls>,
     /// The inbox tasks' wake-ups: told when this is freed (`drain.rs`).
     wakes: Arc<Wakes>,
+    /// Where Kotlin's JNI fast path is installed (`jni/`); owned by the
+    /// handler libacp's tasks hold, so it goes with them.
+    jni: Weak<Slot>,
 }
 
 impl Drop for Connection {
@@ -84,6 +88,8 @@ impl Connection {
         handler: Arc<dyn HostHandler>,
         options: libacp_core::AcpOptions,
     ) -> Arc<Self> {
+        let jni = Arc::new(Slot::new());
+        let handler: Arc<dyn HostHandler> = Arc::new(Routed::new(handler, Arc::clone(&jni)));
         let wakes = Arc::new(Wakes::default());
         let waker = Arc::clone(&wakes);
         let inbox = Inbox::new(INBOX_CAPACITY, Arc::new(move || waker.wake()));
@@ -109,7 +115,54 @@ impl Connection {
             requests,
             calls,
             wakes,
+            jni: Arc::downgrade(&jni),
         })
+    }
+
+    /// Sends the fast path's deliveries to `host` from now on (`jni/`);
+    /// `false` when the connection's tasks have ended or a host is
+    /// installed already.
+    pub(crate) fn use_jni(&self, host: crate::jni::host::JniHost) -> bool {
+        self.jni
+            .upgrade()
+            .is_some_and(|slot| slot.set(host).is_ok())
+    }
+
+    /// [`Connection::respond`] with the result as UTF-8 bytes (the JNI
+    /// path); bytes that are not UTF-8 answer `-32603`, as text that is not
+    /// JSON does.
+    pub(crate) fn respond_utf8(&self, key: u64, result: Vec<u8>) -> bool {
+        match String::from_utf8(result) {
+            Ok(text) => self.respond(key, text),
+            Err(e) => self.requests.answer(
+                key,
+                Err(libacp_core::RpcError::internal_error(format!(
+                    "the handler's result is not JSON: {e}"
+                ))),
+            ),
+        }
+    }
+
+    /// [`Connection::start_call`] with the params as UTF-8 bytes (the JNI
+    /// path); bytes that are not UTF-8 are refused as text that is not JSON
+    /// is.
+    pub(crate) fn start_call_utf8(
+        &self,
+        method: String,
+        params: Option<Vec<u8>>,
+        token: u64,
+        timeout_ms: u64,
+        no_timeout: bool,
+        skip_barrier: bool,
+    ) -> Result<(), AcpError> {
+        let params =
+            params
+                .map(String::from_utf8)
+                .transpose()
+                .map_err(|e| AcpError::InvalidParams {
+                    detail: format!("params are not JSON: {e}"),
+                })?;
+        self.start_call(method, params, token, timeout_ms, no_timeout, skip_barrier)
     }
 
     async fn in_runtime<F: std::future::Future>(&self, f: F) -> F::Output {

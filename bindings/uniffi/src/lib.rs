@@ -29,6 +29,7 @@ mod connection;
 mod drain;
 mod error;
 mod handler;
+mod jni;
 mod options;
 #[cfg(test)]
 mod options_gen;

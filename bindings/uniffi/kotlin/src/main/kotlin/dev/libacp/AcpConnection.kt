@@ -325,6 +325,7 @@ class AcpConnection private constructor(context: CoroutineContext) : AutoCloseab
     override fun close() {
         val native = made ?: return abandon() // never made: nothing to free
         notifications.flushNow(native)
+        bridge.closing()
         native.destroy()
     }
 }

@@ -1,5 +1,7 @@
 package dev.libacp
 
+import java.lang.ref.Reference
+import java.nio.ByteBuffer
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicLong
 import kotlin.coroutines.AbstractCoroutineContextElement
@@ -11,6 +13,7 @@ import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.DelicateCoroutinesApi
+import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.GlobalScope
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.job
@@ -68,6 +71,15 @@ internal class InNotification(val bridge: HostBridge) : AbstractCoroutineContext
  * and suspends; libacp hands the outcome back to [onCallResult] or
  * [onCallError] on one of its threads. Cancelling the caller abandons the
  * call (`$/cancel_request`).
+ *
+ * **The JNI fast path** ([Jni]). When it is on, [attach] switches the
+ * connection to it: answers and calls go through [Jni.respond] and
+ * [Jni.startCall], and libacp delivers requests, notification batches and
+ * call outcomes to the `jni*` methods below instead of the UniFFI callbacks
+ * (what it delivered before the switch came through UniFFI, in order). Both
+ * ways end in the same code here, so the behaviour is the same. After
+ * [closing] the connection, UniFFI is used again (what it throws for a
+ * freed connection is what callers see, as without the fast path).
  */
 internal class HostBridge(
     private val context: CoroutineContext,
@@ -91,9 +103,28 @@ internal class HostBridge(
     @Volatile private var native: Connection? = null
     private val attached = CompletableDeferred<Unit>()
 
+    /** The fast path's handle ([Jni.attach]); 0 when it is off for this connection. */
+    @Volatile private var jni = 0L
+
     fun attach(connection: Connection) {
         native = connection
+        if (Jni.enabled) {
+            val handle = Jni.attach(connection.uniffiCloneHandle(), this)
+            if (handle != 0L) {
+                Jni.releaseWhenUnreachable(this, handle)
+                jni = handle
+            }
+        }
         attached.complete(Unit)
+    }
+
+    /** Whether this connection uses the JNI fast path (for the tests). */
+    val usesJni: Boolean
+        get() = jni != 0L
+
+    /** The connection is being freed ([AcpConnection.close]): back to UniFFI. */
+    fun closing() {
+        jni = 0L
     }
 
     /** The connection, for a caller that waits until it is made. */
@@ -149,7 +180,22 @@ internal class HostBridge(
             val token = tokens.incrementAndGet().toULong()
             calls[token] = cont
             try {
-                native.startCall(method, params, token, timeoutMs, noTimeout, skipBarrier)
+                val handle = jni
+                if (handle != 0L) {
+                    val refused = Jni.startCall(
+                        handle,
+                        method,
+                        params?.let(Jni::utf8),
+                        token.toLong(),
+                        timeoutMs.toLong(),
+                        noTimeout,
+                        skipBarrier,
+                    )
+                    Reference.reachabilityFence(this)
+                    if (refused != null) throw Jni.refusal(refused)
+                } else {
+                    native.startCall(method, params, token, timeoutMs, noTimeout, skipBarrier)
+                }
             } catch (e: Throwable) {
                 calls.remove(token)
                 throw e
@@ -165,6 +211,41 @@ internal class HostBridge(
 
     override fun onCallError(token: ULong, error: AcpException) {
         calls.remove(token)?.resumeWithException(error)
+    }
+
+    /** [onCallResult] through JNI: the result as UTF-8 JSON. */
+    fun jniCallResult(token: Long, result: ByteArray) = onCallResult(token.toULong(), result.decodeToString())
+
+    /** [onCallError] through JNI: the error as UniFFI writes an `AcpError`. */
+    fun jniCallError(token: Long, error: ByteArray) = onCallError(token.toULong(), Jni.refusal(error))
+
+    /** [onRequest] through JNI: the request as UniFFI writes an `IncomingRequest`. */
+    fun jniRequest(request: ByteArray) = onRequest(FfiConverterTypeIncomingRequest.read(ByteBuffer.wrap(request)))
+
+    /**
+     * [onNotifications] through JNI: the batch as UniFFI writes a list of
+     * `Notification`. Returns at once; libacp waits until [done] is handed
+     * back ([Jni.notificationsDone]), which happens exactly once, also when
+     * this fails, and this never throws.
+     */
+    @OptIn(DelicateCoroutinesApi::class)
+    fun jniNotifications(batch: ByteArray, done: Long) {
+        try {
+            val notifications = FfiConverterSequenceTypeNotification.read(ByteBuffer.wrap(batch))
+            // ATOMIC: started even if cancelled before it runs, so `done` is
+            // always handed back.
+            GlobalScope.launch(Dispatchers.Unconfined, CoroutineStart.ATOMIC) {
+                try {
+                    onNotifications(notifications)
+                } catch (e: Throwable) {
+                    // As through UniFFI: the batch is done either way.
+                } finally {
+                    Jni.notificationsDone(done)
+                }
+            }
+        } catch (e: Throwable) {
+            Jni.notificationsDone(done)
+        }
     }
 
     @OptIn(DelicateCoroutinesApi::class)
@@ -207,7 +288,11 @@ internal class HostBridge(
                 // it was cancelled; a refusal among them is thrown by the
                 // connection's next notify, not as this answer.
                 notifications.flushQuietly()
-                if (result != null) {
+                val handle = jni
+                if (result != null && handle != 0L) {
+                    Jni.respond(handle, call.key.toLong(), Jni.utf8(result))
+                    Reference.reachabilityFence(this@HostBridge)
+                } else if (result != null) {
                     native.respond(call.key, result)
                 } else {
                     native.respondError(call.key, error ?: AcpException.Internal("the handler failed"))
