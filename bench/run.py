@@ -97,6 +97,13 @@ IMPLS: dict[str, dict] = {
         "client": ["java", "-cp", KOTLIN_CP, "bench.LibacpKt", "client"],
         "agent": ["java", "-cp", KOTLIN_CP, "bench.LibacpKt", "agent"],
     },
+    # The same programs with the Kotlin binding's JNI fast path switched off
+    # (UniFFI's JNA calls only): the A/B of issue 24. Not in the default set.
+    "libacp-kotlin-uniffi": {
+        "client": ["java", "-Dlibacp.jni=false", "-cp", KOTLIN_CP, "bench.LibacpKt", "client"],
+        "agent": ["java", "-Dlibacp.jni=false", "-cp", KOTLIN_CP, "bench.LibacpKt", "agent"],
+        "default": False,
+    },
     "kotlin-sdk": {
         "client": ["java", "-cp", KOTLIN_CP, "bench.SdkKt", "client"],
         "agent": ["java", "-cp", KOTLIN_CP, "bench.SdkKt", "agent"],
@@ -233,6 +240,13 @@ def med(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
+def requested(opts) -> list[str]:
+    """The implementations `--impls` names, or every one that is in the default set."""
+    if opts.impls:
+        return opts.impls.split(",")
+    return [i for i in IMPLS if IMPLS[i].get("default", True)]
+
+
 def table(records: list[dict], impls: list[str], workloads: list[str]) -> str:
     """Markdown tables of medians and ratios (time / reference time)."""
     lines = []
@@ -300,7 +314,7 @@ def table(records: list[dict], impls: list[str], workloads: list[str]) -> str:
 
 
 def bench(opts) -> int:
-    impls = [i for i in (opts.impls.split(",") if opts.impls else IMPLS) if i in IMPLS]
+    impls = [i for i in requested(opts) if i in IMPLS]
     workloads = opts.workloads.split(",") if opts.workloads else WORKLOADS
     argsets = QUICK_ARGS if opts.quick else FULL_ARGS
     for w in workloads:
@@ -439,7 +453,7 @@ def idle_cell(impl: str, n: int) -> dict:
 
 def remote(opts) -> int:
     """W1 and W2 over each remote transport, and RSS per idle connection."""
-    impls = [i for i in (opts.impls.split(",") if opts.impls else IMPLS) if IMPLS.get(i, {}).get("remote")]
+    impls = [i for i in requested(opts) if IMPLS.get(i, {}).get("remote")]
     transports = [t for t in opts.remote.split(",") if t in ("ws", "http")]
     workloads = [w for w in (opts.workloads.split(",") if opts.workloads else ["w1", "w2"]) if w in ("w1", "w2")]
     argsets = QUICK_ARGS if opts.quick else FULL_ARGS
@@ -497,7 +511,7 @@ def remote(opts) -> int:
 
 def smoke(opts) -> int:
     """Every client against every agent on the `smoke` workload."""
-    impls = [i for i in (opts.impls.split(",") if opts.impls else IMPLS) if i in IMPLS]
+    impls = [i for i in requested(opts) if i in IMPLS]
     pairs = [(c, a) for c in impls for a in impls]
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:

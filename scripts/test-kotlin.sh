@@ -10,7 +10,10 @@
 #     Rust SDK's agent, spawned by the tests);
 #   * `mvn test`: JUnit 5 (both roles, cancellation both ways, closing, the
 #     shared scenarios in tests/scenarios, also over the remote links through
-#     libacp-remote-splice, remote ACP between a Kotlin client and server);
+#     libacp-remote-splice, remote ACP between a Kotlin client and server),
+#     with the JNI fast path on (surefire's default execution), then the
+#     shared scenarios and the fault tests again with it off (the `jni-off`
+#     execution: -Dlibacp.jni=false, UniFFI's JNA calls only; pom.xml);
 #   * `mvn install` of the binding, then the examples (examples/kotlin/run.sh:
 #     the example client spawns the example agent and prints a turn;
 #     examples/kotlin/run-remote.sh: the remote quickstart of the README, a
@@ -45,13 +48,20 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 (cd bindings/uniffi/kotlin && mvn -B -ntp -Dstyle.color=never test) 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
-# Surefire's last "Tests run:" line (without "in <class>") is the total.
-read -r run failures errors < <(sed -n 's/^\[[A-Z]*\] Tests run: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\), Skipped: [0-9]*$/\1 \2 \3/p' "$log" | tail -n 1)
-run=${run:-0}
-failures=${failures:-0}
-errors=${errors:-0}
-junit_failed=$((failures + errors))
-junit_passed=$((run - junit_failed))
+# Surefire ends each execution with a "Tests run:" line without "in <class>":
+# the default execution (the JNI fast path on), then `jni-off`. The total is
+# their sum.
+junit_passed=0
+junit_failed=0
+executions=("JNI fast path on" "JNI fast path off (jni-off)")
+i=0
+while read -r run failures errors; do
+  failed=$((failures + errors))
+  echo "== Kotlin: mvn test, ${executions[$i]:-execution $((i + 1))}: $((run - failed)) passed, $failed failed"
+  junit_passed=$((junit_passed + run - failed))
+  junit_failed=$((junit_failed + failed))
+  i=$((i + 1))
+done < <(sed -n 's/^\[[A-Z]*\] Tests run: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\), Skipped: [0-9]*$/\1 \2 \3/p' "$log")
 if [ "$status" -ne 0 ] && [ "$junit_failed" -eq 0 ]; then
   junit_failed=1
 fi

@@ -13,6 +13,8 @@
 //!
 //! Values cross as JSON text, errors as [`AcpError`]. Everything else is
 //! the core's: this crate only converts values and threads (`runtime.rs`).
+//! Kotlin's per-message operations may take a narrow JNI path beside UniFFI
+//! (`jni/`, DESIGN.md decision 17), with the same types and behaviour.
 //! The generated Kotlin and Swift sources are committed and drift-checked
 //! (`scripts/uniffi/generate.sh --check`).
 

@@ -155,7 +155,7 @@ extern "system" fn start_call<'local>(
                     method,
                     params,
                     token as u64,
-                    timeout_ms.max(0) as u64,
+                    timeout_ms as u64,
                     no_timeout,
                     skip_barrier,
                 )

@@ -39,7 +39,9 @@ internal object Jni {
 
     private fun register(): Boolean {
         val failure = try {
-            // UniFFI's library (loading it if needed), exactly as JNA holds it.
+            // UniFFI's library (loaded by UniffiLib's initialiser, which
+            // reading CLEANER runs), exactly as JNA holds it.
+            UniffiLib.CLEANER
             NativeThreads.ensure()
             val library = Native.getNativeLibrary(UniffiLib::class.java)
             val status = library.getFunction("libacp_jni_register").invoke(
