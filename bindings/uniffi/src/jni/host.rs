@@ -160,7 +160,13 @@ impl JniHost {
 
     /// [`HostHandler::on_request`] through JNI.
     pub(crate) fn on_request(&self, request: IncomingRequest) -> Result<(), AcpError> {
-        let mut bytes = Vec::new();
+        // Sized once: a request may carry megabytes of params.
+        let mut bytes = Vec::with_capacity(
+            request.id.len()
+                + request.method.len()
+                + request.params.as_ref().map_or(0, String::len)
+                + 64,
+        );
         <IncomingRequest as uniffi::Lower<crate::UniFfiTag>>::write(request, &mut bytes);
         self.call(self.request, &bytes, None)
             .map_err(|e| e.into_error("on_request"))
@@ -187,7 +193,11 @@ impl JniHost {
     /// [`HostHandler::on_notifications`] through JNI: hands the batch over
     /// and waits until Kotlin says it was handled.
     pub(crate) async fn on_notifications(&self, batch: Vec<Notification>) -> Result<(), AcpError> {
-        let mut bytes = Vec::new();
+        let size = batch
+            .iter()
+            .map(|n| n.method.len() + n.params.as_ref().map_or(0, String::len) + 16)
+            .sum::<usize>();
+        let mut bytes = Vec::with_capacity(size + 8);
         <Vec<Notification> as uniffi::Lower<crate::UniFfiTag>>::write(batch, &mut bytes);
         let (done, handled) = oneshot::channel();
         let done = Box::into_raw(Box::<Done>::new(done));
