@@ -179,10 +179,9 @@ export declare class NativeServer {
 /**
  * Opens a connection: the connection, or the error (JSON) it failed with
  * (then nothing was started). `wake` is called from any thread when a
- * batch waits in the inbox; `trace(direction, frame)` and
- * `events(kind, message, detailsJson)` never keep the event loop alive.
+ * batch waits in the inbox.
  */
-export declare function connect(source: NativeSource, options: Array<NativeOption>, wake: (() => unknown), trace?: (((arg: [string, string]) => unknown)) | undefined | null, events?: (((arg: [string, string, string]) => unknown)) | undefined | null): NativeConnection | string
+export declare function connect(source: NativeSource, options: Array<NativeOption>, wake: (() => unknown)): NativeConnection | string
 
 /**
  * Client side: connects to the remote agent at `url` with the options
@@ -246,6 +245,16 @@ export interface NativeSource {
    * this process's stderr).
    */
   stderr?: boolean
+  /**
+   * Deliver the wire trace to JavaScript, as `[6, direction, frame]`
+   * items (in the lane of the `orderedHooks` option).
+   */
+  trace?: boolean
+  /**
+   * Deliver the engine's events to JavaScript, as `[7, kind, message,
+   * details]` items (in the lane of the `orderedHooks` option).
+   */
+  events?: boolean
   /**
    * Read a descriptor transport on the JavaScript thread (default);
    * `false`: an engine thread reads (`LIBACP_NODE_DRIVE_READS=0`, for

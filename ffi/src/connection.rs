@@ -219,7 +219,7 @@ fn host_options(
     let mut acp = settings.acp.clone();
     acp.connection.trace = trace;
     if options.engine_events {
-        acp.connection.events = Some(inbox.events_hook());
+        acp.connection.events = Some(inbox.events_hook(settings.hooks));
     }
     HostOptions {
         acp,

@@ -152,6 +152,8 @@ declare class Dispatcher {
     completion<T>(start: (tag: number) => void): Promise<T>;
     private takeUrgent;
     private handleUrgent;
+    /** A traced frame `[6, direction, frame]` or an engine event `[7, kind, message, details]`. */
+    private hook;
     private complete;
     private startDrain;
     private drain;

@@ -237,6 +237,10 @@ class Dispatcher {
                 }
                 break;
             }
+            case 6:
+            case 7:
+                this.hook(item);
+                break;
             case 5:
                 if (this.hooks.stderr !== undefined) {
                     this.guard("stderr hook", () => this.hooks.stderr?.(item[1]));
@@ -245,6 +249,26 @@ class Dispatcher {
                     process.stderr.write(`${item[1]}\n`);
                 }
                 break;
+        }
+    }
+    /** A traced frame `[6, direction, frame]` or an engine event `[7, kind, message, details]`. */
+    hook(item) {
+        if (item[0] === 6) {
+            const trace = this.hooks.trace;
+            if (trace !== undefined) {
+                this.guard("trace hook", () => trace(item[1], item[2]));
+            }
+        }
+        else {
+            const events = this.hooks.events;
+            if (events !== undefined) {
+                const event = {
+                    kind: item[1],
+                    message: item[2],
+                    details: item[3],
+                };
+                this.guard("events hook", () => events(event));
+            }
         }
     }
     complete(tag, ok, value) {
@@ -304,6 +328,10 @@ class Dispatcher {
                             break;
                         case 4:
                             this.closed(item[1]);
+                            break;
+                        case 6:
+                        case 7:
+                            this.hook(item);
                             break;
                     }
                 }
@@ -455,6 +483,10 @@ function report(what, e) {
     const text = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);
     process.stderr.write(`libacp: ${what} raised: ${text}\n`);
 }
+/** Which hooks the native side delivers (as `[6, ...]`/`[7, ...]` items). */
+function hookFlags(hooks) {
+    return { trace: hooks.trace !== undefined, events: hooks.events !== undefined };
+}
 function made(result) {
     if (typeof result === "string") {
         throw (0, errors_1.fromNativeText)(result);
@@ -497,8 +529,9 @@ class Connection {
             command,
             args: [...args],
             stderr: hooks.stderr !== undefined,
+            ...hookFlags(hooks),
             driveReads: (0, options_1.driveReads)(),
-        }, opts, dispatcher.wake, hooks.trace, hooks.events));
+        }, opts, dispatcher.wake));
         watchExit(conn);
         return new Connection(dispatcher, conn);
     }
@@ -509,7 +542,7 @@ class Connection {
     static fromStdio(handler = {}, options = {}) {
         const { native: opts, hooks } = (0, options_1.nativeOptions)(options);
         const dispatcher = new Dispatcher(handler, hooks);
-        return new Connection(dispatcher, made(native.connect({ kind: "stdio", driveReads: (0, options_1.driveReads)() }, opts, dispatcher.wake, hooks.trace, hooks.events)));
+        return new Connection(dispatcher, made(native.connect({ kind: "stdio", ...hookFlags(hooks), driveReads: (0, options_1.driveReads)() }, opts, dispatcher.wake)));
     }
     /**
      * Either role over descriptors this takes ownership of (it closes them):
@@ -525,7 +558,7 @@ class Connection {
         }
         const { native: opts, hooks } = (0, options_1.nativeOptions)(options, ["role"]);
         const dispatcher = new Dispatcher(handler, hooks);
-        return new Connection(dispatcher, made(native.connect({ kind: "fds", role, readFd, writeFd, driveReads: (0, options_1.driveReads)() }, opts, dispatcher.wake, hooks.trace, hooks.events)));
+        return new Connection(dispatcher, made(native.connect({ kind: "fds", role, readFd, writeFd, ...hookFlags(hooks), driveReads: (0, options_1.driveReads)() }, opts, dispatcher.wake)));
     }
     /**
      * Client side: connects to the remote agent at `url` (`ws://`, `wss://`:
@@ -563,7 +596,7 @@ class Connection {
     /** @internal A connection over a remote transport the native module parked. */
     static onRemote(id, role, handler, opts, hooks) {
         const dispatcher = new Dispatcher(handler, hooks);
-        return new Connection(dispatcher, made(native.connect({ kind: "remote", role, id, driveReads: (0, options_1.driveReads)() }, opts, dispatcher.wake, hooks.trace, hooks.events)));
+        return new Connection(dispatcher, made(native.connect({ kind: "remote", role, id, ...hookFlags(hooks), driveReads: (0, options_1.driveReads)() }, opts, dispatcher.wake)));
     }
     /** `"client"` or `"agent"`. */
     get role() {

@@ -27,10 +27,10 @@ use napi::threadsafe_function::{
 use napi_derive::napi;
 use serde_json::value::RawValue;
 
-use libacp_core::host::{HostConnection, HostOptions, HostRequest, Inbox};
+use libacp_core::host::{HookLane, HostConnection, HostOptions, HostRequest, Inbox};
 use libacp_core::{
-    AcpPeer, CallError, CallOptions, CallTimeout, CancelHandle, CancelMode, Direction, Event,
-    HostReader, PumpState, Role, RpcError, Transport, TryNotify,
+    AcpPeer, CallError, CallOptions, CallTimeout, CancelHandle, CancelMode, HostReader, PumpState,
+    Role, RpcError, Transport, TryNotify,
 };
 
 use crate::deliveries::{self, call_error};
@@ -39,18 +39,6 @@ use crate::watcher::Watcher;
 
 /// The wake-up: called from any thread, runs on the JavaScript thread.
 pub(crate) type WakeFn = ThreadsafeFunction<(), UnknownReturnValue, (), Status, false>;
-/// `trace(direction, frame)`: never keeps the loop alive.
-pub(crate) type TraceFn =
-    ThreadsafeFunction<(String, String), UnknownReturnValue, (String, String), Status, false, true>;
-/// `events(kind, message, detailsJson)`: never keeps the loop alive.
-pub(crate) type EventsFn = ThreadsafeFunction<
-    (String, String, String),
-    UnknownReturnValue,
-    (String, String, String),
-    Status,
-    false,
-    true,
->;
 
 /// A handle that cancels one call (made with `callCancellable`).
 #[napi]
@@ -109,36 +97,6 @@ impl Drop for NativeConnection {
     }
 }
 
-/// The engine hooks for the JavaScript `trace` and `events` callbacks.
-fn hooks(options: &mut libacp_core::AcpOptions, trace: Option<TraceFn>, events: Option<EventsFn>) {
-    if let Some(trace) = trace {
-        let trace = Arc::new(trace);
-        options.connection.trace = Some(Arc::new(move |direction, frame: &[u8]| {
-            let direction = match direction {
-                Direction::Incoming => "in",
-                Direction::Outgoing => "out",
-            };
-            trace.call(
-                (
-                    direction.to_owned(),
-                    String::from_utf8_lossy(frame).into_owned(),
-                ),
-                ThreadsafeFunctionCallMode::NonBlocking,
-            );
-        }));
-    }
-    if let Some(events) = events {
-        let events = Arc::new(events);
-        options.connection.events = Some(Arc::new(move |event: &Event| {
-            let (kind, message, details) = event.describe();
-            events.call(
-                (kind.to_owned(), message, details.to_string()),
-                ThreadsafeFunctionCallMode::NonBlocking,
-            );
-        }));
-    }
-}
-
 /// Where a connection's bytes come from.
 pub(crate) enum Source {
     Spawn(libacp_core::AgentCommand),
@@ -152,6 +110,10 @@ pub(crate) struct How {
     pub(crate) drive_reads: bool,
     /// Deliver a spawned agent's stderr lines to JavaScript.
     pub(crate) stderr: bool,
+    /// Deliver the wire trace to JavaScript.
+    pub(crate) trace: bool,
+    /// Deliver the engine's events to JavaScript.
+    pub(crate) events: bool,
 }
 
 /// Starts a connection with the core's options (from `Settings`): its
@@ -161,12 +123,10 @@ pub(crate) fn start(
     source: Source,
     role: Role,
     mut acp: libacp_core::AcpOptions,
+    lane: HookLane,
     how: How,
     wake: WakeFn,
-    trace: Option<TraceFn>,
-    events: Option<EventsFn>,
 ) -> std::result::Result<NativeConnection, serde_json::Value> {
-    hooks(&mut acp, trace, events);
     let wake = Arc::new(wake);
     let waker = Arc::clone(&wake);
     let inbox: Arc<Inbox<u32>> = Inbox::new(
@@ -175,6 +135,12 @@ pub(crate) fn start(
             waker.call((), ThreadsafeFunctionCallMode::NonBlocking);
         }),
     );
+    if how.trace {
+        acp.connection.trace = Some(inbox.trace_hook(lane));
+    }
+    if how.events {
+        acp.connection.events = Some(inbox.events_hook(lane));
+    }
     let rt = runtime::handle().map_err(|e| serde_json::json!({"kind": "io", "message": e}))?;
     let host = HostOptions {
         acp,

@@ -46,6 +46,7 @@ import {
   nativeOptions,
   type ConnectionOptions,
   type ConnectOptions,
+  type Direction,
   type Hooks,
   type SpawnOptions,
 } from "./options";
@@ -343,6 +344,10 @@ class Dispatcher {
         }
         break;
       }
+      case 6:
+      case 7:
+        this.hook(item);
+        break;
       case 5:
         if (this.hooks.stderr !== undefined) {
           this.guard("stderr hook", () => this.hooks.stderr?.(item[1] as string));
@@ -350,6 +355,26 @@ class Dispatcher {
           process.stderr.write(`${item[1] as string}\n`);
         }
         break;
+    }
+  }
+
+  /** A traced frame `[6, direction, frame]` or an engine event `[7, kind, message, details]`. */
+  private hook(item: unknown[]): void {
+    if (item[0] === 6) {
+      const trace = this.hooks.trace;
+      if (trace !== undefined) {
+        this.guard("trace hook", () => trace(item[1] as Direction, item[2] as string));
+      }
+    } else {
+      const events = this.hooks.events;
+      if (events !== undefined) {
+        const event = {
+          kind: item[1] as string,
+          message: item[2] as string,
+          details: item[3] as Record<string, unknown>,
+        };
+        this.guard("events hook", () => events(event));
+      }
     }
   }
 
@@ -410,6 +435,10 @@ class Dispatcher {
               break;
             case 4:
               this.closed(item[1] as string);
+              break;
+            case 6:
+            case 7:
+              this.hook(item);
               break;
           }
         }
@@ -574,6 +603,11 @@ function report(what: string, e: unknown): void {
   process.stderr.write(`libacp: ${what} raised: ${text}\n`);
 }
 
+/** Which hooks the native side delivers (as `[6, ...]`/`[7, ...]` items). */
+function hookFlags(hooks: Hooks): { trace: boolean; events: boolean } {
+  return { trace: hooks.trace !== undefined, events: hooks.events !== undefined };
+}
+
 function made(result: native.NativeConnection | string): native.NativeConnection {
   if (typeof result === "string") {
     throw fromNativeText(result);
@@ -626,12 +660,11 @@ export class Connection {
           command,
           args: [...args],
           stderr: hooks.stderr !== undefined,
+          ...hookFlags(hooks),
           driveReads: driveReads(),
         },
         opts,
         dispatcher.wake,
-        hooks.trace,
-        hooks.events,
       ),
     );
     watchExit(conn);
@@ -649,11 +682,9 @@ export class Connection {
       dispatcher,
       made(
         native.connect(
-          { kind: "stdio", driveReads: driveReads() },
+          { kind: "stdio", ...hookFlags(hooks), driveReads: driveReads() },
           opts,
           dispatcher.wake,
-          hooks.trace,
-          hooks.events,
         ),
       ),
     );
@@ -682,11 +713,9 @@ export class Connection {
       dispatcher,
       made(
         native.connect(
-          { kind: "fds", role, readFd, writeFd, driveReads: driveReads() },
+          { kind: "fds", role, readFd, writeFd, ...hookFlags(hooks), driveReads: driveReads() },
           opts,
           dispatcher.wake,
-          hooks.trace,
-          hooks.events,
         ),
       ),
     );
@@ -742,11 +771,9 @@ export class Connection {
       dispatcher,
       made(
         native.connect(
-          { kind: "remote", role, id, driveReads: driveReads() },
+          { kind: "remote", role, id, ...hookFlags(hooks), driveReads: driveReads() },
           opts,
           dispatcher.wake,
-          hooks.trace,
-          hooks.events,
         ),
       ),
     );

@@ -25,7 +25,7 @@ use crate::connection::{NativeConnection, wrap};
 use crate::errors::{connection_error, report};
 use crate::inbox::{NativeInbox, new_inbox};
 use crate::interpreter::attach_alive;
-use crate::options::{Parsed, role_of, settings};
+use crate::options::{Hooks, Parsed, role_of, settings};
 
 /// Where a connection's bytes come from.
 pub(crate) enum Source {
@@ -38,11 +38,13 @@ pub(crate) fn start(
     py: Python<'_>,
     dispatcher: Py<PyAny>,
     source: Source,
-    acp: AcpOptions,
+    mut acp: AcpOptions,
+    hooks: Hooks,
     drive_reads: bool,
 ) -> PyResult<NativeConnection> {
     let rt = runtime()?;
     let inbox = new_inbox(py, &dispatcher)?;
+    hooks.install(&mut acp, &inbox);
     let options = HostOptions { acp, drive_reads };
     let conn = py.detach(|| match source {
         Source::Spawn(command) => {
@@ -80,7 +82,11 @@ pub(crate) fn spawn_agent(
     if program.is_empty() {
         return Err(PyValueError::new_err("argv[0] (the program) is empty"));
     }
-    let Parsed { settings, stderr } = settings(Role::Client, Use::Spawn, options)?;
+    let Parsed {
+        settings,
+        hooks,
+        stderr,
+    } = settings(Role::Client, Use::Spawn, options)?;
     let mut command = settings.spawn.apply(AgentCommand::new(program).args(args));
     if let Some(hook) = stderr {
         command = command.stderr(move |line| {
@@ -96,6 +102,7 @@ pub(crate) fn spawn_agent(
         dispatcher,
         Source::Spawn(command),
         settings.acp,
+        hooks,
         drive_reads,
     )
 }
@@ -109,13 +116,14 @@ pub(crate) fn serve_stdio(
     drive_reads: bool,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<NativeConnection> {
-    let options = settings(Role::Agent, Use::Local, options)?.settings.acp;
+    let parsed = settings(Role::Agent, Use::Local, options)?;
     let transport = Transport::stdio();
     start(
         py,
         dispatcher,
         Source::Transport(Role::Agent, transport),
-        options,
+        parsed.settings.acp,
+        parsed.hooks,
         drive_reads,
     )
 }
@@ -138,7 +146,7 @@ pub(crate) fn from_fds(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<NativeConnection> {
     let role = role_of(role)?;
-    let options = settings(role, Use::Local, options)?.settings.acp;
+    let parsed = settings(role, Use::Local, options)?;
     // SAFETY: the caller gives up open descriptors; every check is made
     // before anything is taken over (then `ValueError`).
     let transport = match unsafe { Transport::from_raw_fds(read_fd, write_fd) } {
@@ -152,7 +160,8 @@ pub(crate) fn from_fds(
         py,
         dispatcher,
         Source::Transport(role, transport),
-        options,
+        parsed.settings.acp,
+        parsed.hooks,
         drive_reads,
     )
 }

@@ -31,7 +31,7 @@ use crate::cancel::CallCanceller;
 use crate::drain::{self, Host, Wakes};
 use crate::error::AcpError;
 use crate::handler::{HostHandler, Requests};
-use crate::options::{self, AcpRole, AgentCommand, CallOptions, ConnectOptions};
+use crate::options::{self, AcpRole, AgentCommand, CallOptions, ConnectOptions, Hooks};
 use crate::runtime::{self, InRuntime};
 
 /// How many notifications may wait in the inbox before the reader stops
@@ -82,11 +82,13 @@ impl Connection {
         role: Role,
         transport: Transport,
         handler: Arc<dyn HostHandler>,
-        options: libacp_core::AcpOptions,
+        mut options: libacp_core::AcpOptions,
+        hooks: Hooks,
     ) -> Arc<Self> {
         let wakes = Arc::new(Wakes::default());
         let waker = Arc::clone(&wakes);
         let inbox = Inbox::new(INBOX_CAPACITY, Arc::new(move || waker.wake()));
+        hooks.install(&mut options, &inbox);
         let requests = Arc::new(Requests::default());
         let calls = Arc::new(Calls::new(Arc::clone(&handler)));
         {
@@ -220,7 +222,7 @@ impl Connection {
         options: ConnectOptions,
     ) -> Result<Arc<Self>, AcpError> {
         let runtime = runtime::handle()?;
-        let parsed = options::settings(Role::Client, Use::Spawn, &options, Some(&handler))?;
+        let parsed = options::settings(Role::Client, Use::Spawn, &options)?;
         let command = options::command(&command, &parsed, &handler)?;
         let transport = {
             let _entered = runtime.enter();
@@ -232,6 +234,7 @@ impl Connection {
             transport,
             handler,
             parsed.settings.acp,
+            parsed.hooks,
         ))
     }
 
@@ -243,15 +246,14 @@ impl Connection {
         options: ConnectOptions,
     ) -> Result<Arc<Self>, AcpError> {
         let runtime = runtime::handle()?;
-        let acp = options::settings(Role::Agent, Use::Local, &options, Some(&handler))?
-            .settings
-            .acp;
+        let parsed = options::settings(Role::Agent, Use::Local, &options)?;
         Ok(Self::start(
             runtime,
             Role::Agent,
             Transport::stdio(),
             handler,
-            acp,
+            parsed.settings.acp,
+            parsed.hooks,
         ))
     }
 
@@ -269,14 +271,19 @@ impl Connection {
     ) -> Result<Arc<Self>, AcpError> {
         let runtime = runtime::handle()?;
         let role = Role::from(role);
-        let acp = options::settings(role, Use::Local, &options, Some(&handler))?
-            .settings
-            .acp;
+        let parsed = options::settings(role, Use::Local, &options)?;
         // SAFETY: the caller gives the descriptors up (documented above);
         // from_raw_fds checks them before taking anything over.
         let transport = unsafe { Transport::from_raw_fds(read_fd, write_fd) }
             .map_err(|e| AcpError::argument(format!("descriptors {read_fd}/{write_fd}: {e}")))?;
-        Ok(Self::start(runtime, role, transport, handler, acp))
+        Ok(Self::start(
+            runtime,
+            role,
+            transport,
+            handler,
+            parsed.settings.acp,
+            parsed.hooks,
+        ))
     }
 
     /// Sends request `method` with `params` (JSON text) and returns the

@@ -15,6 +15,11 @@
 //!   task) and the requests' cancellation signals, so it never waits on
 //!   host code.
 //!
+//! The trace and engine events (`on_frame`, `on_engine_event`) come
+//! through the inbox too: in the ordered lane, between the notifications
+//! (the batch before them is handled first) and before the answers that
+//! follow them on the wire; in the urgent lane with `ordered_hooks` off.
+//!
 //! The ordered task ends when the connection's close is delivered. The
 //! urgent task goes on until the `Connection` is freed: the core accepts a
 //! call's outcome after the close (a timeout or an answer racing the
@@ -23,12 +28,13 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use libacp_core::Signal;
 use libacp_core::host::{Delivery, Inbox};
+use libacp_core::{Direction, Signal};
 use tokio::sync::Notify;
 
 use crate::calls::Tag;
 use crate::handler::{HostHandler, Notification, Requests};
+use crate::options::{EngineEvent, WireDirection};
 
 /// Notifications handed to the host in one batch, at most.
 const BATCH: usize = 256;
@@ -91,6 +97,10 @@ async fn urgent(inbox: Arc<Inbox<Tag>>, wakes: Arc<Wakes>, host: Host) {
                     signal: Signal::Superseded,
                     ..
                 } => host.requests.forget(key),
+                // The hooks with `ordered_hooks` off.
+                hook @ (Delivery::Trace { .. } | Delivery::Engine { .. }) => {
+                    deliver_hook(&host.handler, hook);
+                }
                 // Stderr goes to the host directly: nothing else comes here.
                 _ => {}
             }
@@ -121,13 +131,39 @@ async fn ordered(inbox: Arc<Inbox<Tag>>, wakes: Arc<Wakes>, host: Host) {
                             }
                             Delivery::Result { tag, outcome } => tag.deliver(outcome),
                             Delivery::Closed(_) => return,
-                            _ => {}
+                            hook => deliver_hook(&host.handler, hook),
                         }
                     }
                 }
             }
             flush(&host.handler, &mut batch).await;
         }
+    }
+}
+
+/// A traced frame or an engine event to the host's `on_frame` /
+/// `on_engine_event` (its errors are ignored, as documented there).
+fn deliver_hook(host: &Arc<dyn HostHandler>, delivery: Delivery<Tag>) {
+    match delivery {
+        Delivery::Trace { direction, frame } => {
+            let direction = match direction {
+                Direction::Incoming => WireDirection::Incoming,
+                Direction::Outgoing => WireDirection::Outgoing,
+            };
+            let _ = host.on_frame(direction, frame);
+        }
+        Delivery::Engine {
+            kind,
+            message,
+            details,
+        } => {
+            let _ = host.on_engine_event(EngineEvent {
+                kind: kind.to_owned(),
+                message,
+                details: details.to_string(),
+            });
+        }
+        _ => {}
     }
 }
 

@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::value::RawValue;
 
-pub use inbox::{Delivery, HostRequest, Inbox, Pending, Wake};
+pub use inbox::{Delivery, HookLane, HostRequest, Inbox, Pending, Wake};
 pub use runtime::ProcessRuntime;
 
 use crate::error::{CallError, ConnectionError};
