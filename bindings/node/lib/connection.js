@@ -136,7 +136,17 @@ class Dispatcher {
     }
     /** Reads what is available and dispatches it (the core's `PumpState`). */
     pump = () => {
-        const state = this.native.pump();
+        // Not draining: the pump hands over the drain's first batch itself.
+        const pumped = this.native.pump(!this.draining);
+        let state;
+        let batch;
+        if (typeof pumped === "string") {
+            batch = JSON.parse(pumped);
+            state = batch.pop();
+        }
+        else {
+            state = pumped;
+        }
         switch (state & 3) {
             case 0: // everything read: wait until readable
                 this.watch(true);
@@ -156,8 +166,8 @@ class Dispatcher {
         if (state & 4) {
             this.takeUrgent();
         }
-        if (state & 8) {
-            this.startDrain();
+        if (batch !== undefined || state & 8) {
+            this.startDrain(batch);
         }
     };
     pumpIfReading = () => {
@@ -285,22 +295,43 @@ class Dispatcher {
             pending.reject((0, errors_1.fromNative)(value));
         }
     }
-    startDrain() {
+    /**
+     * Drains the ordered lane, starting with `first` (a batch `pump` took).
+     * While a drain runs (or waits in a handler), a wake means "take again":
+     * a batch that emptied the lane unscheduled it, so later items wake this
+     * thread although the drain has not ended.
+     */
+    startDrain(first) {
+        if (first !== undefined) {
+            this.queued.push(first);
+        }
         if (this.draining) {
-            return; // a drain runs (or waits in a handler): it takes them
+            this.again = true;
+            return;
         }
         this.draining = true;
         // Runs synchronously until a notification handler suspends.
         this.drain().catch((e) => report("the dispatcher", e));
     }
+    /** Batches taken by `pump` for the drain, in order. */
+    queued = [];
+    /** A wake (or a batch) came while draining: take again before ending. */
+    again = false;
     async drain() {
         try {
             for (;;) {
-                const text = this.native.takeOrdered(64);
-                if (text === null) {
-                    return; // empty: the next item wakes this thread again
+                this.again = false;
+                let items = this.queued.shift();
+                if (items === undefined) {
+                    const text = this.native.takeOrdered(64);
+                    if (text === null) {
+                        return; // empty and unscheduled: the next item wakes this thread
+                    }
+                    items = JSON.parse(text);
                 }
-                for (const item of JSON.parse(text)) {
+                // The batch's last element: whether the lane still held more.
+                const more = items.pop() === 1;
+                for (const item of items) {
                     switch (item[0]) {
                         case 0: {
                             const run = { active: true, dispatcher: this };
@@ -334,6 +365,9 @@ class Dispatcher {
                             this.hook(item);
                             break;
                     }
+                }
+                if (!more && !this.again && this.queued.length === 0) {
+                    return;
                 }
             }
         }
@@ -403,10 +437,7 @@ class Dispatcher {
             report("a request handler's result", e);
             return;
         }
-        const sent = this.native.respond(key, text ?? null);
-        if (typeof sent === "string") {
-            report("a request handler's result", (0, errors_1.fromNativeText)(sent));
-        }
+        this.native.respond(key, text ?? null);
     }
     /**
      * Answers a handler's failure. A {@link RequestError} is answered

@@ -236,7 +236,16 @@ class Dispatcher {
 
   /** Reads what is available and dispatches it (the core's `PumpState`). */
   private readonly pump = (): void => {
-    const state = this.native.pump();
+    // Not draining: the pump hands over the drain's first batch itself.
+    const pumped = this.native.pump(!this.draining);
+    let state: number;
+    let batch: unknown[] | undefined;
+    if (typeof pumped === "string") {
+      batch = JSON.parse(pumped) as unknown[];
+      state = batch.pop() as number;
+    } else {
+      state = pumped;
+    }
     switch (state & 3) {
       case 0: // everything read: wait until readable
         this.watch(true);
@@ -256,8 +265,8 @@ class Dispatcher {
     if (state & 4) {
       this.takeUrgent();
     }
-    if (state & 8) {
-      this.startDrain();
+    if (batch !== undefined || state & 8) {
+      this.startDrain(batch);
     }
   };
 
@@ -392,23 +401,45 @@ class Dispatcher {
     }
   }
 
-  private startDrain(): void {
+  /**
+   * Drains the ordered lane, starting with `first` (a batch `pump` took).
+   * While a drain runs (or waits in a handler), a wake means "take again":
+   * a batch that emptied the lane unscheduled it, so later items wake this
+   * thread although the drain has not ended.
+   */
+  private startDrain(first?: unknown[]): void {
+    if (first !== undefined) {
+      this.queued.push(first);
+    }
     if (this.draining) {
-      return; // a drain runs (or waits in a handler): it takes them
+      this.again = true;
+      return;
     }
     this.draining = true;
     // Runs synchronously until a notification handler suspends.
     this.drain().catch((e: unknown) => report("the dispatcher", e));
   }
 
+  /** Batches taken by `pump` for the drain, in order. */
+  private readonly queued: unknown[][] = [];
+  /** A wake (or a batch) came while draining: take again before ending. */
+  private again = false;
+
   private async drain(): Promise<void> {
     try {
       for (;;) {
-        const text = this.native.takeOrdered(64);
-        if (text === null) {
-          return; // empty: the next item wakes this thread again
+        this.again = false;
+        let items = this.queued.shift();
+        if (items === undefined) {
+          const text = this.native.takeOrdered(64);
+          if (text === null) {
+            return; // empty and unscheduled: the next item wakes this thread
+          }
+          items = JSON.parse(text) as unknown[];
         }
-        for (const item of JSON.parse(text) as unknown[][]) {
+        // The batch's last element: whether the lane still held more.
+        const more = items.pop() === 1;
+        for (const item of items as unknown[][]) {
           switch (item[0]) {
             case 0: {
               const run: HandlerRun = { active: true, dispatcher: this };
@@ -441,6 +472,9 @@ class Dispatcher {
               this.hook(item);
               break;
           }
+        }
+        if (!more && !this.again && this.queued.length === 0) {
+          return;
         }
       }
     } finally {
@@ -516,10 +550,7 @@ class Dispatcher {
       report("a request handler's result", e);
       return;
     }
-    const sent = this.native.respond(key, text ?? null);
-    if (typeof sent === "string") {
-      report("a request handler's result", fromNativeText(sent));
-    }
+    this.native.respond(key, text ?? null);
   }
 
   /**

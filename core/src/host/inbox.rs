@@ -504,6 +504,28 @@ impl<T: Send + 'static> Inbox<T> {
         took
     }
 
+    /// [`Inbox::take_ordered`] without the call that finds the lane empty:
+    /// moves up to `max` ordered items into `out`, in order, and returns
+    /// whether the lane still holds more. When it returns `false` the lane
+    /// was emptied and is unscheduled at once, so the next ordered push
+    /// wakes the host even while it is still handling these items: a host
+    /// using this must remember a wake that comes while it drains and take
+    /// again afterwards. (Node: one native call per batch, not two.)
+    pub fn take_ordered_batch(&self, out: &mut Vec<Delivery<T>>, max: usize) -> bool {
+        let more = {
+            let mut lanes = lock(&self.lanes);
+            let n = max.max(1).min(lanes.ordered.len());
+            out.extend(lanes.ordered.drain(..n));
+            let more = !lanes.ordered.is_empty();
+            if !more {
+                lanes.ordered_scheduled = false;
+            }
+            more
+        };
+        self.room.notify_waiters();
+        more
+    }
+
     /// The next item, urgent first, for hosts that take one at a time. A
     /// request handed out is armed: its signals follow it in the urgent
     /// lane (if it is cancelled already, a signal is queued now). When this

@@ -376,3 +376,34 @@ fn traced_frames_are_never_dropped_and_stop_at_the_close() {
     drop(inbox);
     trace(Direction::Outgoing, b"freed");
 }
+
+#[test]
+fn a_batch_that_empties_the_lane_unschedules_it_so_the_next_push_wakes() {
+    let (inbox, wakes) = counted(16);
+    for i in 0..3 {
+        inbox.push_notification(format!("n{i}"), None);
+    }
+    assert_eq!(wakes.load(Ordering::SeqCst), 1);
+    let mut out = Vec::new();
+    assert!(inbox.take_ordered_batch(&mut out, 2), "one item is left");
+    // Still scheduled: this push wakes nobody.
+    inbox.push_notification("n3".into(), None);
+    assert_eq!(wakes.load(Ordering::SeqCst), 1);
+    assert!(
+        !inbox.take_ordered_batch(&mut out, 10),
+        "the lane was emptied"
+    );
+    assert_eq!(kinds(&out), ["n:n0", "n:n1", "n:n2", "n:n3"]);
+    // Unscheduled by that batch: the next push wakes the host.
+    inbox.push_notification("n4".into(), None);
+    assert_eq!(wakes.load(Ordering::SeqCst), 2);
+    out.clear();
+    assert!(!inbox.take_ordered_batch(&mut out, 10));
+    assert_eq!(kinds(&out), ["n:n4"]);
+    // Empty: nothing taken, still unscheduled.
+    out.clear();
+    assert!(!inbox.take_ordered_batch(&mut out, 10));
+    assert!(out.is_empty());
+    inbox.push_notification("n5".into(), None);
+    assert_eq!(wakes.load(Ordering::SeqCst), 3);
+}
