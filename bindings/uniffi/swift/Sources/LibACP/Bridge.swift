@@ -74,7 +74,11 @@ final class HostBridge: HostHandler, @unchecked Sendable {
     }
 
     private func connection() async -> Connection? {
-        await withCheckedContinuation { waiter in
+        // Made already (every request but those that raced the constructor):
+        // no suspension, which would cost a trip through the executor.
+        let made: (Bool, Connection?) = lock.withLock { (attached, native) }
+        if made.0 { return made.1 }
+        return await withCheckedContinuation { waiter in
             let ready: (Bool, Connection?) = lock.withLock {
                 if attached { return (true, native) }
                 waiting.append(waiter)
