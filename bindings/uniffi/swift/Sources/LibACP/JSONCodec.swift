@@ -13,11 +13,10 @@ import Foundation
 // copied by runs of plain bytes.
 //
 // The text is what JSONEncoder wrote with `.sortedKeys` and
-// `.withoutEscapingSlashes`: compact, object members sorted (ASCII
-// case-insensitively, then by byte, as Foundation's `.sortedKeys` orders
-// plain ASCII names; other names fall back to Foundation's comparison),
-// `/` and non-ASCII text written as they are, integral doubles without
-// `.0`. Decoding errors are the `DecodingError`s JSONDecoder throws (the
+// `.withoutEscapingSlashes` on Linux: compact, object members sorted as
+// Swift compares strings (for ASCII names, by byte: `Zed` before `_meta`
+// before `content`), `/` and non-ASCII text written as they are, integral
+// doubles without `.0`. Decoding errors are the `DecodingError`s JSONDecoder throws (the
 // messages built from them, `JSON.describe`, do not change).
 //
 // The values are trees of `JSONValue` in between: the text is parsed into
@@ -244,8 +243,8 @@ struct JSONParser {
                         i += 6
                     }
                 }
-                // A lone surrogate becomes U+FFFD.
-                let s = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+                // A lone surrogate is refused, as JSONDecoder refuses it.
+                guard let s = Unicode.Scalar(scalar) else { throw bad("a lone surrogate in a \\u escape") }
                 for b in UTF8.encode(s)! {
                     out[o] = b
                     o += 1
@@ -793,7 +792,7 @@ struct JSONWriter {
         case .object(let o):
             out.append(UInt8(ascii: "{"))
             var first = true
-            for key in o.members.keys.sorted(by: keyOrder) {
+            for key in o.members.keys.sorted() {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 string(key)
@@ -835,7 +834,7 @@ struct JSONWriter {
         case .object(let members):
             out.append(UInt8(ascii: "{"))
             var first = true
-            for key in members.keys.sorted(by: keyOrder) {
+            for key in members.keys.sorted() {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 string(key)
@@ -916,36 +915,4 @@ struct JSONWriter {
             assert(written == room)
         }
     }
-}
-
-/// The order of an object's members: what Foundation's `.sortedKeys` gives
-/// (`compare` with `.numeric`, `.caseInsensitive`, `.forcedOrdering`),
-/// computed directly for names of ASCII letters, `_`, `-`, `$` and `/`
-/// (every name the protocol uses), by Foundation for the others.
-private func keyOrder(_ a: String, _ b: String) -> Bool {
-    var a = a
-    var b = b
-    let fast: Bool? = a.withUTF8 { x in
-        b.withUTF8 { y -> Bool? in
-            func plain(_ c: UInt8) -> Bool {
-                (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c == 0x2D || c == 0x24 || c == 0x2F
-            }
-            func fold(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c + 0x20 : c }
-            let n = min(x.count, y.count)
-            var tie: Bool?
-            for k in 0..<n {
-                let p = x[k]
-                let q = y[k]
-                guard plain(p), plain(q) else { return nil }
-                if fold(p) != fold(q) { return fold(p) < fold(q) }
-                if tie == nil, p != q { tie = p < q }
-            }
-            for k in n..<x.count where !plain(x[k]) { return nil }
-            for k in n..<y.count where !plain(y[k]) { return nil }
-            if x.count != y.count { return x.count < y.count }
-            return tie ?? false
-        }
-    }
-    if let fast { return fast }
-    return a.compare(b, options: [.numeric, .caseInsensitive, .forcedOrdering]) == .orderedAscending
 }
