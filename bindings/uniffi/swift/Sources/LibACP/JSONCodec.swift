@@ -210,18 +210,17 @@ struct JSONParser {
         var o = 0
         let n = raw.count
         while i < n {
-            // A run of plain bytes, copied at once.
-            var j = i
-            while j < n, raw[j] != 0x5C { j += 1 }
-            if j > i {
-                let run = j - i
-                (out.baseAddress! + o).update(from: raw.baseAddress! + i, count: run)
-                o += run
-                i = j
+            // Plain bytes, one by one: in escape-dense text (W3's: 3 escapes
+            // in 7 bytes) the runs are too short for a copy call per run.
+            let b = raw[i]
+            if b != 0x5C {
+                out[o] = b
+                o += 1
+                i += 1
+                continue
             }
-            if i >= n { break }
-            // An escape: raw[i] is a backslash, with a character after it
-            // (the scan that found the closing quote made sure).
+            // An escape: a backslash with a character after it (the scan
+            // that found the closing quote made sure).
             let c = raw[i + 1]
             i += 2
             switch c {
@@ -845,74 +844,37 @@ struct JSONWriter {
         }
     }
 
-    /// A string, quoted and escaped: `"`, `\` and control characters; runs
-    /// of other bytes are copied as they are.
+    /// A string, quoted and escaped: `"`, `\` and control characters; other
+    /// bytes are copied as they are, one by one (in escape-dense text, W3's
+    /// 3 escapes in 7 bytes, runs are too short for a copy call per run).
     private mutating func string(_ s: String) {
         var s = s
         s.withUTF8 { src in
-            let n = src.count
-            // The escapes' extra bytes, to size the output once.
-            var extra = 0
-            for b in src where b < 0x20 || b == 0x22 || b == 0x5C {
+            out.reserveCapacity(out.count + src.count + src.count / 2 + 2)
+            out.append(UInt8(ascii: "\""))
+            for b in src {
+                if b >= 0x20 && b != 0x22 && b != 0x5C {
+                    out.append(b)
+                    continue
+                }
+                out.append(UInt8(ascii: "\\"))
                 switch b {
-                case 0x22, 0x5C, 0x08, 0x0C, 0x0A, 0x0D, 0x09: extra += 1
-                default: extra += 5
+                case 0x22, 0x5C: out.append(b)
+                case 0x08: out.append(UInt8(ascii: "b"))
+                case 0x0C: out.append(UInt8(ascii: "f"))
+                case 0x0A: out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(UInt8(ascii: "t"))
+                default:
+                    let hex: StaticString = "0123456789abcdef"
+                    out.append(UInt8(ascii: "u"))
+                    out.append(UInt8(ascii: "0"))
+                    out.append(UInt8(ascii: "0"))
+                    out.append(hex.utf8Start[Int(b >> 4)])
+                    out.append(hex.utf8Start[Int(b & 0xF)])
                 }
             }
-            if extra == 0 {
-                out.append(UInt8(ascii: "\""))
-                out.append(contentsOf: src)
-                out.append(UInt8(ascii: "\""))
-                return
-            }
-            let room = n + extra + 2
-            let start = out.count
-            out.append(contentsOf: repeatElement(0, count: room))
-            let written = out.withUnsafeMutableBufferPointer { buffer -> Int in
-                let dst = buffer.baseAddress! + start
-                var o = 0
-                dst[o] = UInt8(ascii: "\"")
-                o += 1
-                var i = 0
-                while i < n {
-                    var j = i
-                    while j < n {
-                        let b = src[j]
-                        if b < 0x20 || b == 0x22 || b == 0x5C { break }
-                        j += 1
-                    }
-                    if j > i {
-                        (dst + o).update(from: src.baseAddress! + i, count: j - i)
-                        o += j - i
-                        i = j
-                    }
-                    if i >= n { break }
-                    let b = src[i]
-                    i += 1
-                    dst[o] = UInt8(ascii: "\\")
-                    switch b {
-                    case 0x22, 0x5C:
-                        dst[o + 1] = b
-                        o += 2
-                    case 0x08: dst[o + 1] = UInt8(ascii: "b"); o += 2
-                    case 0x0C: dst[o + 1] = UInt8(ascii: "f"); o += 2
-                    case 0x0A: dst[o + 1] = UInt8(ascii: "n"); o += 2
-                    case 0x0D: dst[o + 1] = UInt8(ascii: "r"); o += 2
-                    case 0x09: dst[o + 1] = UInt8(ascii: "t"); o += 2
-                    default:
-                        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-                        dst[o + 1] = UInt8(ascii: "u")
-                        dst[o + 2] = UInt8(ascii: "0")
-                        dst[o + 3] = UInt8(ascii: "0")
-                        dst[o + 4] = digits[Int(b >> 4)]
-                        dst[o + 5] = digits[Int(b & 0xF)]
-                        o += 6
-                    }
-                }
-                dst[o] = UInt8(ascii: "\"")
-                return o + 1
-            }
-            assert(written == room)
+            out.append(UInt8(ascii: "\""))
         }
     }
 }
