@@ -58,7 +58,7 @@ pub struct Connection {
     requests: Arc<Requests>,
     /// The calls started with `start_call` still in flight.
     calls: Arc<Calls>,
-    /// The inbox tasks' wake-ups: told when this is freed (`drain.rs`).
+    /// The inbox task's wake-up: told when this is freed (`drain.rs`).
     wakes: Arc<Wakes>,
 }
 

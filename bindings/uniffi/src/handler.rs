@@ -119,9 +119,8 @@ pub struct Notification {
 }
 
 /// The requests handed to the host and not answered yet, by key. Shared by
-/// the ordered task (which starts them), the urgent task (which forgets
-/// those the engine answered) and the connection (whose `respond` answers
-/// them).
+/// the inbox's task (which starts them, and forgets those the engine
+/// answered: `drain.rs`) and the connection (whose `respond` answers them).
 #[derive(Debug, Default)]
 pub(crate) struct Requests(Mutex<HashMap<u64, HostRequest>>);
 

@@ -192,19 +192,17 @@ public final class AcpConnection: @unchecked Sendable {
         timeout: TimeInterval? = nil,
         noTimeout: Bool = false
     ) async throws -> String {
-        let options = CallOptions(
-            timeoutMs: timeout.map { UInt64(max(1, ($0 * 1000).rounded())) },
+        // Started with one call into libacp, its outcome handed back to the
+        // bridge (Bridge.swift); cancelling the task abandons it (the peer is
+        // sent `$/cancel_request`). 0: the connection's default timeout.
+        try await bridge.call(
+            native,
+            method: method,
+            params: paramsJSON,
+            timeoutMs: timeout.map { UInt64(max(1, ($0 * 1000).rounded())) } ?? 0,
             noTimeout: noTimeout,
             skipBarrier: InNotification.bridge == ObjectIdentifier(bridge)
         )
-        // Swift's generated glue does not drop the Rust future when the task
-        // is cancelled: the canceller does (the peer is sent `$/cancel_request`).
-        let canceller = CallCanceller()
-        return try await withTaskCancellationHandler {
-            try await native.callCancellable(method: method, params: paramsJSON, options: options, canceller: canceller)
-        } onCancel: {
-            canceller.cancel()
-        }
     }
 
     /// Sends notification `method`; returns once it is queued for the peer
