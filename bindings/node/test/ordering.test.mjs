@@ -222,7 +222,10 @@ function hookedPair(clientOptions) {
         for (let i = 0; i < 3; i++) {
           await pair.agent.notify("session/update", {
             sessionId: "s1",
-            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${i}` } },
+            update: {
+              sessionUpdate: "agent_message_chunk",
+              content: { type: "text", text: `${i}` },
+            },
           });
           await pair.agent.request("fs/read_text_file", {
             sessionId: "s1",
@@ -274,7 +277,10 @@ test("trace and engine events reach the host in wire order, before the answer th
     const answer = seen.findIndex(
       (l) => l.startsWith("in ") && l.includes('"stopReason"') && l.includes(`"turn":${turn}`),
     );
-    assert.ok(answer >= 0, `turn ${turn}: the prompt's answer was not traced first:\n${seen.join("\n")}`);
+    assert.ok(
+      answer >= 0,
+      `turn ${turn}: the prompt's answer was not traced first:\n${seen.join("\n")}`,
+    );
     // Wire order: each update traced then handled, each fs request traced,
     // served, its answer traced; the prompt's answer last.
     const shape = seen.map((l) =>
@@ -311,7 +317,8 @@ test("orderedHooks: false still delivers every frame and event, at once", async 
     "prompt",
   );
   await eventually(
-    () => log.filter((l) => l.startsWith("event served")).length === 3 &&
+    () =>
+      log.filter((l) => l.startsWith("event served")).length === 3 &&
       log.some((l) => l.startsWith("in ") && l.includes('"stopReason"')),
     "every served event and the prompt's answer traced",
   );
