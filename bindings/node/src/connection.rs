@@ -27,7 +27,7 @@ use napi::threadsafe_function::{
 use napi_derive::napi;
 use serde_json::value::RawValue;
 
-use libacp_core::host::{HookLane, HostConnection, HostOptions, HostRequest, Inbox};
+use libacp_core::host::{HookLane, HostConnection, HostOptions, HostRequest, Inbox, InboxHooks};
 use libacp_core::{
     AcpPeer, CallError, CallOptions, CallTimeout, CancelHandle, CancelMode, HostReader, PumpState,
     Role, RpcError, Transport, TryNotify,
@@ -122,7 +122,7 @@ pub(crate) struct How {
 pub(crate) fn start(
     source: Source,
     role: Role,
-    mut acp: libacp_core::AcpOptions,
+    acp: libacp_core::AcpOptions,
     lane: HookLane,
     how: How,
     wake: WakeFn,
@@ -135,16 +135,15 @@ pub(crate) fn start(
             waker.call((), ThreadsafeFunctionCallMode::NonBlocking);
         }),
     );
-    if how.trace {
-        acp.connection.trace = Some(inbox.trace_hook(lane));
-    }
-    if how.events {
-        acp.connection.events = Some(inbox.events_hook(lane));
-    }
     let rt = runtime::handle().map_err(|e| serde_json::json!({"kind": "io", "message": e}))?;
     let host = HostOptions {
         acp,
         drive_reads: how.drive_reads,
+        hooks: InboxHooks {
+            trace: how.trace,
+            events: how.events,
+            lane,
+        },
     };
     let conn = match source {
         Source::Spawn(mut command) => {

@@ -14,49 +14,27 @@
 //! Called with the GIL on the host's thread, before anything is started:
 //! when it raises, nothing was taken over.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyMapping, PyString, PyTuple};
 
-use libacp_core::host::HookLane;
+use libacp_core::Role;
+use libacp_core::host::InboxHooks;
 use libacp_core::options::{self, Kind, OptionError, OptionErrorKind, Scope, Settings, Use, Value};
-use libacp_core::{AcpOptions, Role};
 
 use crate::convert::type_name;
-use crate::inbox::PyInbox;
 
 /// What a constructor's `**options` set: the core's settings, which hooks
 /// the dispatcher gets, and the spawned agent's `stderr` callback, if any.
 pub(crate) struct Parsed {
     pub(crate) settings: Settings,
-    pub(crate) hooks: Hooks,
+    /// The trace and events go to the dispatcher (`trace=True`,
+    /// `events=True`: the Python layer keeps the callables on it) as
+    /// `(6, ...)` and `(7, ...)` items.
+    pub(crate) hooks: InboxHooks,
     pub(crate) stderr: Option<Py<PyAny>>,
-}
-
-/// Whether the dispatcher takes the wire trace and the engine's events
-/// (`trace=True`, `events=True`: the Python layer keeps the callables on
-/// the dispatcher) and in which lane (`ordered_hooks`).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Hooks {
-    trace: bool,
-    events: bool,
-    lane: HookLane,
-}
-
-impl Hooks {
-    /// Sets the engine's hooks in `acp` to queue into `inbox`: the
-    /// dispatcher takes them as `(6, ...)` and `(7, ...)` items.
-    pub(crate) fn install(self, acp: &mut AcpOptions, inbox: &Arc<PyInbox>) {
-        if self.trace {
-            acp.connection.trace = Some(inbox.trace_hook(self.lane));
-        }
-        if self.events {
-            acp.connection.events = Some(inbox.events_hook(self.lane));
-        }
-    }
 }
 
 /// The core's settings for a connection in `role` made for `usage`, from a
@@ -68,7 +46,7 @@ pub(crate) fn settings(
 ) -> PyResult<Parsed> {
     let mut parsed = Parsed {
         settings: Settings::new(role, usage),
-        hooks: Hooks::default(),
+        hooks: InboxHooks::default(),
         stderr: None,
     };
     if let Some(options) = options {

@@ -32,7 +32,7 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
-use libacp_core::host::{HostConnection, HostOptions};
+use libacp_core::host::{HostConnection, HostOptions, InboxHooks};
 use libacp_core::options::Use;
 use libacp_core::remote::{self, Incoming, RemoteKind, Server};
 use libacp_core::{AcpOptions, CancellationToken, Role, Transport};
@@ -43,7 +43,7 @@ use crate::errors::{remote_error, report};
 use crate::handler::lock;
 use crate::inbox::{NativeInbox, new_inbox};
 use crate::interpreter::attach_alive;
-use crate::options::{Hooks, Parsed, settings};
+use crate::options::{Parsed, settings};
 use crate::start::{Source, start};
 
 /// Client side: connects to the remote agent at `url` (`ws://`, `wss://`,
@@ -59,13 +59,10 @@ pub(crate) fn connect<'py>(
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let Parsed {
-        mut settings,
-        hooks,
-        ..
+        settings, hooks, ..
     } = settings(Role::Client, Use::Connect, options)?;
     let rt = runtime()?;
     let inbox = new_inbox(py, &dispatcher)?;
-    hooks.install(&mut settings.acp, &inbox);
     awaitable(py, async move {
         let made = remote::connect(&url, &settings.remote).await;
         attach_alive(|py| {
@@ -79,6 +76,7 @@ pub(crate) fn connect<'py>(
                 HostOptions {
                     acp: settings.acp,
                     drive_reads: false,
+                    hooks,
                 },
             );
             NativeInbox::attach(py, &dispatcher, inbox, None)?;
@@ -206,7 +204,7 @@ pub(crate) struct NativeIncoming {
     /// The server's connection options.
     acp: AcpOptions,
     /// The server's hooks, for each connection's dispatcher.
-    hooks: Hooks,
+    hooks: InboxHooks,
     kept: Kept,
     connection_id: String,
     kind: &'static str,

@@ -16,7 +16,7 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use libacp_core::host::{HostConnection, HostOptions};
+use libacp_core::host::{HostConnection, HostOptions, InboxHooks};
 use libacp_core::options::Use;
 use libacp_core::{AcpOptions, AgentCommand, Role, Transport};
 
@@ -25,7 +25,7 @@ use crate::connection::{NativeConnection, wrap};
 use crate::errors::{connection_error, report};
 use crate::inbox::{NativeInbox, new_inbox};
 use crate::interpreter::attach_alive;
-use crate::options::{Hooks, Parsed, role_of, settings};
+use crate::options::{Parsed, role_of, settings};
 
 /// Where a connection's bytes come from.
 pub(crate) enum Source {
@@ -38,14 +38,17 @@ pub(crate) fn start(
     py: Python<'_>,
     dispatcher: Py<PyAny>,
     source: Source,
-    mut acp: AcpOptions,
-    hooks: Hooks,
+    acp: AcpOptions,
+    hooks: InboxHooks,
     drive_reads: bool,
 ) -> PyResult<NativeConnection> {
     let rt = runtime()?;
     let inbox = new_inbox(py, &dispatcher)?;
-    hooks.install(&mut acp, &inbox);
-    let options = HostOptions { acp, drive_reads };
+    let options = HostOptions {
+        acp,
+        drive_reads,
+        hooks,
+    };
     let conn = py.detach(|| match source {
         Source::Spawn(command) => {
             HostConnection::spawn_agent(rt.handle(), &command, Arc::clone(&inbox), options)

@@ -19,7 +19,7 @@
 use std::os::fd::IntoRawFd;
 use std::sync::{Arc, Mutex};
 
-use libacp_core::host::{HostConnection, HostOptions, Inbox};
+use libacp_core::host::{HostConnection, HostOptions, Inbox, InboxHooks};
 use libacp_core::options::Use;
 use libacp_core::rpc::TryNotify;
 use libacp_core::{AcpPeer, CallError, CancelHandle, CancelMode, RawValue, Role, Transport};
@@ -31,7 +31,7 @@ use crate::cancel::CallCanceller;
 use crate::drain::{self, Host, Wakes};
 use crate::error::AcpError;
 use crate::handler::{HostHandler, Requests};
-use crate::options::{self, AcpRole, AgentCommand, CallOptions, ConnectOptions, Hooks};
+use crate::options::{self, AcpRole, AgentCommand, CallOptions, ConnectOptions};
 use crate::runtime::{self, InRuntime};
 
 /// How many notifications may wait in the inbox before the reader stops
@@ -82,13 +82,12 @@ impl Connection {
         role: Role,
         transport: Transport,
         handler: Arc<dyn HostHandler>,
-        mut options: libacp_core::AcpOptions,
-        hooks: Hooks,
+        options: libacp_core::AcpOptions,
+        hooks: InboxHooks,
     ) -> Arc<Self> {
         let wakes = Arc::new(Wakes::default());
         let waker = Arc::clone(&wakes);
         let inbox = Inbox::new(INBOX_CAPACITY, Arc::new(move || waker.wake()));
-        hooks.install(&mut options, &inbox);
         let requests = Arc::new(Requests::default());
         let calls = Arc::new(Calls::new(Arc::clone(&handler)));
         {
@@ -102,6 +101,7 @@ impl Connection {
         let host = HostOptions {
             acp: options,
             drive_reads: false,
+            hooks,
         };
         let conn = HostConnection::start(runtime, role, transport, inbox, host);
         Arc::new(Self {

@@ -9,11 +9,10 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use libacp_core::host::{HookLane, Inbox};
+use libacp_core::host::InboxHooks;
 use libacp_core::options::{self, Kind, OptionError, Settings, Use, Value};
 use libacp_core::{AgentCommand as CoreCommand, CallTimeout, Role};
 
-use crate::calls::Tag;
 use crate::error::AcpError;
 use crate::handler::HostHandler;
 pub use crate::options_record::ConnectOptions;
@@ -126,7 +125,7 @@ impl CallOptions {
 pub(crate) fn settings(role: Role, usage: Use, o: &ConnectOptions) -> Result<Parsed, AcpError> {
     let mut parsed = Parsed {
         settings: Settings::new(role, usage),
-        hooks: Hooks::default(),
+        hooks: InboxHooks::default(),
         stderr: false,
     };
     for (name, value) in o.values() {
@@ -157,30 +156,8 @@ pub(crate) fn settings(role: Role, usage: Use, o: &ConnectOptions) -> Result<Par
 /// handler gets, and whether a spawned agent's stderr goes to it.
 pub(crate) struct Parsed {
     pub(crate) settings: Settings,
-    pub(crate) hooks: Hooks,
+    pub(crate) hooks: InboxHooks,
     pub(crate) stderr: bool,
-}
-
-/// The `trace` and `events` flags and the lane they are delivered in
-/// (`ordered_hooks`): installed on the connection's inbox by
-/// `Connection::start`, and delivered by the inbox tasks (`drain.rs`).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Hooks {
-    pub(crate) trace: bool,
-    pub(crate) events: bool,
-    pub(crate) lane: HookLane,
-}
-
-impl Hooks {
-    /// Sets the engine's hooks in `acp` to queue into `inbox`.
-    pub(crate) fn install(self, acp: &mut libacp_core::AcpOptions, inbox: &Arc<Inbox<Tag>>) {
-        if self.trace {
-            acp.connection.trace = Some(inbox.trace_hook(self.lane));
-        }
-        if self.events {
-            acp.connection.events = Some(inbox.events_hook(self.lane));
-        }
-    }
 }
 
 fn option_error(e: OptionError) -> AcpError {

@@ -19,6 +19,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use libacp_core::host::InboxHooks;
 use libacp_core::options::Use;
 use libacp_core::remote::{self, Incoming, RemoteKind};
 use libacp_core::{AcpOptions, Role, Transport};
@@ -26,7 +27,7 @@ use libacp_core::{AcpOptions, Role, Transport};
 use crate::connection::Connection;
 use crate::error::AcpError;
 use crate::handler::HostHandler;
-use crate::options::{self, ConnectOptions, Hooks, lock};
+use crate::options::{self, ConnectOptions, lock};
 use crate::runtime::{self, InRuntime};
 
 /// Client side: connects to the remote agent at `url` (`ws://`, `wss://`,
@@ -75,7 +76,7 @@ pub struct IncomingConnection {
     /// The server's connection options.
     acp: AcpOptions,
     /// Which of the server's hooks each connection's handler gets.
-    hooks: Hooks,
+    hooks: InboxHooks,
     /// What the core's server keeps until the remote connection ends.
     kept: Kept,
     connection_id: String,
