@@ -74,6 +74,17 @@ async def initialize(client, cwd="/tmp", new_session=True):
         await client.request("session/new", {"cwd": str(cwd), "mcpServers": []})
 
 
+def chunk(i):
+    """A `session/update` of session s1: agent message chunk `i`."""
+    return {
+        "sessionId": "s1",
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": str(i)},
+        },
+    }
+
+
 def prompt(text="go"):
     return {"sessionId": "s1", "prompt": [{"type": "text", "text": text}]}
 
@@ -495,16 +506,7 @@ async def test_trace_to_the_wire_logger(caplog, trace):
 async def test_small_queues_and_flush_timeout_keep_order():
     async def script(conn, params):
         for i in range(200):
-            await conn.notify(
-                "session/update",
-                {
-                    "sessionId": "s1",
-                    "update": {
-                        "sessionUpdate": "agent_message_chunk",
-                        "content": {"type": "text", "text": str(i)},
-                    },
-                },
-            )
+            await conn.notify("session/update", chunk(i))
 
     small = {"outgoing_queue": 1, "incoming_queue": 1, "flush_timeout_ms": 500}
     recorder = Recorder()
@@ -539,16 +541,7 @@ def _hooked(tmp_path, **client_options):
 
     async def script(conn, params):
         for i in range(3):
-            await conn.notify(
-                "session/update",
-                {
-                    "sessionId": "s1",
-                    "update": {
-                        "sessionUpdate": "agent_message_chunk",
-                        "content": {"type": "text", "text": str(i)},
-                    },
-                },
-            )
+            await conn.notify("session/update", chunk(i))
             await conn.request(
                 "fs/read_text_file", {"sessionId": "s1", "path": str(tmp_path / "f.txt")}
             )
