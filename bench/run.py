@@ -124,6 +124,15 @@ if SWIFT_BIN.exists():
         "client": [sys.executable, str(BENCH / "swift" / "client.py")],
         "agent": [str(ROOT / "scripts" / "swift" / "run.sh"), str(SWIFT_BIN), "agent"],
     }
+# An A/B of the Swift binding in one run: BENCH_SWIFT_BASE names another
+# build of bench-swift (inside the repository, which the chroot sees; say the
+# previous commit's, copied aside) timed as `libacp-swift-base`.
+if os.environ.get("BENCH_SWIFT_BASE"):
+    base = str(Path(os.environ["BENCH_SWIFT_BASE"]).resolve())
+    IMPLS["libacp-swift-base"] = {
+        "client": [sys.executable, str(BENCH / "swift" / "client.py"), "--bin", base],
+        "agent": [str(ROOT / "scripts" / "swift" / "run.sh"), base, "agent"],
+    }
 
 WORKLOADS = ["w1", "w2", "w3", "w4"]
 FULL_ARGS = {"w1": ["100000"], "w2": ["20000"], "w3": ["8388608", "5"], "w4": ["1000", "10", "64"]}

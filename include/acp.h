@@ -204,7 +204,11 @@ typedef void (*acp_event_callback)(void *user_data, acp_event *event);
 // thread whose `acp_*` call wrote an answer or a request directly (when
 // the writer was idle), possibly concurrently with events: it must be
 // thread-safe, quick, and must not call blocking `acp_*` functions (they
-// return `ACP_ERR_WRONG_THREAD` inside it, on any thread).
+// return `ACP_ERR_WRONG_THREAD` inside it, on any thread). It returns
+// before what it traced goes further: an incoming frame is traced before
+// its event is queued, so the trace of a response always comes before
+// that response's `ACP_EVENT_RESULT` (the option `ordered_hooks` does not
+// apply to it).
 typedef void (*acp_trace_callback)(void *user_data,
                                    acp_direction direction,
                                    const char *frame,
@@ -743,9 +747,13 @@ acp_status acp_options_set_stderr_events(acp_options *options, bool enabled);
 // Whether what the engine reports that is not a message arrives as
 // `ACP_EVENT_ENGINE` events (the core's `events`; default false): a
 // payload capability rule broken either way (`payload_rule`), a frame
-// skipped, a response to no request, ... They come with the other events,
-// ahead of the ordered ones (like stderr lines); while `event_queue`
-// events wait, new ones are dropped and counted (`events_dropped`).
+// skipped, a response to no request, a request the core served, ... They
+// come with the other events in wire order: after the messages received
+// before them and before those that follow (a `served` event before the
+// answer the agent sends once it read the core's). With the option
+// `ordered_hooks` false they come at once instead, ahead of the ordered
+// events (like stderr lines). While `event_queue` events wait, new ones
+// are dropped and counted (`events_dropped`).
 //
 // # Safety
 // `options` is a live `acp_options`.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The libacp-swift bench client, as the harness runs it (bench/README.md):
 
-    client.py WORKLOAD [ARGS] -- AGENT_COMMAND...
+    client.py [--bin BENCH_SWIFT] WORKLOAD [ARGS] -- AGENT_COMMAND...
 
 The Swift client runs in the Swift toolchain's chroot (scripts/swift/run.sh),
 where the other implementations' agents (node, python, java) cannot run. So
@@ -10,6 +10,7 @@ and starts `bench-swift client WORKLOAD [ARGS] --fds R W` with those pipes
 inherited. The Swift client prints the result line and measures itself (its
 own getrusage); this wrapper only waits. Exits with the client's status, or
 1 if the agent did not exit within 10 s after the client closed its pipes.
+`--bin` runs another build of bench-swift (run.py's BENCH_SWIFT_BASE).
 """
 
 import os
@@ -25,6 +26,9 @@ BIN = BENCH / "swift" / ".build" / "release" / "bench-swift"
 
 def main() -> int:
     argv = sys.argv[1:]
+    binary = BIN
+    if argv[:1] == ["--bin"] and len(argv) > 1:
+        binary, argv = Path(argv[1]), argv[2:]
     if "--" not in argv or argv.index("--") == 0 or argv.index("--") == len(argv) - 1:
         print("usage: client.py WORKLOAD [ARGS] -- AGENT_COMMAND...", file=sys.stderr)
         return 2
@@ -42,7 +46,7 @@ def main() -> int:
         os.close(from_agent_w)
     try:
         client = subprocess.run(
-            [str(ROOT / "scripts" / "swift" / "run.sh"), str(BIN), "client", *mine,
+            [str(ROOT / "scripts" / "swift" / "run.sh"), str(binary), "client", *mine,
              "--fds", str(from_agent_r), str(to_agent_w)],
             pass_fds=(from_agent_r, to_agent_w),
             cwd=ROOT,

@@ -47,11 +47,11 @@ export declare class NativeConnection {
    */
   cancelSession(sessionId: string, tag: number): void
   /**
-   * Answers a request with a result (JSON text; absent: `null`, which the
-   * core sends as `{}` for ACP methods). `true` when sent; a string: the
-   * result was not valid JSON (`-32603` was sent instead).
+   * Answers a request with a result (`JSON.stringify` text; absent:
+   * `null`, which the core sends as `{}` for ACP methods). `true` when
+   * sent (`false`: answered already, or closed).
    */
-  respond(key: number, result?: string | undefined | null): boolean | string
+  respond(key: number, result?: string | undefined | null): boolean
   /** Answers a request with a JSON-RPC error (`data`: JSON text). */
   respondError(key: number, code: number, message: string, data?: string | undefined | null): boolean
   /** Answers the core's `-32601` for the request's method. */
@@ -70,9 +70,12 @@ export declare class NativeConnection {
   /** The urgent lane as a batch (JSON text), or `null` when empty. */
   takeUrgent(): string | null
   /**
-   * Up to `max` ordered items as a batch (JSON text), or `null` when the
-   * lane is empty (the next item wakes JavaScript again). A batch may be
-   * `[]`: keep taking.
+   * Up to `max` ordered items as a batch (JSON text) whose last element
+   * says whether more wait (`1`) or the lane was emptied (`0`: it is
+   * unscheduled, so the next item wakes JavaScript even while it handles
+   * this batch: a wake during a drain means "take again"), or `null`
+   * when the lane was empty. One call per batch
+   * (`Inbox::take_ordered_batch`).
    */
   takeOrdered(max: number): string | null
   /**
@@ -129,12 +132,15 @@ export declare class NativeConnection {
   startReading(onReadable: () => void): boolean
   /**
    * Reads what is available and dispatches it into the inbox, on this
-   * thread. Bits 0-1: what next (0 reading: watch the descriptor; 1
-   * again: pump again soon; 2 waiting: stop watching until woken with a
-   * pump request; 3 finished: `releaseReader()`); bit 2: take the urgent
-   * lane; bit 3: drain the ordered lane.
+   * thread. A number: bits 0-1 say what next (0 reading: watch the
+   * descriptor; 1 again: pump again soon; 2 waiting: stop watching until
+   * woken with a pump request; 3 finished: `releaseReader()`); bit 2:
+   * take the urgent lane; bit 3: drain the ordered lane. With `take`
+   * (JavaScript is not draining) and ordered items to drain, a string
+   * instead: the first batch of the drain as `takeOrdered` gives it,
+   * followed by that number (one call, not two).
    */
-  pump(): number
+  pump(take: boolean): number | string
   /** Whether the reader asked to be pumped since the last pump (cleared). */
   takePumpRequest(): boolean
   /** Starts or stops watching the descriptor for readability. */
@@ -179,10 +185,9 @@ export declare class NativeServer {
 /**
  * Opens a connection: the connection, or the error (JSON) it failed with
  * (then nothing was started). `wake` is called from any thread when a
- * batch waits in the inbox; `trace(direction, frame)` and
- * `events(kind, message, detailsJson)` never keep the event loop alive.
+ * batch waits in the inbox.
  */
-export declare function connect(source: NativeSource, options: Array<NativeOption>, wake: (() => unknown), trace?: (((arg: [string, string]) => unknown)) | undefined | null, events?: (((arg: [string, string, string]) => unknown)) | undefined | null): NativeConnection | string
+export declare function connect(source: NativeSource, options: Array<NativeOption>, wake: (() => unknown)): NativeConnection | string
 
 /**
  * Client side: connects to the remote agent at `url` with the options
@@ -246,6 +251,16 @@ export interface NativeSource {
    * this process's stderr).
    */
   stderr?: boolean
+  /**
+   * Deliver the wire trace to JavaScript, as `[6, direction, frame]`
+   * items (in the lane of the `orderedHooks` option).
+   */
+  trace?: boolean
+  /**
+   * Deliver the engine's events to JavaScript, as `[7, kind, message,
+   * details]` items (in the lane of the `orderedHooks` option).
+   */
+  events?: boolean
   /**
    * Read a descriptor transport on the JavaScript thread (default);
    * `false`: an engine thread reads (`LIBACP_NODE_DRIVE_READS=0`, for

@@ -218,6 +218,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         doc: "Receives what the engine reports that is not a message (a frame skipped, a response to no request, ...).",
     },
     OptionSpec {
+        name: "ordered_hooks",
+        kind: Kind::Bool,
+        scopes: CONNECTION,
+        default: "true",
+        doc: "The trace and events callbacks run in wire order with the handlers, before the answer that follows what they report (true), or as soon as the engine sees it, possibly after that answer (false).",
+    },
+    OptionSpec {
         name: "require_auth",
         kind: Kind::Bool,
         scopes: &[Scope::Agent],
@@ -544,6 +551,11 @@ pub struct Settings {
     pub remote: ClientOptions,
     /// A server's settings ([`Use::Serve`]).
     pub server: ServerOptions,
+    /// Where the host's trace and events callbacks are delivered (the
+    /// `ordered_hooks` option; bindings whose host runs its own loop
+    /// install [`crate::host::Inbox::trace_hook`] and
+    /// [`crate::host::Inbox::events_hook`] in this lane).
+    pub hooks: crate::host::HookLane,
 }
 
 impl Settings {
@@ -556,6 +568,7 @@ impl Settings {
             spawn: SpawnSettings::default(),
             remote: ClientOptions::default(),
             server: ServerOptions::default(),
+            hooks: crate::host::HookLane::Ordered,
         }
     }
 
@@ -614,6 +627,7 @@ impl Settings {
             ("incoming_queue", Checked::Count(n)) => c.incoming_queue = n,
             ("incoming_requests", Checked::Count(n)) => c.incoming_requests = n,
             ("require_auth", Checked::Bool(b)) => self.acp.require_auth = b,
+            ("ordered_hooks", Checked::Bool(b)) => self.hooks = crate::host::HookLane::of(b),
             ("unstable", Checked::Texts(names)) => {
                 // Checked in `check`.
                 self.acp.unstable = Features::parse(&names).unwrap_or_default();
@@ -861,11 +875,11 @@ mod tests {
                 (v.sessions.is_some(), v.fs.is_some(), v.terminals.is_some())
             };
             let changed = format!(
-                "{:?}{:?}{:?}{:?}",
-                before.acp, before.spawn, before.remote, before.server
+                "{:?}{:?}{:?}{:?}{:?}",
+                before.acp, before.spawn, before.remote, before.server, before.hooks
             ) != format!(
-                "{:?}{:?}{:?}{:?}",
-                after.acp, after.spawn, after.remote, after.server
+                "{:?}{:?}{:?}{:?}{:?}",
+                after.acp, after.spawn, after.remote, after.server, after.hooks
             ) || services(&before) != services(&after);
             assert!(changed, "setting {} changed nothing", o.name);
         }

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{JoinHandle, ThreadId};
 
-use libacp_core::host::{HostConnection, HostOptions, Inbox};
+use libacp_core::host::{HostConnection, HostOptions, Inbox, InboxHooks};
 use libacp_core::options::{Settings, Use};
 use libacp_core::{AcpPeer, AgentCommand, CallOptions, Direction, Role, Transport};
 
@@ -191,13 +191,12 @@ fn wiring(options: &acp_options) -> Result<Wiring, acp_error> {
 
 /// The core's options: the settings the constructor made from the table,
 /// plus the trace callback, which goes through `trace_gate`
-/// (`acp_connection_free` closes it), and the engine's events into
-/// `inbox` when the host asked for them.
+/// (`acp_connection_free` closes it), and the engine's events through the
+/// inbox when the host asked for them.
 fn host_options(
     options: &acp_options,
     settings: &Settings,
     trace_gate: &Arc<CallbackGate>,
-    inbox: &Arc<Inbox<usize>>,
 ) -> HostOptions {
     let trace = options.trace_callback.map(|(cb, ud)| {
         let gate = Arc::clone(trace_gate);
@@ -218,14 +217,18 @@ fn host_options(
     });
     let mut acp = settings.acp.clone();
     acp.connection.trace = trace;
-    if options.engine_events {
-        acp.connection.events = Some(inbox.events_hook());
-    }
     HostOptions {
         acp,
         // Reading stays on libacp's threads: a C host polls one descriptor
         // (the wake-up fd), not the transport's.
         drive_reads: false,
+        // The engine's events as ACP_EVENT_ENGINE; the trace stays a
+        // callback (above).
+        hooks: InboxHooks {
+            trace: false,
+            events: options.engine_events,
+            lane: settings.hooks,
+        },
     }
 }
 
@@ -296,7 +299,7 @@ pub(crate) fn build(
 ) -> Result<Box<acp_connection>, acp_error> {
     let wiring = wiring(options)?;
     let trace_gate = Arc::new(CallbackGate::new());
-    let host = host_options(options, settings, &trace_gate, &wiring.inbox);
+    let host = host_options(options, settings, &trace_gate);
     let conn = match source {
         Source::Spawn(mut command) => {
             if options.stderr_events {

@@ -205,6 +205,69 @@ void test_engine_event_payload_rule_withheld(void) {
   tu_close_pair(client, agent);
 }
 
+/* Issue 24: an engine event reaches the host in wire order, before the
+ * answer that follows it. The client serves fs/read_text_file in its core
+ * (acp_options_set_fs) with engine events on; the agent reads a file three
+ * times during a prompt, each after a session/update, then answers. The
+ * client's events are, in order: update, served, update, served, update,
+ * served, the prompt's result. */
+void test_engine_events_come_before_the_answer_that_follows_them(void) {
+  char *dir = tu_tempdir();
+  char *file = tu_fmt("%s/f.txt", dir);
+  FILE *f = fopen(file, "w");
+  CHECK(f != NULL);
+  fputs("x", f);
+  fclose(f);
+  acp_options *co = NULL;
+  CHECK_OK(acp_options_new(&co));
+  CHECK_OK(acp_options_set_engine_events(co, true));
+  CHECK_OK(acp_options_set_fs(co, true));
+  acp_connection *client, *agent;
+  tu_pair(co, NULL, false, &client, &agent);
+  acp_options_free(co);
+  initialize(client, agent, "{}");
+  char *params = tu_fmt("{\"cwd\":\"%s\",\"mcpServers\":[]}", dir);
+  tu_request(client, ACP_METHOD_SESSION_NEW, params, NULL, NULL);
+  free(params);
+  tu_answer(tu_expect_request(agent, ACP_METHOD_SESSION_NEW), "{\"sessionId\":\"s1\"}");
+  expect_result(client, NULL, "s1");
+
+  int prompt_marker;
+  tu_request(client, ACP_METHOD_SESSION_PROMPT, "{\"sessionId\":\"s1\",\"prompt\":[]}",
+             &prompt_marker, NULL);
+  acp_request *prompt = tu_expect_request(agent, ACP_METHOD_SESSION_PROMPT);
+  char *read = tu_fmt("{\"sessionId\":\"s1\",\"path\":\"%s\"}", file);
+  acp_error *err = NULL;
+  for (int i = 0; i < 3; i++) {
+    CHECK_OK(acp_connection_notify(
+        agent, S(ACP_METHOD_SESSION_UPDATE),
+        S("{\"sessionId\":\"s1\",\"update\":{\"sessionUpdate\":\"agent_message_chunk\","
+          "\"content\":{\"type\":\"text\",\"text\":\"t\"}}}"),
+        &err));
+    tu_request(agent, ACP_METHOD_FS_READ_TEXT_FILE, read, NULL, NULL);
+    acp_event_free(tu_wait_result(agent, 10000, NULL));
+  }
+  free(read);
+  tu_answer(prompt, "{\"stopReason\":\"end_turn\"}");
+
+  for (int i = 0; i < 3; i++) {
+    acp_event *ev = tu_next_non_log(client, 10000);
+    CHECK_MSG(acp_event_get_kind(ev) == ACP_EVENT_NOTIFICATION, "step %d: kind %d", i,
+              acp_event_get_kind(ev));
+    acp_event_free(ev);
+    ev = tu_next_non_log(client, 10000);
+    CHECK_MSG(acp_event_get_kind(ev) == ACP_EVENT_ENGINE, "step %d: kind %d", i,
+              acp_event_get_kind(ev));
+    CHECK_EVENT_TEXT(acp_event_engine_kind, ev, "served");
+    acp_event_free(ev);
+  }
+  expect_result(client, &prompt_marker, "end_turn");
+  tu_close_pair(client, agent);
+  tu_rmtree(dir);
+  free(file);
+  free(dir);
+}
+
 /* Engine events are off by default: the same withheld option reaches the
  * agent's host as nothing; its next event is the client's next message. */
 void test_engine_events_off_by_default(void) {

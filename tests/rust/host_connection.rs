@@ -127,6 +127,7 @@ fn start_host_on(
             ..AcpOptions::default()
         },
         drive_reads: true,
+        hooks: Default::default(),
     };
     let conn = Arc::new(HostConnection::start(
         &tokio::runtime::Handle::current(),

@@ -152,8 +152,20 @@ declare class Dispatcher {
     completion<T>(start: (tag: number) => void): Promise<T>;
     private takeUrgent;
     private handleUrgent;
+    /** A traced frame `[6, direction, frame]` or an engine event `[7, kind, message, details]`. */
+    private hook;
     private complete;
+    /**
+     * Drains the ordered lane, starting with `first` (a batch `pump` took).
+     * While a drain runs (or waits in a handler), a wake means "take again":
+     * a batch that emptied the lane unscheduled it, so later items wake this
+     * thread although the drain has not ended.
+     */
     private startDrain;
+    /** Batches taken by `pump` for the drain, in order. */
+    private readonly queued;
+    /** A wake (or a batch) came while draining: take again before ending. */
+    private again;
     private drain;
     /** Runs a notification handler; returns its promise if it has one. */
     private notification;

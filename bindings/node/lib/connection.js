@@ -136,7 +136,17 @@ class Dispatcher {
     }
     /** Reads what is available and dispatches it (the core's `PumpState`). */
     pump = () => {
-        const state = this.native.pump();
+        // Not draining: the pump hands over the drain's first batch itself.
+        const pumped = this.native.pump(!this.draining);
+        let state;
+        let batch;
+        if (typeof pumped === "string") {
+            batch = JSON.parse(pumped);
+            state = batch.pop();
+        }
+        else {
+            state = pumped;
+        }
         switch (state & 3) {
             case 0: // everything read: wait until readable
                 this.watch(true);
@@ -156,8 +166,8 @@ class Dispatcher {
         if (state & 4) {
             this.takeUrgent();
         }
-        if (state & 8) {
-            this.startDrain();
+        if (batch !== undefined || state & 8) {
+            this.startDrain(batch);
         }
     };
     pumpIfReading = () => {
@@ -237,6 +247,10 @@ class Dispatcher {
                 }
                 break;
             }
+            case 6:
+            case 7:
+                this.hook(item);
+                break;
             case 5:
                 if (this.hooks.stderr !== undefined) {
                     this.guard("stderr hook", () => this.hooks.stderr?.(item[1]));
@@ -245,6 +259,26 @@ class Dispatcher {
                     process.stderr.write(`${item[1]}\n`);
                 }
                 break;
+        }
+    }
+    /** A traced frame `[6, direction, frame]` or an engine event `[7, kind, message, details]`. */
+    hook(item) {
+        if (item[0] === 6) {
+            const trace = this.hooks.trace;
+            if (trace !== undefined) {
+                this.guard("trace hook", () => trace(item[1], item[2]));
+            }
+        }
+        else {
+            const events = this.hooks.events;
+            if (events !== undefined) {
+                const event = {
+                    kind: item[1],
+                    message: item[2],
+                    details: item[3],
+                };
+                this.guard("events hook", () => events(event));
+            }
         }
     }
     complete(tag, ok, value) {
@@ -261,22 +295,43 @@ class Dispatcher {
             pending.reject((0, errors_1.fromNative)(value));
         }
     }
-    startDrain() {
+    /**
+     * Drains the ordered lane, starting with `first` (a batch `pump` took).
+     * While a drain runs (or waits in a handler), a wake means "take again":
+     * a batch that emptied the lane unscheduled it, so later items wake this
+     * thread although the drain has not ended.
+     */
+    startDrain(first) {
+        if (first !== undefined) {
+            this.queued.push(first);
+        }
         if (this.draining) {
-            return; // a drain runs (or waits in a handler): it takes them
+            this.again = true;
+            return;
         }
         this.draining = true;
         // Runs synchronously until a notification handler suspends.
         this.drain().catch((e) => report("the dispatcher", e));
     }
+    /** Batches taken by `pump` for the drain, in order. */
+    queued = [];
+    /** A wake (or a batch) came while draining: take again before ending. */
+    again = false;
     async drain() {
         try {
             for (;;) {
-                const text = this.native.takeOrdered(64);
-                if (text === null) {
-                    return; // empty: the next item wakes this thread again
+                this.again = false;
+                let items = this.queued.shift();
+                if (items === undefined) {
+                    const text = this.native.takeOrdered(64);
+                    if (text === null) {
+                        return; // empty and unscheduled: the next item wakes this thread
+                    }
+                    items = JSON.parse(text);
                 }
-                for (const item of JSON.parse(text)) {
+                // The batch's last element: whether the lane still held more.
+                const more = items.pop() === 1;
+                for (const item of items) {
                     switch (item[0]) {
                         case 0: {
                             const run = { active: true, dispatcher: this };
@@ -305,7 +360,14 @@ class Dispatcher {
                         case 4:
                             this.closed(item[1]);
                             break;
+                        case 6:
+                        case 7:
+                            this.hook(item);
+                            break;
                     }
+                }
+                if (!more && !this.again && this.queued.length === 0) {
+                    return;
                 }
             }
         }
@@ -375,10 +437,7 @@ class Dispatcher {
             report("a request handler's result", e);
             return;
         }
-        const sent = this.native.respond(key, text ?? null);
-        if (typeof sent === "string") {
-            report("a request handler's result", (0, errors_1.fromNativeText)(sent));
-        }
+        this.native.respond(key, text ?? null);
     }
     /**
      * Answers a handler's failure. A {@link RequestError} is answered
@@ -455,6 +514,10 @@ function report(what, e) {
     const text = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);
     process.stderr.write(`libacp: ${what} raised: ${text}\n`);
 }
+/** Which hooks the native side delivers (as `[6, ...]`/`[7, ...]` items). */
+function hookFlags(hooks) {
+    return { trace: hooks.trace !== undefined, events: hooks.events !== undefined };
+}
 function made(result) {
     if (typeof result === "string") {
         throw (0, errors_1.fromNativeText)(result);
@@ -497,8 +560,9 @@ class Connection {
             command,
             args: [...args],
             stderr: hooks.stderr !== undefined,
+            ...hookFlags(hooks),
             driveReads: (0, options_1.driveReads)(),
-        }, opts, dispatcher.wake, hooks.trace, hooks.events));
+        }, opts, dispatcher.wake));
         watchExit(conn);
         return new Connection(dispatcher, conn);
     }
@@ -509,7 +573,7 @@ class Connection {
     static fromStdio(handler = {}, options = {}) {
         const { native: opts, hooks } = (0, options_1.nativeOptions)(options);
         const dispatcher = new Dispatcher(handler, hooks);
-        return new Connection(dispatcher, made(native.connect({ kind: "stdio", driveReads: (0, options_1.driveReads)() }, opts, dispatcher.wake, hooks.trace, hooks.events)));
+        return new Connection(dispatcher, made(native.connect({ kind: "stdio", ...hookFlags(hooks), driveReads: (0, options_1.driveReads)() }, opts, dispatcher.wake)));
     }
     /**
      * Either role over descriptors this takes ownership of (it closes them):
@@ -525,7 +589,7 @@ class Connection {
         }
         const { native: opts, hooks } = (0, options_1.nativeOptions)(options, ["role"]);
         const dispatcher = new Dispatcher(handler, hooks);
-        return new Connection(dispatcher, made(native.connect({ kind: "fds", role, readFd, writeFd, driveReads: (0, options_1.driveReads)() }, opts, dispatcher.wake, hooks.trace, hooks.events)));
+        return new Connection(dispatcher, made(native.connect({ kind: "fds", role, readFd, writeFd, ...hookFlags(hooks), driveReads: (0, options_1.driveReads)() }, opts, dispatcher.wake)));
     }
     /**
      * Client side: connects to the remote agent at `url` (`ws://`, `wss://`:
@@ -563,7 +627,7 @@ class Connection {
     /** @internal A connection over a remote transport the native module parked. */
     static onRemote(id, role, handler, opts, hooks) {
         const dispatcher = new Dispatcher(handler, hooks);
-        return new Connection(dispatcher, made(native.connect({ kind: "remote", role, id, driveReads: (0, options_1.driveReads)() }, opts, dispatcher.wake, hooks.trace, hooks.events)));
+        return new Connection(dispatcher, made(native.connect({ kind: "remote", role, id, ...hookFlags(hooks), driveReads: (0, options_1.driveReads)() }, opts, dispatcher.wake)));
     }
     /** `"client"` or `"agent"`. */
     get role() {

@@ -54,12 +54,27 @@ export interface CommonOptions {
     incomingRequests?: number;
     /**
      * Every frame, both ways: a callback `(direction, frame)` (called on the
-     * JavaScript thread, after the fact, in order), or `true`/`"debug"` for
-     * Node's `util.debuglog("libacp")` (shown with `NODE_DEBUG=libacp`).
+     * JavaScript thread, in wire order: see `orderedHooks`), or
+     * `true`/`"debug"` for Node's `util.debuglog("libacp")` (shown with
+     * `NODE_DEBUG=libacp`).
      */
     trace?: ((direction: Direction, frame: string) => void) | boolean | "debug";
-    /** Engine events (malformed frames, stray answers, the close, ...). */
+    /**
+     * Engine events (malformed frames, stray answers, requests the core
+     * served for you, the close, ...), on the JavaScript thread, in wire
+     * order: see `orderedHooks`.
+     */
     events?: (event: EngineEvent) => void;
+    /**
+     * Whether `trace` and `events` run in wire order with the handlers
+     * (default `true`): a frame or an event reaches its callback after the
+     * notifications received before it were handled, and before the answer
+     * that follows it on the wire resolves its promise (so after
+     * `await prompt()` every `served` event of the turn was seen). `false`:
+     * as soon as the engine sees it, never waiting for a suspended
+     * notification handler, possibly after that answer.
+     */
+    orderedHooks?: boolean;
     /**
      * The unstable ACP v1 extensions to speak: `["all"]` or feature names as
      * the Rust SDK names them (`"unstable_session_fork"` or `"session_fork"`).
@@ -147,8 +162,8 @@ export interface ServeOptions extends CommonOptions, RemoteTransportOptions {
 }
 /** The hooks the native module calls, made from the options. */
 export interface Hooks {
-    trace: ((arg: [string, string]) => void) | undefined;
-    events: ((arg: [string, string, string]) => void) | undefined;
+    trace: ((direction: Direction, frame: string) => void) | undefined;
+    events: ((event: EngineEvent) => void) | undefined;
     stderr: ((line: string) => void) | undefined;
 }
 /**

@@ -81,11 +81,10 @@ function nativeOptions(options, extra = []) {
         if (v !== undefined && v !== null) {
             if (name === "trace") {
                 if (v === true || v === "debug") {
-                    hooks.trace = ([direction, frame]) => debug("%s %s", direction, frame);
+                    hooks.trace = (direction, frame) => debug("%s %s", direction, frame);
                 }
                 else if (typeof v === "function") {
-                    const fn = v;
-                    hooks.trace = ([direction, frame]) => fn(direction, frame);
+                    hooks.trace = v;
                 }
                 else if (v !== false) {
                     throw new TypeError(`\`trace\` must be a function, true or "debug", not ${typeName(v)}`);
@@ -98,8 +97,7 @@ function nativeOptions(options, extra = []) {
                     throw new TypeError(`\`${name}\` must be a function, not ${typeName(v)}`);
                 }
                 if (name === "events") {
-                    const fn = v;
-                    hooks.events = ([kind, message, details]) => fn({ kind, message, details: JSON.parse(details) });
+                    hooks.events = v;
                 }
                 else {
                     hooks.stderr = v;

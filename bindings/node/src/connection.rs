@@ -27,10 +27,10 @@ use napi::threadsafe_function::{
 use napi_derive::napi;
 use serde_json::value::RawValue;
 
-use libacp_core::host::{HostConnection, HostOptions, HostRequest, Inbox};
+use libacp_core::host::{HookLane, HostConnection, HostOptions, HostRequest, Inbox, InboxHooks};
 use libacp_core::{
-    AcpPeer, CallError, CallOptions, CallTimeout, CancelHandle, CancelMode, Direction, Event,
-    HostReader, PumpState, Role, RpcError, Transport, TryNotify,
+    AcpPeer, CallError, CallOptions, CallTimeout, CancelHandle, CancelMode, HostReader, PumpState,
+    Role, RpcError, Transport, TryNotify,
 };
 
 use crate::deliveries::{self, call_error};
@@ -39,18 +39,6 @@ use crate::watcher::Watcher;
 
 /// The wake-up: called from any thread, runs on the JavaScript thread.
 pub(crate) type WakeFn = ThreadsafeFunction<(), UnknownReturnValue, (), Status, false>;
-/// `trace(direction, frame)`: never keeps the loop alive.
-pub(crate) type TraceFn =
-    ThreadsafeFunction<(String, String), UnknownReturnValue, (String, String), Status, false, true>;
-/// `events(kind, message, detailsJson)`: never keeps the loop alive.
-pub(crate) type EventsFn = ThreadsafeFunction<
-    (String, String, String),
-    UnknownReturnValue,
-    (String, String, String),
-    Status,
-    false,
-    true,
->;
 
 /// A handle that cancels one call (made with `callCancellable`).
 #[napi]
@@ -109,36 +97,6 @@ impl Drop for NativeConnection {
     }
 }
 
-/// The engine hooks for the JavaScript `trace` and `events` callbacks.
-fn hooks(options: &mut libacp_core::AcpOptions, trace: Option<TraceFn>, events: Option<EventsFn>) {
-    if let Some(trace) = trace {
-        let trace = Arc::new(trace);
-        options.connection.trace = Some(Arc::new(move |direction, frame: &[u8]| {
-            let direction = match direction {
-                Direction::Incoming => "in",
-                Direction::Outgoing => "out",
-            };
-            trace.call(
-                (
-                    direction.to_owned(),
-                    String::from_utf8_lossy(frame).into_owned(),
-                ),
-                ThreadsafeFunctionCallMode::NonBlocking,
-            );
-        }));
-    }
-    if let Some(events) = events {
-        let events = Arc::new(events);
-        options.connection.events = Some(Arc::new(move |event: &Event| {
-            let (kind, message, details) = event.describe();
-            events.call(
-                (kind.to_owned(), message, details.to_string()),
-                ThreadsafeFunctionCallMode::NonBlocking,
-            );
-        }));
-    }
-}
-
 /// Where a connection's bytes come from.
 pub(crate) enum Source {
     Spawn(libacp_core::AgentCommand),
@@ -152,6 +110,10 @@ pub(crate) struct How {
     pub(crate) drive_reads: bool,
     /// Deliver a spawned agent's stderr lines to JavaScript.
     pub(crate) stderr: bool,
+    /// Deliver the wire trace to JavaScript.
+    pub(crate) trace: bool,
+    /// Deliver the engine's events to JavaScript.
+    pub(crate) events: bool,
 }
 
 /// Starts a connection with the core's options (from `Settings`): its
@@ -160,13 +122,11 @@ pub(crate) struct How {
 pub(crate) fn start(
     source: Source,
     role: Role,
-    mut acp: libacp_core::AcpOptions,
+    acp: libacp_core::AcpOptions,
+    lane: HookLane,
     how: How,
     wake: WakeFn,
-    trace: Option<TraceFn>,
-    events: Option<EventsFn>,
 ) -> std::result::Result<NativeConnection, serde_json::Value> {
-    hooks(&mut acp, trace, events);
     let wake = Arc::new(wake);
     let waker = Arc::clone(&wake);
     let inbox: Arc<Inbox<u32>> = Inbox::new(
@@ -179,6 +139,11 @@ pub(crate) fn start(
     let host = HostOptions {
         acp,
         drive_reads: how.drive_reads,
+        hooks: InboxHooks {
+            trace: how.trace,
+            events: how.events,
+            lane,
+        },
     };
     let conn = match source {
         Source::Spawn(mut command) => {
@@ -207,16 +172,16 @@ pub(crate) fn start(
 /// Items waiting in the ordered lane beyond which notifications wait.
 pub(crate) const HIGH_WATER: usize = 256;
 
-/// JSON text handed in by JavaScript (`JSON.stringify` output), checked.
-fn params_of(text: Option<String>) -> std::result::Result<Option<Box<RawValue>>, String> {
-    match text {
-        None => Ok(None),
-        Some(text) => libacp_core::json::parse_host_json(&text)
-            .map(Some)
-            .map_err(|e| {
-                call_error(&CallError::InvalidParams(format!("invalid JSON: {e}"))).to_string()
-            }),
-    }
+/// Ordered items `pump` hands over with its state, at most (as many as
+/// one `takeOrdered(64)` of the drain).
+const PUMP_BATCH: usize = 64;
+
+/// JSON text handed in by the JavaScript layer, always `JSON.stringify`
+/// output (valid, compact JSON): taken as it is, not parsed a second time;
+/// the core's checks read what the ACP rules need
+/// (`libacp_core::json::trusted_host_json`).
+fn params_of(text: Option<String>) -> Option<Box<RawValue>> {
+    text.map(libacp_core::json::trusted_host_json)
 }
 
 fn options_of(skip_barrier: bool, timeout_ms: Option<f64>) -> CallOptions {
@@ -321,7 +286,7 @@ impl NativeConnection {
         skip_barrier: bool,
         timeout_ms: Option<f64>,
     ) -> std::result::Result<CancelHandle, String> {
-        let params = params_of(params)?;
+        let params = params_of(params);
         let inbox = Arc::clone(&self.inbox);
         let options = options_of(skip_barrier, timeout_ms);
         self.peer
@@ -335,11 +300,7 @@ impl NativeConnection {
     /// full (send it with `notifyWait`), or the refusal (JSON).
     #[napi]
     pub fn notify(&self, method: String, params: Option<String>) -> Either<u32, String> {
-        let params = match params_of(params) {
-            Ok(p) => p,
-            Err(e) => return Either::B(e),
-        };
-        match self.peer.try_notify(&method, params) {
+        match self.peer.try_notify(&method, params_of(params)) {
             Ok(TryNotify::Sent) => Either::A(0),
             Ok(TryNotify::Full(_)) => Either::A(1),
             Err(e) => Either::B(call_error(&e).to_string()),
@@ -350,17 +311,7 @@ impl NativeConnection {
     /// `session/cancel` with its client-side semantics); completes `tag`.
     #[napi]
     pub fn notify_wait(&self, method: String, params: Option<String>, tag: u32) {
-        let params = match params_of(params) {
-            Ok(p) => p,
-            Err(_) => {
-                self.inbox.push_result(
-                    tag,
-                    Err(CallError::InvalidParams("invalid JSON".into())),
-                    true,
-                );
-                return;
-            }
-        };
+        let params = params_of(params);
         let peer = self.peer.clone();
         self.complete_later(tag, async move {
             peer.notify(&method, params)
@@ -381,22 +332,13 @@ impl NativeConnection {
         });
     }
 
-    /// Answers a request with a result (JSON text; absent: `null`, which the
-    /// core sends as `{}` for ACP methods). `true` when sent; a string: the
-    /// result was not valid JSON (`-32603` was sent instead).
+    /// Answers a request with a result (`JSON.stringify` text; absent:
+    /// `null`, which the core sends as `{}` for ACP methods). `true` when
+    /// sent (`false`: answered already, or closed).
     #[napi]
-    pub fn respond(&mut self, key: i64, result: Option<String>) -> Either<bool, String> {
-        match params_of(Some(result.unwrap_or_else(|| "null".into()))) {
-            Ok(Some(raw)) => Either::A(self.answer(key, Ok(raw))),
-            Ok(None) => Either::A(false),
-            Err(e) => {
-                self.answer(
-                    key,
-                    Err(RpcError::internal_error("the handler's result is not JSON")),
-                );
-                Either::B(e)
-            }
-        }
+    pub fn respond(&mut self, key: i64, result: Option<String>) -> bool {
+        let raw = libacp_core::json::trusted_host_json(result.unwrap_or_else(|| "null".into()));
+        self.answer(key, Ok(raw))
     }
 
     /// Answers a request with a JSON-RPC error (`data`: JSON text).
@@ -467,29 +409,43 @@ impl NativeConnection {
         self.encode(batch)
     }
 
-    /// Up to `max` ordered items as a batch (JSON text), or `null` when the
-    /// lane is empty (the next item wakes JavaScript again). A batch may be
-    /// `[]`: keep taking.
+    /// Up to `max` ordered items as a batch (JSON text) whose last element
+    /// says whether more wait (`1`) or the lane was emptied (`0`: it is
+    /// unscheduled, so the next item wakes JavaScript even while it handles
+    /// this batch: a wake during a drain means "take again"), or `null`
+    /// when the lane was empty. One call per batch
+    /// (`Inbox::take_ordered_batch`).
     #[napi]
     pub fn take_ordered(&mut self, max: u32) -> Option<String> {
         let mut batch = Vec::new();
-        if !self.inbox.take_ordered(&mut batch, max as usize) {
+        let more = self.inbox.take_ordered_batch(&mut batch, max as usize);
+        if batch.is_empty() {
             return None;
         }
-        Some(self.encode(batch).unwrap_or_else(|| "[]".into()))
+        Some(self.encode_with(batch, if more { ",1]" } else { ",0]" }))
     }
 
     fn encode(&mut self, batch: Vec<libacp_core::host::Delivery<u32>>) -> Option<String> {
         if batch.is_empty() {
             return None;
         }
-        let mut out = String::with_capacity(64 * batch.len());
+        Some(self.encode_with(batch, "]"))
+    }
+
+    /// `[` + the items + `end` (which closes the array).
+    fn encode_with(&mut self, batch: Vec<libacp_core::host::Delivery<u32>>, end: &str) -> String {
+        let mut out = String::with_capacity(64 * batch.len() + end.len());
         out.push('[');
         for delivery in batch {
             deliveries::append(&mut out, delivery, &mut self.requests);
         }
-        out.push(']');
-        Some(out)
+        if out.len() == 1 {
+            // Nothing JavaScript sees (all dropped): the trailer alone.
+            out.push_str(end.trim_start_matches(','));
+        } else {
+            out.push_str(end);
+        }
+        out
     }
 
     /// Whether the wake-up keeps Node's event loop alive (it does from the
@@ -649,14 +605,17 @@ impl NativeConnection {
     }
 
     /// Reads what is available and dispatches it into the inbox, on this
-    /// thread. Bits 0-1: what next (0 reading: watch the descriptor; 1
-    /// again: pump again soon; 2 waiting: stop watching until woken with a
-    /// pump request; 3 finished: `releaseReader()`); bit 2: take the urgent
-    /// lane; bit 3: drain the ordered lane.
+    /// thread. A number: bits 0-1 say what next (0 reading: watch the
+    /// descriptor; 1 again: pump again soon; 2 waiting: stop watching until
+    /// woken with a pump request; 3 finished: `releaseReader()`); bit 2:
+    /// take the urgent lane; bit 3: drain the ordered lane. With `take`
+    /// (JavaScript is not draining) and ordered items to drain, a string
+    /// instead: the first batch of the drain as `takeOrdered` gives it,
+    /// followed by that number (one call, not two).
     #[napi]
-    pub fn pump(&self) -> u32 {
+    pub fn pump(&mut self, take: bool) -> Either<u32, String> {
         let (Some(conn), Some(reader)) = (self.conn.as_ref(), self.reader.as_ref()) else {
-            return 3;
+            return Either::A(3);
         };
         // The core's pump: the inbox's wakes held while the reader runs here.
         let (state, pending) = conn.pump(reader);
@@ -666,7 +625,20 @@ impl NativeConnection {
             PumpState::Waiting => 2,
             PumpState::Finished => 3,
         };
-        next | (u32::from(pending.urgent) << 2) | (u32::from(pending.ordered) << 3)
+        let bits = next | (u32::from(pending.urgent) << 2);
+        if !pending.ordered {
+            return Either::A(bits);
+        }
+        if !take {
+            return Either::A(bits | 8);
+        }
+        let mut batch = Vec::new();
+        let more = self.inbox.take_ordered_batch(&mut batch, PUMP_BATCH);
+        if batch.is_empty() {
+            return Either::A(bits);
+        }
+        let end = format!(",{},{bits}]", u8::from(more));
+        Either::B(self.encode_with(batch, &end))
     }
 
     /// Whether the reader asked to be pumped since the last pump (cleared).

@@ -10,7 +10,13 @@
 //!   operation JavaScript started with `tag` (a call, a close, a wait);
 //! * `[3, key, cancelled]`: a request's signal (`false`: superseded);
 //! * `[4, reason]`: the connection closed (always last);
-//! * `[5, line]`: a line of the spawned agent's stderr.
+//! * `[5, line]`: a line of the spawned agent's stderr;
+//! * `[6, direction, frame]`: a traced frame (`"in"`/`"out"`, its text);
+//! * `[7, kind, message, details]`: an engine event (`details` an object).
+//!
+//! The last two come in the lane of the `orderedHooks` option: the ordered
+//! one by default, in wire order with the messages (before the answer that
+//! follows them), or the urgent one.
 //!
 //! Params and results are the peer's JSON text, inserted as they are (the
 //! core keeps them compact and valid). Errors are objects with a `kind`
@@ -22,7 +28,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use libacp_core::host::{Delivery, HostRequest};
-use libacp_core::{CallError, CloseReason, ConnectionError, Signal};
+use libacp_core::{CallError, CloseReason, ConnectionError, Direction, Signal};
 
 /// The error object JavaScript turns into its error classes.
 pub(crate) fn call_error(e: &CallError) -> Value {
@@ -133,6 +139,27 @@ pub(crate) fn append(
         Delivery::Log(line) => {
             out.push_str("[5,");
             push_str(out, &line);
+            out.push(']');
+        }
+        Delivery::Trace { direction, frame } => {
+            out.push_str(match direction {
+                Direction::Incoming => "[6,\"in\",",
+                Direction::Outgoing => "[6,\"out\",",
+            });
+            push_str(out, &frame);
+            out.push(']');
+        }
+        Delivery::Engine {
+            kind,
+            message,
+            details,
+        } => {
+            out.push_str("[7,");
+            push_str(out, kind);
+            out.push(',');
+            push_str(out, &message);
+            out.push(',');
+            out.push_str(&details.to_string());
             out.push(']');
         }
         _ => out.truncate(start),

@@ -64,6 +64,12 @@ pub struct NativeSource {
     /// Deliver a spawned agent's stderr lines to JavaScript (else they go to
     /// this process's stderr).
     pub stderr: Option<bool>,
+    /// Deliver the wire trace to JavaScript, as `[6, direction, frame]`
+    /// items (in the lane of the `orderedHooks` option).
+    pub trace: Option<bool>,
+    /// Deliver the engine's events to JavaScript, as `[7, kind, message,
+    /// details]` items (in the lane of the `orderedHooks` option).
+    pub events: Option<bool>,
     /// Read a descriptor transport on the JavaScript thread (default);
     /// `false`: an engine thread reads (`LIBACP_NODE_DRIVE_READS=0`, for
     /// tests of that path).
@@ -91,36 +97,14 @@ fn failed(kind: &str, message: String) -> Either<NativeConnection, String> {
 
 /// Opens a connection: the connection, or the error (JSON) it failed with
 /// (then nothing was started). `wake` is called from any thread when a
-/// batch waits in the inbox; `trace(direction, frame)` and
-/// `events(kind, message, detailsJson)` never keep the event loop alive.
-// The threadsafe functions' types are spelled out (not the aliases of
-// `connection`): napi-rs writes the TypeScript signatures from these tokens.
-#[allow(clippy::type_complexity)]
+/// batch waits in the inbox.
+// The threadsafe function's type is spelled out (not the alias of
+// `connection`): napi-rs writes the TypeScript signature from these tokens.
 #[napi]
 pub fn connect(
     source: NativeSource,
     options: Vec<NativeOption>,
     wake: ThreadsafeFunction<(), UnknownReturnValue, (), Status, false>,
-    trace: Option<
-        ThreadsafeFunction<
-            (String, String),
-            UnknownReturnValue,
-            (String, String),
-            Status,
-            false,
-            true,
-        >,
-    >,
-    events: Option<
-        ThreadsafeFunction<
-            (String, String, String),
-            UnknownReturnValue,
-            (String, String, String),
-            Status,
-            false,
-            true,
-        >,
-    >,
 ) -> Either<NativeConnection, String> {
     let (role, usage) = match source.kind.as_str() {
         "spawn" => (Role::Client, Use::Spawn),
@@ -142,6 +126,8 @@ pub fn connect(
     let how = How {
         drive_reads: source.drive_reads.unwrap_or(true),
         stderr: source.stderr.unwrap_or(false),
+        trace: source.trace.unwrap_or(false),
+        events: source.events.unwrap_or(false),
     };
     // Every option is checked before anything is started or taken over.
     let settings = match options::settings(role, usage, options) {
@@ -186,7 +172,7 @@ pub fn connect(
             }
         }
     };
-    match start(source, role, settings.acp, how, wake, trace, events) {
+    match start(source, role, settings.acp, settings.hooks, how, wake) {
         Ok(conn) => Either::A(conn),
         Err(e) => Either::B(e.to_string()),
     }

@@ -3,12 +3,16 @@
 // result only after the notifications received before it were handled, and
 // calls from inside a notification handler exempt from that barrier.
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { test } from "node:test";
 
 import {
   closeBoth,
   deferred,
   dynamicPair,
+  eventually,
   session,
   turns,
   within,
@@ -130,6 +134,8 @@ test("a call made outside a suspended notification handler still waits for the n
     },
     {
       client: {
+        // At once: in wire order the trace would wait behind n1 too.
+        orderedHooks: false,
         trace(direction, frame) {
           if (direction === "in" && frame.includes('"c":true')) answerRead.resolve();
         },
@@ -195,4 +201,127 @@ test("requests start in arrival order and run concurrently; handlers may call th
   assert.deepEqual(await within(slow, "_slow"), { slow: true });
   assert.deepEqual(started, ["_slow", "_fast", "_nested", "_fast"]);
   await closeBoth(pair);
+});
+
+/**
+ * A client with the core's `fs`, `trace` and `events` against an agent
+ * whose prompt streams updates and reads files through the client: what
+ * the client's hooks and handlers saw, in the order they saw it.
+ * @param {Record<string, unknown>} clientOptions
+ */
+function hookedPair(clientOptions) {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "libacp-node-hooks-")));
+  fs.writeFileSync(path.join(dir, "f.txt"), "x");
+  /** @type {string[]} */
+  const log = [];
+  const pair = dynamicPair(
+    {
+      async onRequest(method, params) {
+        if (method === "initialize") return { protocolVersion: 1, agentCapabilities: {} };
+        if (method === "session/new") return { sessionId: "s1" };
+        for (let i = 0; i < 3; i++) {
+          await pair.agent.notify("session/update", {
+            sessionId: "s1",
+            update: {
+              sessionUpdate: "agent_message_chunk",
+              content: { type: "text", text: `${i}` },
+            },
+          });
+          await pair.agent.request("fs/read_text_file", {
+            sessionId: "s1",
+            path: path.join(dir, "f.txt"),
+          });
+        }
+        return { stopReason: "end_turn", _meta: { turn: /** @type {any} */ (params)._meta.turn } };
+      },
+    },
+    {
+      onNotification(method) {
+        log.push(`handled ${method}`);
+      },
+    },
+    {
+      client: {
+        fs: true,
+        ...clientOptions,
+        /** @param {string} direction @param {string} frame */
+        trace(direction, frame) {
+          log.push(`${direction} ${frame}`);
+        },
+        /** @param {import("libacp").EngineEvent} event */
+        events(event) {
+          log.push(`event ${event.kind} ${JSON.stringify(event.details.id)}`);
+        },
+      },
+    },
+  );
+  return { pair, log, dir };
+}
+
+test("trace and engine events reach the host in wire order, before the answer that follows them (issue 24)", async () => {
+  const { pair, log, dir } = hookedPair({});
+  await within(pair.client.request("initialize", INIT_PARAMS), "initialize");
+  await within(pair.client.request("session/new", { cwd: dir, mcpServers: [] }), "session/new");
+  for (let turn = 0; turn < 20; turn++) {
+    log.length = 0;
+    const prompt = pair.client.request("session/prompt", {
+      sessionId: "s1",
+      prompt: [],
+      _meta: { turn },
+    });
+    await within(prompt, `prompt ${turn}`);
+    // Everything of the turn was seen when the prompt resolved.
+    const seen = [...log];
+    const served = seen.filter((l) => l.startsWith("event served"));
+    assert.equal(served.length, 3, `turn ${turn}: ${seen.join("\n")}`);
+    const answer = seen.findIndex(
+      (l) => l.startsWith("in ") && l.includes('"stopReason"') && l.includes(`"turn":${turn}`),
+    );
+    assert.ok(
+      answer >= 0,
+      `turn ${turn}: the prompt's answer was not traced first:\n${seen.join("\n")}`,
+    );
+    // Wire order: each update traced then handled, each fs request traced,
+    // served, its answer traced; the prompt's answer last.
+    const shape = seen.map((l) =>
+      l.startsWith("in ") && l.includes("session/update")
+        ? "update"
+        : l.startsWith("handled")
+          ? "handled"
+          : l.startsWith("in ") && l.includes("fs/read_text_file")
+            ? "read"
+            : l.startsWith("event served")
+              ? "served"
+              : l.startsWith("out ") && l.includes('"content":"x"')
+                ? "answered"
+                : l.startsWith("in ") && l.includes('"stopReason"')
+                  ? "done"
+                  : `other: ${l}`,
+    );
+    const step = ["update", "handled", "read", "served", "answered"];
+    const want = ["out", ...step, ...step, ...step, "done"];
+    // The client's own prompt request is traced first.
+    assert.ok(seen[0].startsWith("out ") && seen[0].includes("session/prompt"), seen[0]);
+    assert.deepEqual(["out", ...shape.slice(1)], want, `turn ${turn}:\n${seen.join("\n")}`);
+  }
+  await closeBoth(pair);
+  fs.rmSync(dir, { recursive: true });
+});
+
+test("orderedHooks: false still delivers every frame and event, at once", async () => {
+  const { pair, log, dir } = hookedPair({ orderedHooks: false });
+  await within(pair.client.request("initialize", INIT_PARAMS), "initialize");
+  await within(pair.client.request("session/new", { cwd: dir, mcpServers: [] }), "session/new");
+  await within(
+    pair.client.request("session/prompt", { sessionId: "s1", prompt: [], _meta: { turn: 0 } }),
+    "prompt",
+  );
+  await eventually(
+    () =>
+      log.filter((l) => l.startsWith("event served")).length === 3 &&
+      log.some((l) => l.startsWith("in ") && l.includes('"stopReason"')),
+    "every served event and the prompt's answer traced",
+  );
+  await closeBoth(pair);
+  fs.rmSync(dir, { recursive: true });
 });

@@ -46,6 +46,7 @@ import {
   nativeOptions,
   type ConnectionOptions,
   type ConnectOptions,
+  type Direction,
   type Hooks,
   type SpawnOptions,
 } from "./options";
@@ -235,7 +236,16 @@ class Dispatcher {
 
   /** Reads what is available and dispatches it (the core's `PumpState`). */
   private readonly pump = (): void => {
-    const state = this.native.pump();
+    // Not draining: the pump hands over the drain's first batch itself.
+    const pumped = this.native.pump(!this.draining);
+    let state: number;
+    let batch: unknown[] | undefined;
+    if (typeof pumped === "string") {
+      batch = JSON.parse(pumped) as unknown[];
+      state = batch.pop() as number;
+    } else {
+      state = pumped;
+    }
     switch (state & 3) {
       case 0: // everything read: wait until readable
         this.watch(true);
@@ -255,8 +265,8 @@ class Dispatcher {
     if (state & 4) {
       this.takeUrgent();
     }
-    if (state & 8) {
-      this.startDrain();
+    if (batch !== undefined || state & 8) {
+      this.startDrain(batch);
     }
   };
 
@@ -343,6 +353,10 @@ class Dispatcher {
         }
         break;
       }
+      case 6:
+      case 7:
+        this.hook(item);
+        break;
       case 5:
         if (this.hooks.stderr !== undefined) {
           this.guard("stderr hook", () => this.hooks.stderr?.(item[1] as string));
@@ -350,6 +364,26 @@ class Dispatcher {
           process.stderr.write(`${item[1] as string}\n`);
         }
         break;
+    }
+  }
+
+  /** A traced frame `[6, direction, frame]` or an engine event `[7, kind, message, details]`. */
+  private hook(item: unknown[]): void {
+    if (item[0] === 6) {
+      const trace = this.hooks.trace;
+      if (trace !== undefined) {
+        this.guard("trace hook", () => trace(item[1] as Direction, item[2] as string));
+      }
+    } else {
+      const events = this.hooks.events;
+      if (events !== undefined) {
+        const event = {
+          kind: item[1] as string,
+          message: item[2] as string,
+          details: item[3] as Record<string, unknown>,
+        };
+        this.guard("events hook", () => events(event));
+      }
     }
   }
 
@@ -367,23 +401,45 @@ class Dispatcher {
     }
   }
 
-  private startDrain(): void {
+  /**
+   * Drains the ordered lane, starting with `first` (a batch `pump` took).
+   * While a drain runs (or waits in a handler), a wake means "take again":
+   * a batch that emptied the lane unscheduled it, so later items wake this
+   * thread although the drain has not ended.
+   */
+  private startDrain(first?: unknown[]): void {
+    if (first !== undefined) {
+      this.queued.push(first);
+    }
     if (this.draining) {
-      return; // a drain runs (or waits in a handler): it takes them
+      this.again = true;
+      return;
     }
     this.draining = true;
     // Runs synchronously until a notification handler suspends.
     this.drain().catch((e: unknown) => report("the dispatcher", e));
   }
 
+  /** Batches taken by `pump` for the drain, in order. */
+  private readonly queued: unknown[][] = [];
+  /** A wake (or a batch) came while draining: take again before ending. */
+  private again = false;
+
   private async drain(): Promise<void> {
     try {
       for (;;) {
-        const text = this.native.takeOrdered(64);
-        if (text === null) {
-          return; // empty: the next item wakes this thread again
+        this.again = false;
+        let items = this.queued.shift();
+        if (items === undefined) {
+          const text = this.native.takeOrdered(64);
+          if (text === null) {
+            return; // empty and unscheduled: the next item wakes this thread
+          }
+          items = JSON.parse(text) as unknown[];
         }
-        for (const item of JSON.parse(text) as unknown[][]) {
+        // The batch's last element: whether the lane still held more.
+        const more = items.pop() === 1;
+        for (const item of items as unknown[][]) {
           switch (item[0]) {
             case 0: {
               const run: HandlerRun = { active: true, dispatcher: this };
@@ -411,7 +467,14 @@ class Dispatcher {
             case 4:
               this.closed(item[1] as string);
               break;
+            case 6:
+            case 7:
+              this.hook(item);
+              break;
           }
+        }
+        if (!more && !this.again && this.queued.length === 0) {
+          return;
         }
       }
     } finally {
@@ -487,10 +550,7 @@ class Dispatcher {
       report("a request handler's result", e);
       return;
     }
-    const sent = this.native.respond(key, text ?? null);
-    if (typeof sent === "string") {
-      report("a request handler's result", fromNativeText(sent));
-    }
+    this.native.respond(key, text ?? null);
   }
 
   /**
@@ -574,6 +634,11 @@ function report(what: string, e: unknown): void {
   process.stderr.write(`libacp: ${what} raised: ${text}\n`);
 }
 
+/** Which hooks the native side delivers (as `[6, ...]`/`[7, ...]` items). */
+function hookFlags(hooks: Hooks): { trace: boolean; events: boolean } {
+  return { trace: hooks.trace !== undefined, events: hooks.events !== undefined };
+}
+
 function made(result: native.NativeConnection | string): native.NativeConnection {
   if (typeof result === "string") {
     throw fromNativeText(result);
@@ -626,12 +691,11 @@ export class Connection {
           command,
           args: [...args],
           stderr: hooks.stderr !== undefined,
+          ...hookFlags(hooks),
           driveReads: driveReads(),
         },
         opts,
         dispatcher.wake,
-        hooks.trace,
-        hooks.events,
       ),
     );
     watchExit(conn);
@@ -649,11 +713,9 @@ export class Connection {
       dispatcher,
       made(
         native.connect(
-          { kind: "stdio", driveReads: driveReads() },
+          { kind: "stdio", ...hookFlags(hooks), driveReads: driveReads() },
           opts,
           dispatcher.wake,
-          hooks.trace,
-          hooks.events,
         ),
       ),
     );
@@ -682,11 +744,9 @@ export class Connection {
       dispatcher,
       made(
         native.connect(
-          { kind: "fds", role, readFd, writeFd, driveReads: driveReads() },
+          { kind: "fds", role, readFd, writeFd, ...hookFlags(hooks), driveReads: driveReads() },
           opts,
           dispatcher.wake,
-          hooks.trace,
-          hooks.events,
         ),
       ),
     );
@@ -742,11 +802,9 @@ export class Connection {
       dispatcher,
       made(
         native.connect(
-          { kind: "remote", role, id, driveReads: driveReads() },
+          { kind: "remote", role, id, ...hookFlags(hooks), driveReads: driveReads() },
           opts,
           dispatcher.wake,
-          hooks.trace,
-          hooks.events,
         ),
       ),
     );

@@ -60,12 +60,27 @@ export interface CommonOptions {
   incomingRequests?: number;
   /**
    * Every frame, both ways: a callback `(direction, frame)` (called on the
-   * JavaScript thread, after the fact, in order), or `true`/`"debug"` for
-   * Node's `util.debuglog("libacp")` (shown with `NODE_DEBUG=libacp`).
+   * JavaScript thread, in wire order: see `orderedHooks`), or
+   * `true`/`"debug"` for Node's `util.debuglog("libacp")` (shown with
+   * `NODE_DEBUG=libacp`).
    */
   trace?: ((direction: Direction, frame: string) => void) | boolean | "debug";
-  /** Engine events (malformed frames, stray answers, the close, ...). */
+  /**
+   * Engine events (malformed frames, stray answers, requests the core
+   * served for you, the close, ...), on the JavaScript thread, in wire
+   * order: see `orderedHooks`.
+   */
   events?: (event: EngineEvent) => void;
+  /**
+   * Whether `trace` and `events` run in wire order with the handlers
+   * (default `true`): a frame or an event reaches its callback after the
+   * notifications received before it were handled, and before the answer
+   * that follows it on the wire resolves its promise (so after
+   * `await prompt()` every `served` event of the turn was seen). `false`:
+   * as soon as the engine sees it, never waiting for a suspended
+   * notification handler, possibly after that answer.
+   */
+  orderedHooks?: boolean;
   /**
    * The unstable ACP v1 extensions to speak: `["all"]` or feature names as
    * the Rust SDK names them (`"unstable_session_fork"` or `"session_fork"`).
@@ -164,8 +179,8 @@ function typeName(v: unknown): string {
 
 /** The hooks the native module calls, made from the options. */
 export interface Hooks {
-  trace: ((arg: [string, string]) => void) | undefined;
-  events: ((arg: [string, string, string]) => void) | undefined;
+  trace: ((direction: Direction, frame: string) => void) | undefined;
+  events: ((event: EngineEvent) => void) | undefined;
   stderr: ((line: string) => void) | undefined;
 }
 
@@ -246,10 +261,9 @@ export function nativeOptions(
     if (v !== undefined && v !== null) {
       if (name === "trace") {
         if (v === true || v === "debug") {
-          hooks.trace = ([direction, frame]) => debug("%s %s", direction, frame);
+          hooks.trace = (direction, frame) => debug("%s %s", direction, frame);
         } else if (typeof v === "function") {
-          const fn = v as (direction: Direction, frame: string) => void;
-          hooks.trace = ([direction, frame]) => fn(direction as Direction, frame);
+          hooks.trace = v as (direction: Direction, frame: string) => void;
         } else if (v !== false) {
           throw new TypeError(`\`trace\` must be a function, true or "debug", not ${typeName(v)}`);
         }
@@ -261,9 +275,7 @@ export function nativeOptions(
           throw new TypeError(`\`${name}\` must be a function, not ${typeName(v)}`);
         }
         if (name === "events") {
-          const fn = v as (event: EngineEvent) => void;
-          hooks.events = ([kind, message, details]) =>
-            fn({ kind, message, details: JSON.parse(details) as Record<string, unknown> });
+          hooks.events = v as (event: EngineEvent) => void;
         } else {
           hooks.stderr = v as (line: string) => void;
         }

@@ -16,7 +16,14 @@
 //! * `(2, future, ok, value)`: a call's outcome (result or exception);
 //! * `(3, key, cancelled)`: a request's signal (`cancelled` False means
 //!   superseded);
-//! * `(4, reason)`: the connection closed (last).
+//! * `(4, reason)`: the connection closed (last);
+//! * `(6, direction, frame)`: a traced frame (`"in"`/`"out"`, its text);
+//! * `(7, kind, message, details)`: an engine event.
+//!
+//! The last two come in the lane `ordered_hooks` chose (the ordered one by
+//! default: in wire order with the messages, before the answer that
+//! follows them); the dispatcher calls the `trace`/`events` callables it
+//! keeps.
 //!
 //! A value Python cannot hold (a number beyond a double's range, nesting
 //! deeper than the converter's limit) never stalls the inbox: a request is
@@ -32,9 +39,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use libacp_core::host::{Delivery, Inbox};
-use libacp_core::{HostReader, PumpState, RpcError, Signal};
+use libacp_core::{Direction, HostReader, PumpState, RpcError, Signal};
 
-use crate::convert::raw_to_py;
+use crate::convert::{raw_to_py, to_py};
 use crate::errors::{call_error, invalid_result, report};
 use crate::handler::{RequestResponder, lock};
 use crate::interpreter::attach_alive;
@@ -147,6 +154,23 @@ fn convert<'py>(py: Python<'py>, delivery: Delivery<Py<PyAny>>) -> Option<Bound<
             (3, key, signal == Signal::Cancelled).into_pyobject(py)
         }
         Delivery::Closed(reason) => (4, reason.to_string()).into_pyobject(py),
+        Delivery::Trace { direction, frame } => {
+            let direction = match direction {
+                Direction::Incoming => "in",
+                Direction::Outgoing => "out",
+            };
+            (6, direction, frame).into_pyobject(py)
+        }
+        Delivery::Engine {
+            kind,
+            message,
+            details,
+        } => {
+            // Details are the engine's own JSON: always convertible; an
+            // event is never worth stalling the inbox for.
+            let details = to_py(py, &details).ok()?;
+            (7, kind, message, details).into_pyobject(py)
+        }
         _ => return None,
     };
     tuple.ok()

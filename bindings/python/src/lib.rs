@@ -36,7 +36,6 @@
 //!   takes them;
 //! * `options`: the constructors' keyword arguments, through the core's
 //!   option table;
-//! * `hooks`: the `trace` and `events` callbacks, called from engine threads;
 //! * `connection`: `NativeConnection`, the handle Python holds;
 //! * `start`: the local constructors (`spawn_agent`, `serve_stdio`,
 //!   `from_fds`);
@@ -50,7 +49,6 @@ mod connection;
 mod convert;
 mod errors;
 mod handler;
-mod hooks;
 mod inbox;
 mod interpreter;
 mod options;

@@ -21,15 +21,19 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyMapping, PyString, PyTuple};
 
 use libacp_core::Role;
+use libacp_core::host::InboxHooks;
 use libacp_core::options::{self, Kind, OptionError, OptionErrorKind, Scope, Settings, Use, Value};
 
 use crate::convert::type_name;
-use crate::hooks::{events_hook, trace_hook};
 
-/// What a constructor's `**options` set: the core's settings (hooks
-/// included) and the spawned agent's `stderr` callback, if any.
+/// What a constructor's `**options` set: the core's settings, which hooks
+/// the dispatcher gets, and the spawned agent's `stderr` callback, if any.
 pub(crate) struct Parsed {
     pub(crate) settings: Settings,
+    /// The trace and events go to the dispatcher (`trace=True`,
+    /// `events=True`: the Python layer keeps the callables on it) as
+    /// `(6, ...)` and `(7, ...)` items.
+    pub(crate) hooks: InboxHooks,
     pub(crate) stderr: Option<Py<PyAny>>,
 }
 
@@ -42,15 +46,16 @@ pub(crate) fn settings(
 ) -> PyResult<Parsed> {
     let mut parsed = Parsed {
         settings: Settings::new(role, usage),
+        hooks: InboxHooks::default(),
         stderr: None,
     };
-    let Some(options) = options else {
-        return Ok(parsed);
-    };
-    for (key, value) in options.iter() {
-        let name: String = key.extract()?;
-        set(&mut parsed, &name, &value)?;
+    if let Some(options) = options {
+        for (key, value) in options.iter() {
+            let name: String = key.extract()?;
+            set(&mut parsed, &name, &value)?;
+        }
     }
+    parsed.hooks.lane = parsed.settings.hooks;
     Ok(parsed)
 }
 
@@ -69,12 +74,10 @@ fn set(parsed: &mut Parsed, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()
         return Ok(());
     }
     if spec.kind == Kind::Callback {
-        let callback = callable(spec.name, value)?;
-        let connection = &mut settings.acp.connection;
         match spec.name {
-            "trace" => connection.trace = Some(trace_hook(callback)),
-            "events" => connection.events = Some(events_hook(callback)?),
-            _ => parsed.stderr = Some(callback),
+            "trace" => parsed.hooks.trace = flag(spec.name, value)?,
+            "events" => parsed.hooks.events = flag(spec.name, value)?,
+            _ => parsed.stderr = Some(callable(spec.name, value)?),
         }
         return Ok(());
     }
@@ -97,6 +100,17 @@ fn option_error(e: OptionError) -> PyErr {
         OptionErrorKind::Unknown | OptionErrorKind::Type => PyTypeError::new_err(e.message),
         OptionErrorKind::Range | OptionErrorKind::NotApplicable => PyValueError::new_err(e.message),
     }
+}
+
+/// `trace` and `events` as the Python layer passes them: whether the
+/// dispatcher has the callable.
+fn flag(name: &str, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    value.cast::<PyBool>().map(|b| b.is_true()).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "`{name}` is a flag here (the Python layer keeps the callable), not {}",
+            type_name(value)
+        ))
+    })
 }
 
 fn callable(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {

@@ -32,7 +32,7 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
-use libacp_core::host::{HostConnection, HostOptions};
+use libacp_core::host::{HostConnection, HostOptions, InboxHooks};
 use libacp_core::options::Use;
 use libacp_core::remote::{self, Incoming, RemoteKind, Server};
 use libacp_core::{AcpOptions, CancellationToken, Role, Transport};
@@ -43,7 +43,7 @@ use crate::errors::{remote_error, report};
 use crate::handler::lock;
 use crate::inbox::{NativeInbox, new_inbox};
 use crate::interpreter::attach_alive;
-use crate::options::settings;
+use crate::options::{Parsed, settings};
 use crate::start::{Source, start};
 
 /// Client side: connects to the remote agent at `url` (`ws://`, `wss://`,
@@ -58,7 +58,9 @@ pub(crate) fn connect<'py>(
     dispatcher: Py<PyAny>,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let settings = settings(Role::Client, Use::Connect, options)?.settings;
+    let Parsed {
+        settings, hooks, ..
+    } = settings(Role::Client, Use::Connect, options)?;
     let rt = runtime()?;
     let inbox = new_inbox(py, &dispatcher)?;
     awaitable(py, async move {
@@ -74,6 +76,7 @@ pub(crate) fn connect<'py>(
                 HostOptions {
                     acp: settings.acp,
                     drive_reads: false,
+                    hooks,
                 },
             );
             NativeInbox::attach(py, &dispatcher, inbox, None)?;
@@ -119,7 +122,9 @@ pub(crate) fn serve<'py>(
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let listen = Listen::of(listen)?;
-    let settings = settings(Role::Agent, Use::Serve, options)?.settings;
+    let Parsed {
+        settings, hooks, ..
+    } = settings(Role::Agent, Use::Serve, options)?;
     let event_loop = py
         .import("asyncio")?
         .call_method0("get_running_loop")?
@@ -135,6 +140,7 @@ pub(crate) fn serve<'py>(
         let native = NativeIncoming {
             transport: Mutex::new(Some(incoming.transport)),
             acp: acp.clone(),
+            hooks,
             kept: kept.clone(),
             connection_id: incoming.connection_id,
             kind: incoming.kind.name(),
@@ -195,8 +201,10 @@ struct Kept(Arc<Mutex<Option<Py<PyAny>>>>);
 pub(crate) struct NativeIncoming {
     /// The transport; taken by `start`, dropped by `reject`.
     transport: Mutex<Option<Transport>>,
-    /// The server's connection options (hooks included).
+    /// The server's connection options.
     acp: AcpOptions,
+    /// The server's hooks, for each connection's dispatcher.
+    hooks: InboxHooks,
     kept: Kept,
     connection_id: String,
     kind: &'static str,
@@ -217,6 +225,7 @@ impl NativeIncoming {
             dispatcher,
             Source::Transport(Role::Agent, transport),
             self.acp.clone(),
+            self.hooks,
             false,
         )
     }

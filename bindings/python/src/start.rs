@@ -16,7 +16,7 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use libacp_core::host::{HostConnection, HostOptions};
+use libacp_core::host::{HostConnection, HostOptions, InboxHooks};
 use libacp_core::options::Use;
 use libacp_core::{AcpOptions, AgentCommand, Role, Transport};
 
@@ -39,11 +39,16 @@ pub(crate) fn start(
     dispatcher: Py<PyAny>,
     source: Source,
     acp: AcpOptions,
+    hooks: InboxHooks,
     drive_reads: bool,
 ) -> PyResult<NativeConnection> {
     let rt = runtime()?;
     let inbox = new_inbox(py, &dispatcher)?;
-    let options = HostOptions { acp, drive_reads };
+    let options = HostOptions {
+        acp,
+        drive_reads,
+        hooks,
+    };
     let conn = py.detach(|| match source {
         Source::Spawn(command) => {
             HostConnection::spawn_agent(rt.handle(), &command, Arc::clone(&inbox), options)
@@ -80,7 +85,11 @@ pub(crate) fn spawn_agent(
     if program.is_empty() {
         return Err(PyValueError::new_err("argv[0] (the program) is empty"));
     }
-    let Parsed { settings, stderr } = settings(Role::Client, Use::Spawn, options)?;
+    let Parsed {
+        settings,
+        hooks,
+        stderr,
+    } = settings(Role::Client, Use::Spawn, options)?;
     let mut command = settings.spawn.apply(AgentCommand::new(program).args(args));
     if let Some(hook) = stderr {
         command = command.stderr(move |line| {
@@ -96,6 +105,7 @@ pub(crate) fn spawn_agent(
         dispatcher,
         Source::Spawn(command),
         settings.acp,
+        hooks,
         drive_reads,
     )
 }
@@ -109,13 +119,14 @@ pub(crate) fn serve_stdio(
     drive_reads: bool,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<NativeConnection> {
-    let options = settings(Role::Agent, Use::Local, options)?.settings.acp;
+    let parsed = settings(Role::Agent, Use::Local, options)?;
     let transport = Transport::stdio();
     start(
         py,
         dispatcher,
         Source::Transport(Role::Agent, transport),
-        options,
+        parsed.settings.acp,
+        parsed.hooks,
         drive_reads,
     )
 }
@@ -138,7 +149,7 @@ pub(crate) fn from_fds(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<NativeConnection> {
     let role = role_of(role)?;
-    let options = settings(role, Use::Local, options)?.settings.acp;
+    let parsed = settings(role, Use::Local, options)?;
     // SAFETY: the caller gives up open descriptors; every check is made
     // before anything is taken over (then `ValueError`).
     let transport = match unsafe { Transport::from_raw_fds(read_fd, write_fd) } {
@@ -152,7 +163,8 @@ pub(crate) fn from_fds(
         py,
         dispatcher,
         Source::Transport(role, transport),
-        options,
+        parsed.settings.acp,
+        parsed.hooks,
         drive_reads,
     )
 }

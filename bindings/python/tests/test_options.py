@@ -74,6 +74,17 @@ async def initialize(client, cwd="/tmp", new_session=True):
         await client.request("session/new", {"cwd": str(cwd), "mcpServers": []})
 
 
+def chunk(i):
+    """A `session/update` of session s1: agent message chunk `i`."""
+    return {
+        "sessionId": "s1",
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": str(i)},
+        },
+    }
+
+
 def prompt(text="go"):
     return {"sessionId": "s1", "prompt": [{"type": "text", "text": text}]}
 
@@ -495,16 +506,7 @@ async def test_trace_to_the_wire_logger(caplog, trace):
 async def test_small_queues_and_flush_timeout_keep_order():
     async def script(conn, params):
         for i in range(200):
-            await conn.notify(
-                "session/update",
-                {
-                    "sessionId": "s1",
-                    "update": {
-                        "sessionUpdate": "agent_message_chunk",
-                        "content": {"type": "text", "text": str(i)},
-                    },
-                },
-            )
+            await conn.notify("session/update", chunk(i))
 
     small = {"outgoing_queue": 1, "incoming_queue": 1, "flush_timeout_ms": 500}
     recorder = Recorder()
@@ -525,3 +527,82 @@ async def test_request_timeout_option():
         await initialize(client)
         with pytest.raises(libacp.RequestTimeout):
             await client.request("session/prompt", prompt())
+
+
+# ------------------------------------------------------------- hooks in wire order
+
+
+def _hooked(tmp_path, **client_options):
+    """A client with the core's fs, trace and events, against an agent whose
+    prompt streams updates and reads files through it; `log` holds what the
+    client's hooks and handler saw, in that order."""
+    (tmp_path / "f.txt").write_text("x")
+    log = []
+
+    async def script(conn, params):
+        for i in range(3):
+            await conn.notify("session/update", chunk(i))
+            await conn.request(
+                "fs/read_text_file", {"sessionId": "s1", "path": str(tmp_path / "f.txt")}
+            )
+
+    class Client(Recorder):
+        async def on_notification(self, method, params):
+            log.append(("handled", method))
+
+    agent, client = connect(
+        Agent(script),
+        Client(),
+        client_options={
+            "fs": True,
+            "trace": lambda direction, frame: log.append((direction, frame)),
+            "events": lambda event: log.append(("event", event.kind)),
+            **client_options,
+        },
+    )
+    return agent, client, log
+
+
+def _shape(entry):
+    what, text = entry
+    if what == "in" and "session/update" in text:
+        return "update"
+    if what == "handled":
+        return "handled"
+    if what == "in" and "fs/read_text_file" in text:
+        return "read"
+    if what == "event" and text == "served":
+        return "served"
+    if what == "out" and '"content":"x"' in text:
+        return "answered"
+    if what == "in" and '"stopReason"' in text:
+        return "done"
+    if what == "out" and "session/prompt" in text:
+        return "prompt"
+    return f"other: {entry}"
+
+
+async def test_trace_and_events_reach_the_host_in_wire_order_before_the_answer(tmp_path):
+    # Issue 24: a `served` event or a traced frame never arrives after the
+    # answer that follows it on the wire (nor out of order).
+    agent, client, log = _hooked(tmp_path)
+    async with agent, client:
+        await initialize(client, cwd=tmp_path)
+        step = ["update", "handled", "read", "served", "answered"]
+        for turn in range(20):
+            log.clear()
+            await asyncio.wait_for(client.request("session/prompt", prompt()), TIMEOUT)
+            seen = [_shape(e) for e in log]
+            assert seen == ["prompt", *step, *step, *step, "done"], (turn, log)
+
+
+async def test_ordered_hooks_off_still_delivers_every_frame_and_event(tmp_path):
+    agent, client, log = _hooked(tmp_path, ordered_hooks=False)
+    async with agent, client:
+        await initialize(client, cwd=tmp_path)
+        await asyncio.wait_for(client.request("session/prompt", prompt()), TIMEOUT)
+        await eventually(
+            lambda: [_shape(e) for e in log].count("served") == 3
+            and "done" in [_shape(e) for e in log],
+            "every served event and the prompt's answer",
+        )

@@ -19,7 +19,7 @@
 use std::os::fd::IntoRawFd;
 use std::sync::{Arc, Mutex, Weak};
 
-use libacp_core::host::{HostConnection, HostOptions, Inbox};
+use libacp_core::host::{HostConnection, HostOptions, Inbox, InboxHooks};
 use libacp_core::options::Use;
 use libacp_core::rpc::TryNotify;
 use libacp_core::{AcpPeer, CallError, CancelHandle, CancelMode, RawValue, Role, Transport};
@@ -59,7 +59,7 @@ pub struct Connection {
     requests: Arc<Requests>,
     /// The calls started with `start_call` still in flight.
     calls: Arc<Calls>,
-    /// The inbox tasks' wake-ups: told when this is freed (`drain.rs`).
+    /// The inbox task's wake-up: told when this is freed (`drain.rs`).
     wakes: Arc<Wakes>,
     /// Where Kotlin's JNI fast path is installed (`jni/`); owned by the
     /// handler libacp's tasks hold, so it goes with them.
@@ -87,6 +87,7 @@ impl Connection {
         transport: Transport,
         handler: Arc<dyn HostHandler>,
         options: libacp_core::AcpOptions,
+        hooks: InboxHooks,
     ) -> Arc<Self> {
         let jni = Arc::new(Slot::new());
         let handler: Arc<dyn HostHandler> = Arc::new(Routed::new(handler, Arc::clone(&jni)));
@@ -106,6 +107,7 @@ impl Connection {
         let host = HostOptions {
             acp: options,
             drive_reads: false,
+            hooks,
         };
         let conn = HostConnection::start(runtime, role, transport, inbox, host);
         Arc::new(Self {
@@ -273,7 +275,7 @@ impl Connection {
         options: ConnectOptions,
     ) -> Result<Arc<Self>, AcpError> {
         let runtime = runtime::handle()?;
-        let parsed = options::settings(Role::Client, Use::Spawn, &options, Some(&handler))?;
+        let parsed = options::settings(Role::Client, Use::Spawn, &options)?;
         let command = options::command(&command, &parsed, &handler)?;
         let transport = {
             let _entered = runtime.enter();
@@ -285,6 +287,7 @@ impl Connection {
             transport,
             handler,
             parsed.settings.acp,
+            parsed.hooks,
         ))
     }
 
@@ -296,15 +299,14 @@ impl Connection {
         options: ConnectOptions,
     ) -> Result<Arc<Self>, AcpError> {
         let runtime = runtime::handle()?;
-        let acp = options::settings(Role::Agent, Use::Local, &options, Some(&handler))?
-            .settings
-            .acp;
+        let parsed = options::settings(Role::Agent, Use::Local, &options)?;
         Ok(Self::start(
             runtime,
             Role::Agent,
             Transport::stdio(),
             handler,
-            acp,
+            parsed.settings.acp,
+            parsed.hooks,
         ))
     }
 
@@ -322,14 +324,19 @@ impl Connection {
     ) -> Result<Arc<Self>, AcpError> {
         let runtime = runtime::handle()?;
         let role = Role::from(role);
-        let acp = options::settings(role, Use::Local, &options, Some(&handler))?
-            .settings
-            .acp;
+        let parsed = options::settings(role, Use::Local, &options)?;
         // SAFETY: the caller gives the descriptors up (documented above);
         // from_raw_fds checks them before taking anything over.
         let transport = unsafe { Transport::from_raw_fds(read_fd, write_fd) }
             .map_err(|e| AcpError::argument(format!("descriptors {read_fd}/{write_fd}: {e}")))?;
-        Ok(Self::start(runtime, role, transport, handler, acp))
+        Ok(Self::start(
+            runtime,
+            role,
+            transport,
+            handler,
+            parsed.settings.acp,
+            parsed.hooks,
+        ))
     }
 
     /// Sends request `method` with `params` (JSON text) and returns the

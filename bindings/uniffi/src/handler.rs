@@ -82,16 +82,16 @@ pub trait HostHandler: Send + Sync {
     fn on_stderr(&self, line: String) -> Result<(), AcpError>;
 
     /// A frame as read from or written to the peer (only with
-    /// `ConnectOptions.trace`). Called on the thread that reads or writes
-    /// it: a libacp thread, or the host's own thread whose call wrote it
-    /// while the writer was idle; possibly concurrently, so it must be
-    /// thread-safe, quick, and must not wait for the connection.
+    /// `ConnectOptions.trace`). Called on a libacp runtime thread, one at a
+    /// time, in wire order with the messages: after the notification batch
+    /// before it was handled and before the answer that follows it reaches
+    /// its caller (with `ordered_hooks` false: at once, possibly after that
+    /// answer). Quick, no blocking.
     fn on_frame(&self, direction: WireDirection, frame: String) -> Result<(), AcpError>;
 
-    /// Something the engine reports (only with
-    /// `ConnectOptions.events`). Called on the thread that handles
-    /// the frame concerned (one of libacp's for what the peer sent): quick,
-    /// thread-safe, no blocking.
+    /// Something the engine reports (only with `ConnectOptions.events`): a
+    /// frame skipped, a request the core served (`served`), ... Called like
+    /// [`HostHandler::on_frame`], in the same order.
     fn on_engine_event(&self, event: EngineEvent) -> Result<(), AcpError>;
 }
 
@@ -119,9 +119,8 @@ pub struct Notification {
 }
 
 /// The requests handed to the host and not answered yet, by key. Shared by
-/// the ordered task (which starts them), the urgent task (which forgets
-/// those the engine answered) and the connection (whose `respond` answers
-/// them).
+/// the inbox's task (which starts them, and forgets those the engine
+/// answered: `drain.rs`) and the connection (whose `respond` answers them).
 #[derive(Debug, Default)]
 pub(crate) struct Requests(Mutex<HashMap<u64, HostRequest>>);
 

@@ -9,8 +9,9 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use libacp_core::host::InboxHooks;
 use libacp_core::options::{self, Kind, OptionError, Settings, Use, Value};
-use libacp_core::{AgentCommand as CoreCommand, CallTimeout, Direction, Role};
+use libacp_core::{AgentCommand as CoreCommand, CallTimeout, Role};
 
 use crate::error::AcpError;
 use crate::handler::HostHandler;
@@ -119,17 +120,12 @@ impl CallOptions {
 /// The core's settings for a connection in `role` made for `usage`, from
 /// the host's record: each field set goes through the core's table
 /// (`Settings::set`: its names, ranges, scopes and messages); the trace,
-/// the engine's events and a spawned agent's stderr go to `host` when their
-/// flag is set (with no `host`, a server's: each connection's handler gets
-/// them, see `remote.rs`).
-pub(crate) fn settings(
-    role: Role,
-    usage: Use,
-    o: &ConnectOptions,
-    host: Option<&Arc<dyn HostHandler>>,
-) -> Result<Parsed, AcpError> {
+/// the engine's events and a spawned agent's stderr are flags for the
+/// connection's handler (a server's: each connection's, see `remote.rs`).
+pub(crate) fn settings(role: Role, usage: Use, o: &ConnectOptions) -> Result<Parsed, AcpError> {
     let mut parsed = Parsed {
         settings: Settings::new(role, usage),
+        hooks: InboxHooks::default(),
         stderr: false,
     };
     for (name, value) in o.values() {
@@ -143,52 +139,29 @@ pub(crate) fn settings(
             .settings
             .set(name, Value::Null)
             .map_err(option_error)?;
-        let Some(host) = host.filter(|_| value == Value::Bool(true)) else {
+        if value != Value::Bool(true) {
             continue;
-        };
-        let connection = &mut parsed.settings.acp.connection;
+        }
         match name {
-            "trace" => connection.trace = Some(trace_hook(host)),
-            "events" => connection.events = Some(events_hook(host)),
+            "trace" => parsed.hooks.trace = true,
+            "events" => parsed.hooks.events = true,
             _ => parsed.stderr = true,
         }
     }
+    parsed.hooks.lane = parsed.settings.hooks;
     Ok(parsed)
 }
 
-/// What [`settings`] made: the core's settings, and whether a spawned
-/// agent's stderr goes to the host.
+/// What [`settings`] made: the core's settings, which hooks the host's
+/// handler gets, and whether a spawned agent's stderr goes to it.
 pub(crate) struct Parsed {
     pub(crate) settings: Settings,
+    pub(crate) hooks: InboxHooks,
     pub(crate) stderr: bool,
 }
 
 fn option_error(e: OptionError) -> AcpError {
     AcpError::argument(e.message)
-}
-
-pub(crate) fn trace_hook(host: &Arc<dyn HostHandler>) -> libacp_core::TraceHook {
-    let host = Arc::clone(host);
-    Arc::new(move |direction, frame: &[u8]| {
-        let direction = match direction {
-            Direction::Incoming => WireDirection::Incoming,
-            Direction::Outgoing => WireDirection::Outgoing,
-        };
-        // Errors thrown by the host's hook are ignored (see HostHandler).
-        let _ = host.on_frame(direction, String::from_utf8_lossy(frame).into_owned());
-    })
-}
-
-pub(crate) fn events_hook(host: &Arc<dyn HostHandler>) -> libacp_core::EventHook {
-    let host = Arc::clone(host);
-    Arc::new(move |event: &libacp_core::Event| {
-        let (kind, message, details) = event.describe();
-        let _ = host.on_engine_event(EngineEvent {
-            kind: kind.to_owned(),
-            message,
-            details: details.to_string(),
-        });
-    })
 }
 
 /// The core's command for `spec` with the spawn settings of `parsed`;

@@ -52,6 +52,11 @@ pub struct ConnectOptions {
     /// `HostHandler.on_engine_event`. Default: off.
     #[uniffi(default)]
     pub events: Option<bool>,
+    /// The trace and events callbacks run in wire order with the handlers,
+    /// before the answer that follows what they report (true), or as soon as
+    /// the engine sees it, possibly after that answer (false). Default: true.
+    #[uniffi(default)]
+    pub ordered_hooks: Option<bool>,
     /// Agent side: session/new, session/load and session/resume need
     /// authenticate first. Default: false.
     #[uniffi(default)]
@@ -197,6 +202,9 @@ impl ConnectOptions {
         }
         if let Some(v) = &self.events {
             out.push(("events", Value::Bool(*v)));
+        }
+        if let Some(v) = &self.ordered_hooks {
+            out.push(("ordered_hooks", Value::Bool(*v)));
         }
         if let Some(v) = &self.require_auth {
             out.push(("require_auth", Value::Bool(*v)));

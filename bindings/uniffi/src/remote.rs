@@ -19,6 +19,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use libacp_core::host::InboxHooks;
 use libacp_core::options::Use;
 use libacp_core::remote::{self, Incoming, RemoteKind};
 use libacp_core::{AcpOptions, Role, Transport};
@@ -43,15 +44,15 @@ pub async fn remote_connect(
     options: ConnectOptions,
 ) -> Result<Arc<Connection>, AcpError> {
     let runtime = runtime::handle()?;
-    let settings =
-        options::settings(Role::Client, Use::Connect, &options, Some(&handler))?.settings;
-    let transport = InRuntime::new(runtime, remote::connect(&url, &settings.remote)).await?;
+    let parsed = options::settings(Role::Client, Use::Connect, &options)?;
+    let transport = InRuntime::new(runtime, remote::connect(&url, &parsed.settings.remote)).await?;
     Ok(Connection::start(
         runtime,
         Role::Client,
         transport,
         handler,
-        settings.acp,
+        parsed.settings.acp,
+        parsed.hooks,
     ))
 }
 
@@ -75,19 +76,12 @@ pub struct IncomingConnection {
     /// The server's connection options.
     acp: AcpOptions,
     /// Which of the server's hooks each connection's handler gets.
-    hooks: Hooks,
+    hooks: InboxHooks,
     /// What the core's server keeps until the remote connection ends.
     kept: Kept,
     connection_id: String,
     kind: RemoteKind,
     remote_address: String,
-}
-
-/// The server's `trace` and `events` flags.
-#[derive(Clone, Copy)]
-struct Hooks {
-    trace: bool,
-    events: bool,
 }
 
 /// The agent connection a remote connection started, held by the core's
@@ -114,14 +108,8 @@ impl IncomingConnection {
             AcpError::argument("this remote connection was started or rejected already")
         })?;
         let runtime = runtime::handle()?;
-        let mut acp = self.acp.clone();
-        if self.hooks.trace {
-            acp.connection.trace = Some(options::trace_hook(&handler));
-        }
-        if self.hooks.events {
-            acp.connection.events = Some(options::events_hook(&handler));
-        }
-        let conn = Connection::start(runtime, Role::Agent, transport, handler, acp);
+        let acp = self.acp.clone();
+        let conn = Connection::start(runtime, Role::Agent, transport, handler, acp, self.hooks);
         *lock(&self.kept.0) = Some(Arc::clone(&conn));
         Ok(conn)
     }
@@ -177,12 +165,9 @@ pub async fn remote_serve(
 ) -> Result<Arc<Server>, AcpError> {
     let runtime = runtime::handle()?;
     // No handler yet: the hooks go to each connection's own (`start`).
-    let settings = options::settings(Role::Agent, Use::Serve, &options, None)?.settings;
-    let acp = settings.acp;
-    let hooks = Hooks {
-        trace: options.trace == Some(true),
-        events: options.events == Some(true),
-    };
+    let parsed = options::settings(Role::Agent, Use::Serve, &options)?;
+    let acp = parsed.settings.acp;
+    let hooks = parsed.hooks;
     let on_incoming = move |incoming: Incoming| -> Kept {
         let kept = Kept::default();
         let offered = Arc::new(IncomingConnection {
@@ -201,7 +186,7 @@ pub async fn remote_serve(
     };
     let server = InRuntime::new(
         runtime,
-        remote::Server::bind(listen.as_str(), settings.server, on_incoming),
+        remote::Server::bind(listen.as_str(), parsed.settings.server, on_incoming),
     )
     .await
     .map_err(|e| {

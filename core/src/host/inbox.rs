@@ -14,9 +14,13 @@
 //!   handler: the outcomes of calls made with
 //!   [`crate::CallOptions::skip_barrier`] (calls a notification handler
 //!   awaits: the ordered lane is waiting for that very handler), requests'
-//!   [`Signal`]s, stderr lines, and the engine's [`Event`]s for hosts that
-//!   take them through the inbox ([`Inbox::events_hook`]). A host takes it
-//!   whenever it is woken.
+//!   [`Signal`]s and stderr lines. A host takes it whenever it is woken.
+//! * The engine's hooks go through the inbox for hosts that take them on
+//!   their loop ([`Inbox::trace_hook`], [`Inbox::events_hook`]): in the
+//!   ordered lane by default ([`HookLane`]), so a traced frame or an event
+//!   such as `served` reaches the host in wire order, before the answer
+//!   that follows it (DESIGN.md, Ordering); in the urgent lane for a host
+//!   that asked for them at once (the `ordered_hooks` option off).
 //!
 //! **Wake-ups.** `wake` (given at creation) is called from any thread when
 //! a lane goes from "nothing scheduled" to "something to do": once per
@@ -62,8 +66,8 @@ use tokio::sync::Notify;
 use crate::error::{CallError, CloseReason, RespondError, RpcError};
 use crate::message::RequestId;
 use crate::rpc::{
-    BoxFuture, Event, EventHook, Handler, IncomingNotification, IncomingRequest, Responder, Signal,
-    lock,
+    BoxFuture, Direction, Event, EventHook, Handler, IncomingNotification, IncomingRequest,
+    Responder, Signal, TraceHook, lock,
 };
 use crate::transport::process::AgentCommand;
 
@@ -105,7 +109,8 @@ pub enum Delivery<T> {
     /// [`Inbox::push_log`]).
     Log(String),
     /// Something the engine reports that is not a message (an [`Event`]
-    /// as [`Event::describe`] puts it; urgent; see [`Inbox::push_engine`]).
+    /// as [`Event::describe`] puts it; in the lane [`Inbox::events_hook`]
+    /// was given, see [`Inbox::push_engine`]).
     Engine {
         /// The stable snake-case kind (`"payload_rule"`, `"invalid_frame"`,
         /// ...; `"events_dropped"` when the inbox was full).
@@ -115,10 +120,45 @@ pub enum Delivery<T> {
         /// The details, as JSON.
         details: serde_json::Value,
     },
+    /// A frame on the wire, as the engine's trace hook saw it (in the lane
+    /// [`Inbox::trace_hook`] was given): incoming before it is dispatched,
+    /// outgoing as it is written.
+    Trace {
+        /// Which way it went.
+        direction: Direction,
+        /// The frame's text (invalid UTF-8 replaced), without its framing.
+        frame: String,
+    },
     /// The connection closed (ordered, always the last delivery): its
     /// writer finished, its agent process is gone, and every call's outcome
     /// was delivered before.
     Closed(CloseReason),
+}
+
+/// Where the engine's hooks ([`Inbox::trace_hook`], [`Inbox::events_hook`])
+/// queue what they see.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum HookLane {
+    /// The ordered lane (the default): in wire order with the messages, so
+    /// a traced frame or an engine event reaches the host after the
+    /// notifications received before it and before the messages (answers
+    /// included) that follow it on the wire.
+    #[default]
+    Ordered,
+    /// The urgent lane: at once, never behind a suspended notification
+    /// handler, and so possibly after the answer that followed it.
+    Urgent,
+}
+
+impl HookLane {
+    /// [`HookLane::Ordered`] when `ordered` (the `ordered_hooks` option).
+    pub fn of(ordered: bool) -> Self {
+        if ordered { Self::Ordered } else { Self::Urgent }
+    }
+
+    fn urgent(self) -> bool {
+        self == Self::Urgent
+    }
 }
 
 /// Which lanes need the host, after [`Inbox::release_wakes`].
@@ -343,12 +383,12 @@ impl<T: Send + 'static> Inbox<T> {
         let _ = self.push(Delivery::Log(text), true);
     }
 
-    /// Queues an engine event in the urgent lane, unless the inbox already
-    /// holds `capacity` items: then it is dropped (never waited for: the
-    /// engine reports events under its locks), and before the next event
-    /// that fits comes one of kind `events_dropped` saying how many were
+    /// Queues an engine event in `lane`, unless the inbox already holds
+    /// `capacity` items: then it is dropped (never waited for: the engine
+    /// reports events under its locks), and before the next event that fits
+    /// comes one of kind `events_dropped` saying how many were
     /// (`details.count`). Nothing after the close.
-    pub fn push_engine(&self, event: &Event) {
+    pub fn push_engine(&self, event: &Event, lane: HookLane) {
         let (kind, message, details) = event.describe();
         let dropped = {
             let mut lanes = lock(&self.lanes);
@@ -370,7 +410,7 @@ impl<T: Send + 'static> Inbox<T> {
                     ),
                     details: serde_json::json!({ "count": dropped }),
                 },
-                true,
+                lane.urgent(),
             );
         }
         let _ = self.push(
@@ -379,18 +419,34 @@ impl<T: Send + 'static> Inbox<T> {
                 message,
                 details,
             },
-            true,
+            lane.urgent(),
         );
     }
 
     /// The engine's [`EventHook`] (`ConnectionOptions::events`) for a host
     /// that takes engine events through this inbox: each event goes to
-    /// [`Inbox::push_engine`]. The hook holds the inbox weakly.
-    pub fn events_hook(self: &Arc<Self>) -> EventHook {
+    /// [`Inbox::push_engine`] in `lane`. The hook holds the inbox weakly.
+    pub fn events_hook(self: &Arc<Self>, lane: HookLane) -> EventHook {
         let inbox = Arc::downgrade(self);
         Arc::new(move |event: &Event| {
             if let Some(inbox) = inbox.upgrade() {
-                inbox.push_engine(event);
+                inbox.push_engine(event, lane);
+            }
+        })
+    }
+
+    /// The engine's [`TraceHook`] (`ConnectionOptions::trace`) for a host
+    /// that takes traced frames through this inbox, as
+    /// [`Delivery::Trace`] in `lane`. Every frame is queued (none is
+    /// dropped: their number is bounded by the messages themselves, which
+    /// the engine bounds); nothing after the close. The hook holds the
+    /// inbox weakly and never waits.
+    pub fn trace_hook(self: &Arc<Self>, lane: HookLane) -> TraceHook {
+        let inbox = Arc::downgrade(self);
+        Arc::new(move |direction, frame: &[u8]| {
+            if let Some(inbox) = inbox.upgrade() {
+                let frame = String::from_utf8_lossy(frame).into_owned();
+                let _ = inbox.push(Delivery::Trace { direction, frame }, lane.urgent());
             }
         })
     }
@@ -446,6 +502,28 @@ impl<T: Send + 'static> Inbox<T> {
         };
         self.room.notify_waiters();
         took
+    }
+
+    /// [`Inbox::take_ordered`] without the call that finds the lane empty:
+    /// moves up to `max` ordered items into `out`, in order, and returns
+    /// whether the lane still holds more. When it returns `false` the lane
+    /// was emptied and is unscheduled at once, so the next ordered push
+    /// wakes the host even while it is still handling these items: a host
+    /// using this must remember a wake that comes while it drains and take
+    /// again afterwards. (Node: one native call per batch, not two.)
+    pub fn take_ordered_batch(&self, out: &mut Vec<Delivery<T>>, max: usize) -> bool {
+        let more = {
+            let mut lanes = lock(&self.lanes);
+            let n = max.max(1).min(lanes.ordered.len());
+            out.extend(lanes.ordered.drain(..n));
+            let more = !lanes.ordered.is_empty();
+            if !more {
+                lanes.ordered_scheduled = false;
+            }
+            more
+        };
+        self.room.notify_waiters();
+        more
     }
 
     /// The next item, urgent first, for hosts that take one at a time. A

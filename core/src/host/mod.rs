@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::value::RawValue;
 
-pub use inbox::{Delivery, HostRequest, Inbox, Pending, Wake};
+pub use inbox::{Delivery, HookLane, HostRequest, Inbox, Pending, Wake};
 pub use runtime::ProcessRuntime;
 
 use crate::error::{CallError, ConnectionError};
@@ -51,6 +51,23 @@ pub struct HostOptions {
     /// a descriptor (a spawned agent's pipes, stdio pipes and sockets,
     /// [`Transport::from_fds`]); otherwise a task of the engine reads.
     pub drive_reads: bool,
+    /// The engine's hooks the host takes through its inbox.
+    pub hooks: InboxHooks,
+}
+
+/// Which of the engine's hooks a host takes through its inbox, and in which
+/// lane: the wire trace as [`Delivery::Trace`], engine events as
+/// [`Delivery::Engine`] ([`Inbox::trace_hook`], [`Inbox::events_hook`]).
+/// [`HostConnection::start`] installs them in the connection's options, in
+/// place of any hook set there. The default takes neither.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InboxHooks {
+    /// Take the wire trace.
+    pub trace: bool,
+    /// Take the engine's events.
+    pub events: bool,
+    /// Where both go (the `ordered_hooks` option: [`crate::options::Settings::hooks`]).
+    pub lane: HookLane,
 }
 
 /// An ACP connection delivering to an [`Inbox`]. Derefs to [`AcpPeer`] for
@@ -98,8 +115,15 @@ impl<T: Send + 'static> HostConnection<T> {
         } else {
             ReadMode::Inline
         };
-        let (acp, reader) =
-            AcpConnection::start_mode(runtime, role, transport, handler, options.acp, mode);
+        let mut acp = options.acp;
+        let hooks = options.hooks;
+        if hooks.trace {
+            acp.connection.trace = Some(inbox.trace_hook(hooks.lane));
+        }
+        if hooks.events {
+            acp.connection.events = Some(inbox.events_hook(hooks.lane));
+        }
+        let (acp, reader) = AcpConnection::start_mode(runtime, role, transport, handler, acp, mode);
         let peer = acp.acp_peer();
         let closing = Arc::clone(&inbox);
         runtime.spawn(async move {

@@ -112,10 +112,12 @@ impl ProtocolHandler {
                 request.peer.spawn(async move {
                     tokio::select! {
                         result = answer => {
-                            // The host sees what the core did for it.
+                            // The host sees what the core did for it, before
+                            // the answer goes out: whatever the peer sends
+                            // after reading it comes after the event.
                             let error = result.as_ref().err().cloned();
-                            let _ = responder.respond(result);
                             peer.report(Event::Served { method, id, subject, error });
+                            let _ = responder.respond(result);
                         }
                         () = superseded.cancelled() => {}
                     }

@@ -146,10 +146,19 @@ class CommonOptions(TypedDict, total=False):
     #: methods to the core (passed along unchecked). An unknown name raises
     #: ``ValueError``.
     unstable: Optional[Sequence[str]]
-    #: Wire trace (see :data:`Trace`); called on an engine thread.
+    #: Wire trace (see :data:`Trace`); called on the event loop, in wire
+    #: order with the handlers (see ``ordered_hooks``).
     trace: Trace
-    #: ``callable(event)`` for each :class:`Event`, on the event loop.
+    #: ``callable(event)`` for each :class:`Event`, on the event loop, in
+    #: wire order with the handlers (see ``ordered_hooks``).
     events: Optional[Callable[[Event], Any]]
+    #: ``trace`` and ``events`` in wire order (default True): a frame or an
+    #: event reaches its callable after the notifications received before
+    #: it were handled and before the answer that follows it on the wire
+    #: completes its future. False: as soon as the engine sees it (never
+    #: waiting for a suspended notification handler), possibly after that
+    #: answer.
+    ordered_hooks: Optional[bool]
 
 
 class _AgentSideOptions(TypedDict, total=False):
@@ -522,6 +531,8 @@ class _Dispatcher:
             handler, "on_notification", None
         )
         self.drive_reads = _reads_on_loop(loop)
+        #: The trace and events callables (set by ``_native_options``).
+        self.hooks = _Hooks()
         self._draining = False
         self._reader_fd: Optional[int] = None
         self._watching = False
@@ -588,6 +599,8 @@ class _Dispatcher:
                         req._on_cancel()
                     else:
                         req._on_superseded()
+            elif item[0] >= 6:
+                self._hook(item)
 
     def _start_drain(self) -> None:
         """Drains the ordered lane now, on the loop: synchronously while
@@ -626,6 +639,8 @@ class _Dispatcher:
                     self._request(item[1], item[2], item[3])
                 elif kind == 2:
                     _complete(item[1], item[2], item[3])
+                elif kind >= 6:
+                    self._hook(item)
 
     async def _drain_after(self, waiting: "_Logged", items: List[Any]) -> None:
         """The drain, continued after a notification handler suspended."""
@@ -643,6 +658,8 @@ class _Dispatcher:
                         self._request(item[1], item[2], item[3])
                     elif kind == 2:
                         _complete(item[1], item[2], item[3])
+                    elif kind >= 6:
+                        self._hook(item)
                 else:
                     rest = self._drain_now()
                     if rest is None:
@@ -650,6 +667,22 @@ class _Dispatcher:
                     waiting, items = rest
         finally:
             self._draining = False
+
+    def _hook(self, item: Any) -> None:
+        """A traced frame ``(6, direction, frame)`` or an engine event
+        ``(7, kind, message, details)``, to the host's callable; what it
+        raises is logged."""
+        if item[0] == 6:
+            trace = self.hooks.trace
+            if trace is not None:
+                try:
+                    trace(item[1], item[2])
+                except Exception:  # noqa: BLE001 - nobody to report to but the log
+                    log.exception("libacp: trace hook raised")
+        elif item[0] == 7:
+            events = self.hooks.events
+            if events is not None:
+                _run_event_hook(events, Event(item[1], item[2], item[3]), self.loop)
 
     def _notification(self, method: str, params: Any) -> "Optional[_Logged]":
         """Runs the host's notification handler in its own context (where
@@ -685,21 +718,6 @@ class _Dispatcher:
         req._start(self.handler, lambda: self._requests.pop(key, None))
 
 
-def _events_on_loop(
-    hook: Callable[[Event], Any], loop: asyncio.AbstractEventLoop
-) -> Callable[[str, str, Dict[str, Any]], None]:
-    """The native ``events`` callback: hands each event to ``hook`` on
-    ``loop``, in order."""
-
-    def deliver(kind: str, message: str, details: Dict[str, Any]) -> None:
-        try:
-            loop.call_soon_threadsafe(_run_event_hook, hook, Event(kind, message, details), loop)
-        except RuntimeError:  # the loop is closed
-            pass
-
-    return deliver
-
-
 def _run_event_hook(
     hook: Callable[[Event], Any], event: Event, loop: asyncio.AbstractEventLoop
 ) -> None:
@@ -730,25 +748,37 @@ def _log_frame(direction: str, frame: str) -> None:
     wire_log.debug("%s %s", direction, frame)
 
 
-def _native_options(options: Mapping[str, Any], loop: asyncio.AbstractEventLoop) -> Dict[str, Any]:
+class _Hooks(NamedTuple):
+    """The ``trace`` and ``events`` callables of a connection (or of a
+    server, for each of its connections), called by its dispatcher on the
+    loop."""
+
+    trace: Optional[Callable[[str, str], Any]] = None
+    events: Optional[Callable[[Event], Any]] = None
+
+
+def _native_options(options: Mapping[str, Any], holder: Any) -> Dict[str, Any]:
     """``options`` for the native constructors: ``trace`` and ``events``
-    adapted (``events`` is called on ``loop``); everything else is checked
-    by the core's option table."""
+    checked and kept as ``holder.hooks`` (a dispatcher, or a server for its
+    connections' dispatchers), the native side told only whether they are
+    set; everything else is checked by the core's option table."""
     out = dict(options)
     trace = out.get("trace")
     if trace is True or trace == "logging":
-        out["trace"] = _log_frame
+        trace = _log_frame
     elif trace is False:
-        out["trace"] = None
+        trace = None
     elif isinstance(trace, str):
         raise ValueError(f'trace must be a callable, True or "logging", not {trace!r}')
     elif trace is not None and not callable(trace):
         raise TypeError(f'trace must be a callable, True or "logging", not {type(trace).__name__}')
     events = out.get("events")
-    if events is not None:
-        if not callable(events):
-            raise TypeError(f"events must be callable, not {type(events).__name__}")
-        out["events"] = _events_on_loop(events, loop)
+    if events is not None and not callable(events):
+        raise TypeError(f"events must be callable, not {type(events).__name__}")
+    holder.hooks = _Hooks(trace, events)
+    for name, hook in (("trace", trace), ("events", events)):
+        if name in out:
+            out[name] = True if hook is not None else None
     return out
 
 
@@ -791,7 +821,7 @@ class Connection:
     units in every libacp binding): :class:`ConnectionOptions` for byte
     streams (``framing``, ``max_frame_size``, ``request_timeout_ms``,
     ``flush_timeout_ms``, ``outgoing_queue``, ``incoming_queue``,
-    ``incoming_requests``, ``trace``, ``events``, ``require_auth`` (agent),
+    ``incoming_requests``, ``trace``, ``events``, ``ordered_hooks``, ``require_auth`` (agent),
     ``session_model``, ``fs``, ``terminals`` (client)),
     :class:`SpawnOptions` to spawn an agent, :class:`RemoteOptions` to
     connect by URL.
@@ -829,7 +859,7 @@ class Connection:
             [os.fspath(a) for a in argv],
             dispatcher,
             drive_reads=dispatcher.drive_reads,
-            **_native_options(options, dispatcher.loop),
+            **_native_options(options, dispatcher),
         )
         return cls(native, dispatcher)
 
@@ -845,14 +875,18 @@ class Connection:
         show on ``initialize``, which then fails with it). Bad options raise
         ``TypeError``/``ValueError`` before anything is tried."""
         dispatcher = _Dispatcher(handler, _running_loop())
-        native = await _libacp.connect(url, dispatcher, **_native_options(options, dispatcher.loop))
+        native = await _libacp.connect(url, dispatcher, **_native_options(options, dispatcher))
         return cls(native, dispatcher)
 
     @classmethod
-    def _accept(cls, incoming: "_libacp.NativeIncoming", handler: Any) -> "Connection":
+    def _accept(
+        cls, incoming: "_libacp.NativeIncoming", handler: Any, hooks: _Hooks
+    ) -> "Connection":
         """Agent side of a remote connection a server accepted (on the
-        server's loop): starts it with ``handler`` (the server's options)."""
+        server's loop): starts it with ``handler`` (the server's options
+        and ``hooks``)."""
         dispatcher = _Dispatcher(handler, _running_loop())
+        dispatcher.hooks = hooks
         conn = cls(incoming.start(dispatcher), dispatcher)
         conn.remote = RemoteInfo(incoming.kind, incoming.connection_id, incoming.remote_address)
         return conn
@@ -867,7 +901,7 @@ class Connection:
         native = _libacp.serve_stdio(
             dispatcher,
             drive_reads=dispatcher.drive_reads,
-            **_native_options(options, dispatcher.loop),
+            **_native_options(options, dispatcher),
         )
         return cls(native, dispatcher)
 
@@ -895,7 +929,7 @@ class Connection:
             write_fd,
             dispatcher,
             drive_reads=dispatcher.drive_reads,
-            **_native_options(options, dispatcher.loop),
+            **_native_options(options, dispatcher),
         )
         return cls(native, dispatcher)
 
@@ -912,7 +946,7 @@ class Connection:
         over (``sock`` is detached). When the arguments are refused
         (``ValueError``, ``TypeError``) the socket stays the caller's."""
         dispatcher = _Dispatcher(handler, _running_loop())
-        native_options = _native_options(options, dispatcher.loop)
+        native_options = _native_options(options, dispatcher)
         fd = sock.fileno()
         try:
             native = _libacp.from_fds(

@@ -144,8 +144,10 @@ class NativeConnection:
 # option_table() and libacp.ConnectionOptions and its siblings): None keeps
 # the default; unknown names and wrong types raise TypeError, values out of
 # range and options that do not apply ValueError (the core's messages).
-# trace is callable(direction, frame), events callable(kind, message,
-# details), stderr callable(line).
+# trace and events are flags (True: the dispatcher takes (6, direction,
+# frame) and (7, kind, message, details) items and calls the callables
+# libacp keeps on it, in the lane ordered_hooks chose), stderr
+# callable(line).
 
 def spawn_agent(
     argv: Sequence[str],

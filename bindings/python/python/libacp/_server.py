@@ -13,7 +13,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable, Literal, Tuple, Union
 
 from . import _libacp
-from ._connection import Connection, ServerOptions, _native_options, _running_loop
+from ._connection import Connection, ServerOptions, _Hooks, _native_options, _running_loop
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -43,6 +43,9 @@ class Server:
     def __init__(self, factory: Callable[[], Any], loop: asyncio.AbstractEventLoop) -> None:
         self._factory = factory
         self._loop = loop
+        #: The trace and events callables of every connection (set by
+        #: ``_native_options``).
+        self.hooks = _Hooks()
         self._done = asyncio.Event()
 
     def url(self, kind: Literal["websocket", "http"] = "websocket") -> str:
@@ -94,7 +97,7 @@ class Server:
     def _accept(self, incoming: "_libacp.NativeIncoming") -> None:
         try:
             host = self._factory()
-            kept: Any = _connect(incoming, host)
+            kept: Any = _connect(incoming, host, self.hooks)
         except Exception:  # noqa: BLE001 - the connection is refused, the server goes on
             log.exception(
                 "libacp: the server's factory failed for a %s connection from %s",
@@ -106,7 +109,7 @@ class Server:
         incoming.keep(kept)
 
 
-def _connect(incoming: "_libacp.NativeIncoming", host: Any) -> Any:
+def _connect(incoming: "_libacp.NativeIncoming", host: Any, hooks: _Hooks) -> Any:
     """Starts the agent connection for ``host``: a handler with
     ``on_request``/``on_notification`` gets the dynamic API (and its
     ``on_connect(connection)``, if it has one, the :class:`Connection`);
@@ -117,12 +120,12 @@ def _connect(incoming: "_libacp.NativeIncoming", host: Any) -> Any:
         hasattr(host, "on_request") or hasattr(host, "on_notification")
     )
     if dynamic:
-        conn = Connection._accept(incoming, host)
+        conn = Connection._accept(incoming, host, hooks)
         hook = getattr(host, "on_connect", None)
         if hook is not None:
             hook(conn)
         return conn
-    return AgentConnection._make(host, lambda h: Connection._accept(incoming, h))
+    return AgentConnection._make(host, lambda h: Connection._accept(incoming, h, hooks))
 
 
 async def serve(
@@ -148,5 +151,5 @@ async def serve(
     and, for every connection, the connection options. Raises ``OSError``
     when the address cannot be bound."""
     server = Server(factory, _running_loop())
-    server._native = await _libacp.serve(listen, server, **_native_options(options, server._loop))
+    server._native = await _libacp.serve(listen, server, **_native_options(options, server))
     return server

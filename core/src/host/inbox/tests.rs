@@ -25,6 +25,7 @@ fn kinds(items: &[Delivery<u32>]) -> Vec<String> {
             Delivery::Signal { key, signal, .. } => format!("s:{key}:{signal:?}"),
             Delivery::Log(l) => format!("l:{l}"),
             Delivery::Engine { kind, .. } => format!("e:{kind}"),
+            Delivery::Trace { direction, frame } => format!("t:{direction:?}:{frame}"),
             Delivery::Closed(_) => "closed".into(),
         })
         .collect()
@@ -276,9 +277,9 @@ async fn forwarded_stderr_waits_for_room_and_loses_no_line() {
 }
 
 #[test]
-fn engine_events_are_urgent_bounded_and_counted_when_dropped() {
+fn engine_events_asked_at_once_are_urgent_bounded_and_counted_when_dropped() {
     let (inbox, wakes) = counted(2);
-    let hook = inbox.events_hook();
+    let hook = inbox.events_hook(HookLane::Urgent);
     let ignored = Event::Ignored("a stray notification".into());
     hook(&ignored);
     assert_eq!(wakes.load(Ordering::SeqCst), 1);
@@ -319,4 +320,90 @@ fn engine_events_are_urgent_bounded_and_counted_when_dropped() {
     assert_eq!(kinds(&out), ["closed"]);
     drop(inbox);
     hook(&ignored);
+}
+
+#[test]
+fn engine_events_and_traced_frames_keep_wire_order_with_the_messages() {
+    let (inbox, _wakes) = counted(64);
+    let events = inbox.events_hook(HookLane::Ordered);
+    let trace = inbox.trace_hook(HookLane::Ordered);
+    // What a client sees of a prompt turn whose fs read the core served.
+    trace(Direction::Incoming, b"{\"method\":\"session/update\"}");
+    inbox.push_notification("session/update".into(), None);
+    trace(
+        Direction::Incoming,
+        b"{\"id\":0,\"method\":\"fs/read_text_file\"}",
+    );
+    events(&Event::Ignored("served".into()));
+    trace(Direction::Outgoing, b"{\"id\":0,\"result\":{}}");
+    trace(Direction::Incoming, b"{\"id\":1,\"result\":{}}");
+    inbox.push_result(1, ok(), false);
+    // Invalid UTF-8 is replaced, not dropped.
+    trace(Direction::Incoming, b"\xff");
+    let mut out = Vec::new();
+    inbox.take_urgent(&mut out);
+    assert!(out.is_empty(), "{:?}", kinds(&out));
+    assert!(inbox.take_ordered(&mut out, 100));
+    assert_eq!(
+        kinds(&out),
+        [
+            "t:Incoming:{\"method\":\"session/update\"}",
+            "n:session/update",
+            "t:Incoming:{\"id\":0,\"method\":\"fs/read_text_file\"}",
+            "e:ignored",
+            "t:Outgoing:{\"id\":0,\"result\":{}}",
+            "t:Incoming:{\"id\":1,\"result\":{}}",
+            "r:1",
+            "t:Incoming:\u{fffd}",
+        ]
+    );
+}
+
+#[test]
+fn traced_frames_are_never_dropped_and_stop_at_the_close() {
+    let (inbox, _wakes) = counted(2);
+    let trace = inbox.trace_hook(HookLane::Urgent);
+    for i in 0..10 {
+        trace(Direction::Outgoing, format!("{i}").as_bytes());
+    }
+    inbox.close(CloseReason::PeerClosed);
+    trace(Direction::Outgoing, b"late");
+    let mut out = Vec::new();
+    inbox.take_urgent(&mut out);
+    assert_eq!(out.len(), 10);
+    assert!(inbox.take_ordered(&mut out, 10));
+    assert_eq!(kinds(&out[9..]), ["t:Outgoing:9", "closed"]);
+    drop(inbox);
+    trace(Direction::Outgoing, b"freed");
+}
+
+#[test]
+fn a_batch_that_empties_the_lane_unschedules_it_so_the_next_push_wakes() {
+    let (inbox, wakes) = counted(16);
+    for i in 0..3 {
+        inbox.push_notification(format!("n{i}"), None);
+    }
+    assert_eq!(wakes.load(Ordering::SeqCst), 1);
+    let mut out = Vec::new();
+    assert!(inbox.take_ordered_batch(&mut out, 2), "one item is left");
+    // Still scheduled: this push wakes nobody.
+    inbox.push_notification("n3".into(), None);
+    assert_eq!(wakes.load(Ordering::SeqCst), 1);
+    assert!(
+        !inbox.take_ordered_batch(&mut out, 10),
+        "the lane was emptied"
+    );
+    assert_eq!(kinds(&out), ["n:n0", "n:n1", "n:n2", "n:n3"]);
+    // Unscheduled by that batch: the next push wakes the host.
+    inbox.push_notification("n4".into(), None);
+    assert_eq!(wakes.load(Ordering::SeqCst), 2);
+    out.clear();
+    assert!(!inbox.take_ordered_batch(&mut out, 10));
+    assert_eq!(kinds(&out), ["n:n4"]);
+    // Empty: nothing taken, still unscheduled.
+    out.clear();
+    assert!(!inbox.take_ordered_batch(&mut out, 10));
+    assert!(out.is_empty());
+    inbox.push_notification("n5".into(), None);
+    assert_eq!(wakes.load(Ordering::SeqCst), 3);
 }

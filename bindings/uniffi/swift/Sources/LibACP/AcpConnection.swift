@@ -19,15 +19,16 @@ public protocol AcpHandler: Sendable {
     func onStderr(_ line: String)
 
     /// A frame as read (`.incoming`) or written (`.outgoing`), with
-    /// `ConnectOptions(trace: true)`. Called on the thread that reads or
-    /// writes it, possibly concurrently: keep it quick and thread-safe, and
-    /// do not wait on the connection from it.
+    /// `ConnectOptions(trace: true)`. Called on a libacp thread, one at a
+    /// time, in wire order with the handlers: after the notifications
+    /// received before it were handled, before the answer that follows it
+    /// completes its call (`orderedHooks: false`: at once, possibly after
+    /// that answer). Keep it quick; do not wait on the connection from it.
     func onFrame(direction: WireDirection, frame: String)
 
     /// What the engine reports (a frame skipped, a response to no request,
-    /// a duplicate id...), with `ConnectOptions(events: true)`.
-    /// Called on the thread that handles the frame concerned (one of
-    /// libacp's for what the peer sent): quick, thread-safe, no blocking.
+    /// a request the core served...), with `ConnectOptions(events: true)`.
+    /// Called like `onFrame`, in the same order.
     func onEngineEvent(_ event: EngineEvent)
 }
 
@@ -191,19 +192,17 @@ public final class AcpConnection: @unchecked Sendable {
         timeout: TimeInterval? = nil,
         noTimeout: Bool = false
     ) async throws -> String {
-        let options = CallOptions(
-            timeoutMs: timeout.map { UInt64(max(1, ($0 * 1000).rounded())) },
+        // Started with one call into libacp, its outcome handed back to the
+        // bridge (Bridge.swift); cancelling the task abandons it (the peer is
+        // sent `$/cancel_request`). 0: the connection's default timeout.
+        try await bridge.call(
+            native,
+            method: method,
+            params: paramsJSON,
+            timeoutMs: timeout.map { UInt64(max(1, ($0 * 1000).rounded())) } ?? 0,
             noTimeout: noTimeout,
             skipBarrier: InNotification.bridge == ObjectIdentifier(bridge)
         )
-        // Swift's generated glue does not drop the Rust future when the task
-        // is cancelled: the canceller does (the peer is sent `$/cancel_request`).
-        let canceller = CallCanceller()
-        return try await withTaskCancellationHandler {
-            try await native.callCancellable(method: method, params: paramsJSON, options: options, canceller: canceller)
-        } onCancel: {
-            canceller.cancel()
-        }
     }
 
     /// Sends notification `method`; returns once it is queued for the peer

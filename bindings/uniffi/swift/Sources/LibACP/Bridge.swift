@@ -24,17 +24,33 @@ enum InNotification {
     @TaskLocal static var bridge: ObjectIdentifier?
 }
 
-/// The `HostHandler` libacp calls (from its threads). A request handler
-/// runs in its own `Task`, started by `onRequest` and answered with one
-/// call into libacp (`Connection.respond`); the task is cancelled when the
-/// peer cancels the request (`$/cancel_request`, `session/cancel` for a
-/// prompt, the end of the peer's input), and then answers `-32800` (a
-/// prompt: `stopReason: "cancelled"`) unless it returns first.
+/// The `HostHandler` libacp calls (from its threads).
+///
+/// **Requests.** A request handler runs in its own `Task`, started by
+/// `onRequest` and answered with one call into libacp
+/// (`Connection.respond`); the task is cancelled when the peer cancels the
+/// request (`$/cancel_request`, `session/cancel` for a prompt, the end of
+/// the peer's input), and then answers `-32800` (a prompt:
+/// `stopReason: "cancelled"`) unless it returns first.
+///
+/// **Calls.** `call` starts the call with one call into libacp
+/// (`Connection.startCall`) under a token and suspends on a
+/// `CheckedContinuation` kept under that token; libacp hands the outcome to
+/// `onCallResult` or `onCallError` on one of its threads, exactly once
+/// (also when the connection closes), which resumes it. No UniFFI future is
+/// awaited: that cost several calls across the FFI (poll, complete, free)
+/// and a task hop more per call (bench/README.md, W2). Cancelling the
+/// caller's task abandons the call (`Connection.abandonCall`: the peer is
+/// sent `$/cancel_request`), which then ends with `AcpError.Cancelled`.
 final class HostBridge: HostHandler, @unchecked Sendable {
     private let host: RawHost
     private let lock = NSLock()
     /// Running request handlers by request key (guarded by `lock`).
     private var inflight: [UInt64: IncomingCall] = [:]
+    /// Calls waiting for their outcome, by token (guarded by `lock`).
+    private var calls: [UInt64: PendingCall] = [:]
+    /// The last token given to a call (guarded by `lock`).
+    private var lastToken: UInt64 = 0
     /// The connection, once made (guarded by `lock`). Weak: the connection
     /// holds this bridge, and freeing it must close it.
     private weak var native: Connection?
@@ -58,7 +74,11 @@ final class HostBridge: HostHandler, @unchecked Sendable {
     }
 
     private func connection() async -> Connection? {
-        await withCheckedContinuation { waiter in
+        // Made already (every request but those that raced the constructor):
+        // no suspension, which would cost a trip through the executor.
+        let made: (Bool, Connection?) = lock.withLock { (attached, native) }
+        if made.0 { return made.1 }
+        return await withCheckedContinuation { waiter in
             let ready: (Bool, Connection?) = lock.withLock {
                 if attached { return (true, native) }
                 waiting.append(waiter)
@@ -113,12 +133,78 @@ final class HostBridge: HostHandler, @unchecked Sendable {
         call?.cancel()
     }
 
-    func onCallResult(token: UInt64, result: String) throws {
-        // Calls are awaited as futures (Connection.callCancellable): no
-        // call is started with a token.
+    /// Sends request `method` on `native` and waits for its outcome (see
+    /// the class docs).
+    func call(
+        _ native: Connection,
+        method: String,
+        params: String?,
+        timeoutMs: UInt64,
+        noTimeout: Bool,
+        skipBarrier: Bool
+    ) async throws -> String {
+        let pending = PendingCall()
+        let token = lock.withLock { () -> UInt64 in
+            lastToken &+= 1
+            calls[lastToken] = pending
+            return lastToken
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, Error>) in
+                let cancelled = lock.withLock { () -> Bool in
+                    pending.continuation = continuation
+                    return pending.cancelled
+                }
+                if cancelled {
+                    // Cancelled before it was sent: nothing goes out.
+                    finish(token, .failure(AcpError.Cancelled(detail: "\(method) was cancelled before it was sent")))
+                    return
+                }
+                do {
+                    try native.startCall(
+                        method: method, params: params, token: token,
+                        timeoutMs: timeoutMs, noTimeout: noTimeout, skipBarrier: skipBarrier)
+                } catch {
+                    // Refused: libacp calls nothing back for this token.
+                    finish(token, .failure(error))
+                    return
+                }
+                // A cancellation that came while it was being started may
+                // have found nothing to abandon yet: abandon it now (a
+                // second abandon does nothing).
+                if lock.withLock({ pending.cancelled }) {
+                    _ = native.abandonCall(token: token)
+                }
+            }
+        } onCancel: {
+            let started = lock.withLock { () -> Bool in
+                pending.cancelled = true
+                return pending.continuation != nil && calls[token] != nil
+            }
+            if started {
+                _ = native.abandonCall(token: token)
+            }
+        }
     }
 
-    func onCallError(token: UInt64, error: AcpError) throws {}
+    /// Resumes the call under `token` with `outcome`, once: whoever takes it
+    /// out of `calls` resumes it.
+    private func finish(_ token: UInt64, _ outcome: Result<String, Error>) {
+        let continuation = lock.withLock { () -> CheckedContinuation<String, Error>? in
+            guard let pending = calls.removeValue(forKey: token) else { return nil }
+            defer { pending.continuation = nil }
+            return pending.continuation
+        }
+        continuation?.resume(with: outcome)
+    }
+
+    func onCallResult(token: UInt64, result: String) throws {
+        finish(token, .success(result))
+    }
+
+    func onCallError(token: UInt64, error: AcpError) throws {
+        finish(token, .failure(error))
+    }
 
     func onStderr(line: String) throws {
         host.stderr(line)
@@ -131,6 +217,15 @@ final class HostBridge: HostHandler, @unchecked Sendable {
     func onEngineEvent(event: EngineEvent) throws {
         host.engineEvent(event)
     }
+}
+
+/// A call of `HostBridge.call` waiting for its outcome. Its fields are
+/// guarded by the bridge's lock.
+private final class PendingCall: @unchecked Sendable {
+    /// Set once the caller suspended; taken by whoever resumes it.
+    var continuation: CheckedContinuation<String, Error>?
+    /// The caller's task was cancelled.
+    var cancelled = false
 }
 
 /// A request from the peer, as handlers see it. `paramsJSON` and `idJSON`

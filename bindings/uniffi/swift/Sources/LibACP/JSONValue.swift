@@ -48,7 +48,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
     /// Parses JSON text (any value, not only objects).
     public static func parse(_ text: String) throws -> JSONValue {
-        try JSON.decoder.decode(JSONValue.self, from: Data(text.utf8))
+        try JSONParser.parse(text)
     }
 
     /// Compact JSON text (object keys sorted).
@@ -119,35 +119,23 @@ extension JSONValue: CustomStringConvertible {
     public var description: String { jsonText }
 }
 
-/// The encoder and decoder every layer uses, so the wire text is the same
-/// everywhere (compact, keys sorted, `/` not escaped).
-/// One of each, made once: every message goes through them (a new encoder
-/// per message was an allocation per notification). Foundation's JSONEncoder
-/// and JSONDecoder may be used from several threads at once.
+/// The JSON text of every layer (JSONCodec.swift: compact, keys sorted, `/`
+/// not escaped), so the wire text is the same everywhere.
 enum JSON {
-    static let encoder: JSONEncoder = {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return e
-    }()
-
-    static let decoder = JSONDecoder()
-
     static func text<T: Encodable>(_ value: T) -> String {
         // Encoding our own models and JSONValue cannot fail (no non-finite
         // floats are produced by parsing); a failure is a programming error
         // in a host's custom Encodable, reported as JSON null rather than a crash.
-        guard let data = try? encoder.encode(value), let s = String(data: data, encoding: .utf8) else {
-            return "null"
-        }
-        return s
+        (try? encode(value)) ?? "null"
     }
 
     /// Encodes `value` for the wire; a value that cannot be encoded throws
     /// `AcpError.InvalidArgument`.
     static func encode<T: Encodable>(_ value: T) throws -> String {
         do {
-            return String(decoding: try encoder.encode(value), as: UTF8.self)
+            var writer = JSONWriter()
+            writer.write(try TreeEncoder.node(for: value, at: []))
+            return writer.text
         } catch {
             throw AcpError.InvalidArgument(detail: "could not encode \(T.self): \(error)")
         }
@@ -157,7 +145,7 @@ enum JSON {
     /// (`InvalidResult`).
     static func decode<T: Decodable>(_ type: T.Type, _ text: String?, params: Bool) throws -> T {
         do {
-            return try decoder.decode(T.self, from: Data((text ?? "null").utf8))
+            return try TreeDecoder.decode(T.self, from: JSONParser.parse(text ?? "null"), at: [])
         } catch {
             let detail = "\(T.self): \(describe(error))"
             throw params ? AcpError.InvalidParams(detail: detail) : AcpError.InvalidResult(detail: detail)

@@ -1556,18 +1556,18 @@ public protocol HostHandler: AnyObject, Sendable {
     
     /**
      * A frame as read from or written to the peer (only with
-     * `ConnectOptions.trace`). Called on the thread that reads or writes
-     * it: a libacp thread, or the host's own thread whose call wrote it
-     * while the writer was idle; possibly concurrently, so it must be
-     * thread-safe, quick, and must not wait for the connection.
+     * `ConnectOptions.trace`). Called on a libacp runtime thread, one at a
+     * time, in wire order with the messages: after the notification batch
+     * before it was handled and before the answer that follows it reaches
+     * its caller (with `ordered_hooks` false: at once, possibly after that
+     * answer). Quick, no blocking.
      */
     func onFrame(direction: WireDirection, frame: String) throws 
     
     /**
-     * Something the engine reports (only with
-     * `ConnectOptions.events`). Called on the thread that handles
-     * the frame concerned (one of libacp's for what the peer sent): quick,
-     * thread-safe, no blocking.
+     * Something the engine reports (only with `ConnectOptions.events`): a
+     * frame skipped, a request the core served (`served`), ... Called like
+     * [`HostHandler::on_frame`], in the same order.
      */
     func onEngineEvent(event: EngineEvent) throws 
     
@@ -1727,10 +1727,11 @@ open func onStderr(line: String)throws   {try rustCallWithError(FfiConverterType
     
     /**
      * A frame as read from or written to the peer (only with
-     * `ConnectOptions.trace`). Called on the thread that reads or writes
-     * it: a libacp thread, or the host's own thread whose call wrote it
-     * while the writer was idle; possibly concurrently, so it must be
-     * thread-safe, quick, and must not wait for the connection.
+     * `ConnectOptions.trace`). Called on a libacp runtime thread, one at a
+     * time, in wire order with the messages: after the notification batch
+     * before it was handled and before the answer that follows it reaches
+     * its caller (with `ordered_hooks` false: at once, possibly after that
+     * answer). Quick, no blocking.
      */
 open func onFrame(direction: WireDirection, frame: String)throws   {try rustCallWithError(FfiConverterTypeAcpError_lift) {
     uniffi_acp_uniffi_fn_method_hosthandler_on_frame(
@@ -1742,10 +1743,9 @@ open func onFrame(direction: WireDirection, frame: String)throws   {try rustCall
 }
     
     /**
-     * Something the engine reports (only with
-     * `ConnectOptions.events`). Called on the thread that handles
-     * the frame concerned (one of libacp's for what the peer sent): quick,
-     * thread-safe, no blocking.
+     * Something the engine reports (only with `ConnectOptions.events`): a
+     * frame skipped, a request the core served (`served`), ... Called like
+     * [`HostHandler::on_frame`], in the same order.
      */
 open func onEngineEvent(event: EngineEvent)throws   {try rustCallWithError(FfiConverterTypeAcpError_lift) {
     uniffi_acp_uniffi_fn_method_hosthandler_on_engine_event(
@@ -3070,6 +3070,12 @@ public struct ConnectOptions: Equatable, Hashable {
      */
     public var events: Bool?
     /**
+     * The trace and events callbacks run in wire order with the handlers,
+     * before the answer that follows what they report (true), or as soon as
+     * the engine sees it, possibly after that answer (false). Default: true.
+     */
+    public var orderedHooks: Bool?
+    /**
      * Agent side: session/new, session/load and session/resume need
      * authenticate first. Default: false.
      */
@@ -3254,6 +3260,11 @@ public struct ConnectOptions: Equatable, Hashable {
          * `HostHandler.on_engine_event`. Default: off.
          */events: Bool? = nil, 
         /**
+         * The trace and events callbacks run in wire order with the handlers,
+         * before the answer that follows what they report (true), or as soon as
+         * the engine sees it, possibly after that answer (false). Default: true.
+         */orderedHooks: Bool? = nil, 
+        /**
          * Agent side: session/new, session/load and session/resume need
          * authenticate first. Default: false.
          */requireAuth: Bool? = nil, 
@@ -3375,6 +3386,7 @@ public struct ConnectOptions: Equatable, Hashable {
         self.incomingRequests = incomingRequests
         self.trace = trace
         self.events = events
+        self.orderedHooks = orderedHooks
         self.requireAuth = requireAuth
         self.unstable = unstable
         self.sessionModel = sessionModel
@@ -3432,6 +3444,7 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
                 incomingRequests: FfiConverterOptionUInt64.read(from: &buf), 
                 trace: FfiConverterOptionBool.read(from: &buf), 
                 events: FfiConverterOptionBool.read(from: &buf), 
+                orderedHooks: FfiConverterOptionBool.read(from: &buf), 
                 requireAuth: FfiConverterOptionBool.read(from: &buf), 
                 unstable: FfiConverterOptionSequenceString.read(from: &buf), 
                 sessionModel: FfiConverterOptionBool.read(from: &buf), 
@@ -3475,6 +3488,7 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
         FfiConverterOptionUInt64.write(value.incomingRequests, into: &buf)
         FfiConverterOptionBool.write(value.trace, into: &buf)
         FfiConverterOptionBool.write(value.events, into: &buf)
+        FfiConverterOptionBool.write(value.orderedHooks, into: &buf)
         FfiConverterOptionBool.write(value.requireAuth, into: &buf)
         FfiConverterOptionSequenceString.write(value.unstable, into: &buf)
         FfiConverterOptionBool.write(value.sessionModel, into: &buf)
@@ -5198,10 +5212,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr() != 64769) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_frame() != 10073) {
+    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_frame() != 23156) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event() != 19908) {
+    if (uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event() != 12255) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_method_incomingconnection_connection_id() != 43753) {

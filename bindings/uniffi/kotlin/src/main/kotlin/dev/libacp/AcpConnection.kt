@@ -34,16 +34,18 @@ interface AcpHandler {
     /**
      * A frame as read ([WireDirection.INCOMING]) or written
      * ([WireDirection.OUTGOING]), with `ConnectOptions(trace = true)`. Called
-     * on the thread that reads or writes it, possibly concurrently: keep it
-     * quick and thread-safe, and do not wait on the connection from it.
+     * on a libacp thread, one at a time, in wire order with the handlers:
+     * after the notifications received before it were handled, before the
+     * answer that follows it completes its call (`orderedHooks = false`: at
+     * once, possibly after that answer). Keep it quick; do not wait on the
+     * connection from it.
      */
     fun onFrame(direction: WireDirection, frame: String) {}
 
     /**
-     * What the engine reports (a frame skipped, a response to no request,
-     * a duplicate id...), with `ConnectOptions(events = true)`. Called
-     * on the thread that handles the frame concerned (one of libacp's for
-     * what the peer sent): quick, thread-safe, no blocking.
+     * What the engine reports (a frame skipped, a response to no request, a
+     * request the core served...), with `ConnectOptions(events = true)`.
+     * Called like [onFrame], in the same order.
      */
     fun onEngineEvent(event: EngineEvent) {}
 }

@@ -1241,10 +1241,10 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_stderr() != 64769.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_frame() != 10073.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_frame() != 23156.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event() != 19908.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_method_hosthandler_on_engine_event() != 12255.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_method_incomingconnection_connection_id() != 43753.toShort()) {
@@ -3266,18 +3266,18 @@ public interface HostHandler {
     
     /**
      * A frame as read from or written to the peer (only with
-     * `ConnectOptions.trace`). Called on the thread that reads or writes
-     * it: a libacp thread, or the host's own thread whose call wrote it
-     * while the writer was idle; possibly concurrently, so it must be
-     * thread-safe, quick, and must not wait for the connection.
+     * `ConnectOptions.trace`). Called on a libacp runtime thread, one at a
+     * time, in wire order with the messages: after the notification batch
+     * before it was handled and before the answer that follows it reaches
+     * its caller (with `ordered_hooks` false: at once, possibly after that
+     * answer). Quick, no blocking.
      */
     fun `onFrame`(`direction`: WireDirection, `frame`: kotlin.String)
     
     /**
-     * Something the engine reports (only with
-     * `ConnectOptions.events`). Called on the thread that handles
-     * the frame concerned (one of libacp's for what the peer sent): quick,
-     * thread-safe, no blocking.
+     * Something the engine reports (only with `ConnectOptions.events`): a
+     * frame skipped, a request the core served (`served`), ... Called like
+     * [`HostHandler::on_frame`], in the same order.
      */
     fun `onEngineEvent`(`event`: EngineEvent)
     
@@ -3511,10 +3511,11 @@ open class HostHandlerImpl: Disposable, AutoCloseable, HostHandler
     
     /**
      * A frame as read from or written to the peer (only with
-     * `ConnectOptions.trace`). Called on the thread that reads or writes
-     * it: a libacp thread, or the host's own thread whose call wrote it
-     * while the writer was idle; possibly concurrently, so it must be
-     * thread-safe, quick, and must not wait for the connection.
+     * `ConnectOptions.trace`). Called on a libacp runtime thread, one at a
+     * time, in wire order with the messages: after the notification batch
+     * before it was handled and before the answer that follows it reaches
+     * its caller (with `ordered_hooks` false: at once, possibly after that
+     * answer). Quick, no blocking.
      */
     @Throws(AcpException::class)override fun `onFrame`(`direction`: WireDirection, `frame`: kotlin.String)
         = 
@@ -3530,10 +3531,9 @@ open class HostHandlerImpl: Disposable, AutoCloseable, HostHandler
 
     
     /**
-     * Something the engine reports (only with
-     * `ConnectOptions.events`). Called on the thread that handles
-     * the frame concerned (one of libacp's for what the peer sent): quick,
-     * thread-safe, no blocking.
+     * Something the engine reports (only with `ConnectOptions.events`): a
+     * frame skipped, a request the core served (`served`), ... Called like
+     * [`HostHandler::on_frame`], in the same order.
      */
     @Throws(AcpException::class)override fun `onEngineEvent`(`event`: EngineEvent)
         = 
@@ -5139,6 +5139,13 @@ data class ConnectOptions (
     var `events`: kotlin.Boolean? = null 
     , 
     /**
+     * The trace and events callbacks run in wire order with the handlers,
+     * before the answer that follows what they report (true), or as soon as
+     * the engine sees it, possibly after that answer (false). Default: true.
+     */
+    var `orderedHooks`: kotlin.Boolean? = null 
+    , 
+    /**
      * Agent side: session/new, session/load and session/resume need
      * authenticate first. Default: false.
      */
@@ -5336,6 +5343,7 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalBoolean.read(buf),
             FfiConverterOptionalBoolean.read(buf),
             FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
             FfiConverterOptionalSequenceString.read(buf),
             FfiConverterOptionalBoolean.read(buf),
             FfiConverterOptionalBoolean.read(buf),
@@ -5378,6 +5386,7 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalULong.allocationSize(value.`incomingRequests`) +
             FfiConverterOptionalBoolean.allocationSize(value.`trace`) +
             FfiConverterOptionalBoolean.allocationSize(value.`events`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`orderedHooks`) +
             FfiConverterOptionalBoolean.allocationSize(value.`requireAuth`) +
             FfiConverterOptionalSequenceString.allocationSize(value.`unstable`) +
             FfiConverterOptionalBoolean.allocationSize(value.`sessionModel`) +
@@ -5420,6 +5429,7 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalULong.write(value.`incomingRequests`, buf)
             FfiConverterOptionalBoolean.write(value.`trace`, buf)
             FfiConverterOptionalBoolean.write(value.`events`, buf)
+            FfiConverterOptionalBoolean.write(value.`orderedHooks`, buf)
             FfiConverterOptionalBoolean.write(value.`requireAuth`, buf)
             FfiConverterOptionalSequenceString.write(value.`unstable`, buf)
             FfiConverterOptionalBoolean.write(value.`sessionModel`, buf)
