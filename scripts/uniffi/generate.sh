@@ -50,6 +50,19 @@ trap 'rm -rf "$out"' EXIT
 "$venv/bin/uniffi-bindgen" generate --library "$lib" --language kotlin --language swift \
   --no-format --out-dir "$out" >/dev/null
 
+# One edit of the generated Kotlin: UniffiLib's initialiser registers the
+# callback vtables, and JNA decides when it first sees a callback whether
+# the thread it runs on stays attached to the JVM (a CallbackThreadInitializer
+# registered before then) or is detached after every call, even a thread
+# that libacp's JNI path attached (JNA remembers that per thread). So
+# NativeThreads (bindings/uniffi/kotlin/.../NativeThreads.kt) registers its
+# initializers first, whatever call into the library comes first.
+kt="$out/dev/libacp/libacp.kt"
+anchor='        Native.register(UniffiLib::class.java, findLibraryName(componentName = "libacp"))'
+[ "$(grep -cxF "$anchor" "$kt")" = 1 ] ||
+  { echo "UniffiLib's initialiser is not as expected in the generated Kotlin: update generate.sh" >&2; exit 1; }
+sed -i "/^        Native.register(UniffiLib::class.java, /i\\        NativeThreads.ensure() // inserted by scripts/uniffi/generate.sh" "$kt"
+
 b=bindings/uniffi
 declare -A dest=(
   ["dev/libacp/libacp.kt"]="$b/kotlin/src/main/kotlin/dev/libacp/libacp.kt"

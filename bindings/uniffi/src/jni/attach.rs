@@ -41,10 +41,12 @@ thread_local! {
 
 /// Attaches the calling thread to `vm` as a daemon thread unless it is
 /// attached already; `false` if the JVM refused.
+///
+/// Asks the JVM each time (`GetEnv`, a thread-local read) rather than
+/// trusting [`ATTACHED`]: another party may have detached the thread since
+/// (JNA does, after a callback, on a thread it attached itself without a
+/// `CallbackThreadInitializer`: `NativeThreads.kt`).
 pub(super) fn ensure(vm: &JavaVM) -> bool {
-    if ATTACHED.with(|a| a.borrow().is_some()) {
-        return true;
-    }
     if vm.is_thread_attached().unwrap_or(false) {
         return true;
     }
@@ -64,6 +66,8 @@ pub(super) fn ensure(vm: &JavaVM) -> bool {
     if res != sys::JNI_OK {
         return false;
     }
-    ATTACHED.with(|a| *a.borrow_mut() = Some(Attachment { vm: raw }));
+    // A guard from an earlier attachment (detached since by somebody else)
+    // detaches this one at the thread's exit just as well.
+    ATTACHED.with(|a| a.borrow_mut().get_or_insert(Attachment { vm: raw }).vm = raw);
     true
 }

@@ -75,6 +75,14 @@ enum UpCall {
 }
 
 impl UpCall {
+    /// `None` if Kotlin was not called, the error if it threw.
+    fn into_error_if_called(self, what: &str) -> Option<AcpError> {
+        match self {
+            Self::NotCalled(_) => None,
+            threw @ Self::Threw(_) => Some(threw.into_error(what)),
+        }
+    }
+
     fn into_error(self, what: &str) -> AcpError {
         let detail = match self {
             Self::NotCalled(e) => format!("{what}: JNI failed before the call: {e}"),
@@ -172,22 +180,25 @@ impl JniHost {
             .map_err(|e| e.into_error("on_request"))
     }
 
-    /// [`HostHandler::on_call_result`] through JNI.
-    pub(crate) fn on_call_result(&self, token: u64, result: String) -> Result<(), AcpError> {
+    /// [`HostHandler::on_call_result`] through JNI. `Err(None)` if JNI
+    /// failed before Kotlin was called (the caller can deliver it another
+    /// way), `Err(Some(_))` if Kotlin threw.
+    fn on_call_result(&self, token: u64, result: &str) -> Result<(), Option<AcpError>> {
         self.call(
             self.call_result,
             result.as_bytes(),
             Some((token as jlong, true)),
         )
-        .map_err(|e| e.into_error("on_call_result"))
+        .map_err(|e| e.into_error_if_called("on_call_result"))
     }
 
-    /// [`HostHandler::on_call_error`] through JNI.
-    pub(crate) fn on_call_error(&self, token: u64, error: AcpError) -> Result<(), AcpError> {
+    /// [`HostHandler::on_call_error`] through JNI; errors as
+    /// [`Self::on_call_result`]'s.
+    fn on_call_error(&self, token: u64, error: &AcpError) -> Result<(), Option<AcpError>> {
         let mut bytes = Vec::new();
-        <AcpError as uniffi::Lower<crate::UniFfiTag>>::write(error, &mut bytes);
+        <AcpError as uniffi::Lower<crate::UniFfiTag>>::write(error.clone(), &mut bytes);
         self.call(self.call_error, &bytes, Some((token as jlong, true)))
-            .map_err(|e| e.into_error("on_call_error"))
+            .map_err(|e| e.into_error_if_called("on_call_error"))
     }
 
     /// [`HostHandler::on_notifications`] through JNI: hands the batch over
@@ -255,17 +266,21 @@ impl HostHandler for Routed {
         self.foreign.on_cancel(key)
     }
 
+    // A call's outcome that JNI could not hand over goes through UniFFI
+    // instead: lost, the Kotlin caller would wait for it forever.
     fn on_call_result(&self, token: u64, result: String) -> Result<(), AcpError> {
-        match self.jni.get() {
-            Some(jni) => jni.on_call_result(token, result),
-            None => self.foreign.on_call_result(token, result),
+        match self.jni.get().map(|jni| jni.on_call_result(token, &result)) {
+            Some(Ok(())) => Ok(()),
+            Some(Err(Some(threw))) => Err(threw),
+            Some(Err(None)) | None => self.foreign.on_call_result(token, result),
         }
     }
 
     fn on_call_error(&self, token: u64, error: AcpError) -> Result<(), AcpError> {
-        match self.jni.get() {
-            Some(jni) => jni.on_call_error(token, error),
-            None => self.foreign.on_call_error(token, error),
+        match self.jni.get().map(|jni| jni.on_call_error(token, &error)) {
+            Some(Ok(())) => Ok(()),
+            Some(Err(Some(threw))) => Err(threw),
+            Some(Err(None)) | None => self.foreign.on_call_error(token, error),
         }
     }
 

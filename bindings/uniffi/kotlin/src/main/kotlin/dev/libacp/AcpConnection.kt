@@ -189,7 +189,6 @@ class AcpConnection private constructor(context: CoroutineContext) : AutoCloseab
          * connection it will serve, then sets [HostBridge.host]).
          */
         internal fun prepare(host: RawHost?, context: CoroutineContext): AcpConnection {
-            NativeThreads.ensure()
             val conn = AcpConnection(context)
             if (host != null) conn.bridge.host = host
             return conn

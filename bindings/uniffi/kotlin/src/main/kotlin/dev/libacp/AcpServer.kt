@@ -89,7 +89,6 @@ class AcpServer private constructor(private val native: Server) : AutoCloseable 
         ): AcpServer = serve(listen, options, Factory(context, { it }) { incoming -> factory(incoming)?.let(::DynamicHost) })
 
         private suspend fun serve(listen: String, options: ConnectOptions, factory: Factory<*>): AcpServer {
-            NativeThreads.ensure()
             return AcpServer(remoteServe(listen, factory, options))
         }
     }

@@ -42,7 +42,6 @@ internal object Jni {
             // UniFFI's library (loaded by UniffiLib's initialiser, which
             // reading CLEANER runs), exactly as JNA holds it.
             UniffiLib.CLEANER
-            NativeThreads.ensure()
             val library = Native.getNativeLibrary(UniffiLib::class.java)
             val status = library.getFunction("libacp_jni_register").invoke(
                 Int::class.javaPrimitiveType,

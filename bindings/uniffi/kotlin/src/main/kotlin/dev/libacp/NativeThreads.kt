@@ -12,6 +12,14 @@ import com.sun.jna.Native
  * keep the JVM alive) for as long as they live: libacp's runtime threads live
  * as long as the process.
  *
+ * JNA takes a callback's initializer when it first hands the callback to
+ * native code, which UniffiLib's initialiser does for every vtable, and it
+ * remembers per thread that a thread it attached without one is detached
+ * after each call (even one that libacp's JNI path attached since). So this
+ * object must be initialised before UniffiLib: `scripts/uniffi/generate.sh`
+ * puts a call of [ensure] first in UniffiLib's initialiser, whatever call
+ * into the library comes first.
+ *
  * Measured on W2 (sequential requests between two libacp Kotlin peers): see
  * bench/README.md.
  */
@@ -23,6 +31,8 @@ internal object NativeThreads {
             uniffiCallbackInterfaceHostHandler.`onRequest`,
             uniffiCallbackInterfaceHostHandler.`onNotifications`,
             uniffiCallbackInterfaceHostHandler.`onCancel`,
+            uniffiCallbackInterfaceHostHandler.`onCallResult`,
+            uniffiCallbackInterfaceHostHandler.`onCallError`,
             uniffiCallbackInterfaceHostHandler.`onStderr`,
             uniffiCallbackInterfaceHostHandler.`onFrame`,
             uniffiCallbackInterfaceHostHandler.`onEngineEvent`,

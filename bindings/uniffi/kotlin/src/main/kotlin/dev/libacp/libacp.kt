@@ -858,6 +858,7 @@ internal object UniffiLib {
     
 
     init {
+        NativeThreads.ensure() // inserted by scripts/uniffi/generate.sh
         Native.register(UniffiLib::class.java, findLibraryName(componentName = "libacp"))
         uniffiCallbackInterfaceHostHandler.register(this)
         uniffiCallbackInterfaceRemoteAgentFactory.register(this)

@@ -36,15 +36,25 @@ class HooksOrderTest {
     private class LoggingClient : Client {
         val log: MutableList<String> = Collections.synchronizedList(mutableListOf())
 
+        /** The JVM's view of the threads the hooks ran on: name and daemon flag. */
+        val threads: MutableSet<String> = Collections.synchronizedSet(mutableSetOf())
+
+        private fun seen() {
+            val thread = Thread.currentThread()
+            threads.add("${thread.name} daemon=${thread.isDaemon}")
+        }
+
         override suspend fun sessionUpdate(notification: SessionNotification) {
             log.add("handled")
         }
 
         override fun onFrame(direction: WireDirection, frame: String) {
+            seen()
             log.add("$direction $frame")
         }
 
         override fun onEngineEvent(event: EngineEvent) {
+            seen()
             log.add("event ${event.kind}")
         }
     }
@@ -86,6 +96,12 @@ class HooksOrderTest {
                 val seen = client.log.toList()
                 assertEquals(listOf("prompt") + step + step + step + "done", seen.map(::shape), "turn $turn: $seen")
             }
+            // libacp's threads stay attached as the daemon threads NativeThreads
+            // names, however JNA and the JNI path take turns on them: a thread
+            // JNA attached without its initializer is named Thread-N and
+            // detached after each call, even after the JNI path attached it
+            // (which lost JNI up-calls: the agent's readTextFile never ended).
+            assertEquals(setOf("libacp-callback daemon=true"), client.threads.toSet())
         }
 
     @Test
