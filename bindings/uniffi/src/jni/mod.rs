@@ -47,7 +47,14 @@
 //! **Threads.** libacp's runtime threads call Kotlin from here; each is
 //! attached to the JVM once, as a daemon thread named `libacp-callback`,
 //! and stays attached until it exits ([`attach`]): attaching per call cost
-//! more than the call (bench/README.md, issue 12).
+//! more than the call (bench/README.md, issue 12). UniFFI's callbacks run
+//! on the same threads through JNA, which keeps them attached only if its
+//! thread initializers (`NativeThreads.kt`) were registered before UniFFI
+//! handed it the vtables (`scripts/uniffi/generate.sh` sees to that);
+//! otherwise JNA detaches a thread after each of its callbacks, even one
+//! attached here, and the next up-call found it detached (the hang of
+//! 2026-11-28). So [`attach`] asks the JVM each time, and a call outcome
+//! that JNI could not hand over goes through UniFFI ([`host::Routed`]).
 //!
 //! **Safety.** No panic crosses into the JVM: every native runs under
 //! `EnvUnowned::with_env` (which catches unwinds) and turns a panic or an
