@@ -2,17 +2,18 @@
 //! a transport (a spawned agent, file descriptors, or this process's
 //! stdio). Everything it receives arrives as events (see `events`): the
 //! core's inbox (`libacp_core::host`) delivers them, woken through an
-//! eventfd (poll mode) or a condition variable the dispatch thread waits on
-//! (callback mode). Answers and requests the host sends while the writer is
-//! idle are written by the host's own thread.
+//! eventfd (poll mode), or taken by the dispatch thread (callback mode),
+//! which also reads the transport itself when it is a descriptor (the
+//! core's `HostThread`), so a request is read, handed to the event callback
+//! and answered on that one thread. Answers and requests the host sends
+//! while the writer is idle are written by the host's own thread.
 
 use std::ffi::c_void;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{JoinHandle, ThreadId};
 
-use libacp_core::host::{HostConnection, HostOptions, Inbox, InboxHooks};
+use libacp_core::host::{Bell, HostConnection, HostOptions, HostThread, Inbox, InboxHooks};
 use libacp_core::options::{Settings, Use};
 use libacp_core::{AcpPeer, AgentCommand, CallOptions, Direction, Role, Transport};
 
@@ -47,8 +48,8 @@ pub enum acp_role {
     ACP_ROLE_AGENT = 1,
 }
 
-/// The dispatch thread's wake-up (callback mode), and its start: the
-/// thread waits on a second doorbell before its first event, rung once the
+/// The dispatch thread's start (callback mode): the thread waits on this
+/// doorbell before its first event, rung once the
 /// constructor has written `*out` (see [`construct`]), so a callback that
 /// reads the variable `*out` points to always finds the connection there.
 /// Without it the first events could reach the callback while the
@@ -76,40 +77,16 @@ impl Doorbell {
     }
 }
 
-/// Poll mode's wake-up descriptor: an eventfd readable exactly while
-/// events wait (written when a batch starts, read when the inbox empties).
-struct WakeFd(OwnedFd);
-
-impl WakeFd {
-    fn new() -> Option<Self> {
-        // SAFETY: eventfd(2) with valid flags; the result is checked.
-        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
-        // SAFETY: a non-negative result is a fresh descriptor we own.
-        (fd >= 0).then(|| Self(unsafe { OwnedFd::from_raw_fd(fd) }))
-    }
-
-    fn set(&self) {
-        let one: u64 = 1;
-        // SAFETY: writing 8 bytes from a valid u64 to our eventfd.
-        let _ = unsafe { libc::write(self.0.as_raw_fd(), (&raw const one).cast::<c_void>(), 8) };
-    }
-
-    fn reset(&self) {
-        let mut buf: u64 = 0;
-        // SAFETY: reading 8 bytes into a valid u64 from our non-blocking
-        // eventfd (resets its counter).
-        let _ = unsafe { libc::read(self.0.as_raw_fd(), (&raw mut buf).cast::<c_void>(), 8) };
-    }
-}
-
 /// An ACP connection. Owned by the host; `acp_connection_close` closes it,
 /// `acp_connection_free` closes and frees it.
 pub struct acp_connection {
     conn: Option<HostConnection<usize>>,
     peer: AcpPeer,
     inbox: Arc<Inbox<usize>>,
-    /// Poll mode: the wake-up descriptor (shared with the inbox's wake).
-    wake_fd: Option<Arc<WakeFd>>,
+    /// Poll mode: the wake-up descriptor, an eventfd readable exactly
+    /// while events wait (rung when a batch starts, cleared when the inbox
+    /// empties; shared with the inbox's wake).
+    wake_fd: Option<Arc<Bell>>,
     callback_mode: bool,
     dispatch: Mutex<Option<JoinHandle<()>>>,
     dispatch_id: Option<ThreadId>,
@@ -153,38 +130,36 @@ pub(crate) fn io_runtime() -> Result<&'static tokio::runtime::Runtime, acp_error
 }
 
 /// The inbox of a new connection, with its mode's wake-up: the eventfd in
-/// poll mode, the dispatch thread's doorbell in callback mode.
+/// poll mode, the dispatch thread's bell in callback mode.
 struct Wiring {
     inbox: Arc<Inbox<usize>>,
-    wake_fd: Option<Arc<WakeFd>>,
-    doorbell: Option<Arc<Doorbell>>,
+    wake_fd: Option<Arc<Bell>>,
+    bell: Option<Arc<Bell>>,
 }
 
 fn wiring(options: &acp_options) -> Result<Wiring, acp_error> {
+    let bell = Bell::new().map_err(|e| {
+        acp_error::new(
+            acp_status::ACP_ERR_IO,
+            format!("could not create the wake-up eventfd: {e}"),
+        )
+    })?;
     if options.event_callback.is_some() {
-        let doorbell = Arc::new(Doorbell::default());
-        let ring = Arc::clone(&doorbell);
         Ok(Wiring {
-            inbox: Inbox::new(options.event_queue, Arc::new(move || ring.ring())),
+            inbox: Inbox::new(options.event_queue, bell.wake()),
             wake_fd: None,
-            doorbell: Some(doorbell),
+            bell: Some(bell),
         })
     } else {
-        let fd = Arc::new(WakeFd::new().ok_or_else(|| {
-            acp_error::new(
-                acp_status::ACP_ERR_IO,
-                "could not create the wake-up eventfd",
-            )
-        })?);
-        let (set, reset) = (Arc::clone(&fd), Arc::clone(&fd));
+        let reset = Arc::clone(&bell);
         Ok(Wiring {
             inbox: Inbox::with_idle(
                 options.event_queue,
-                Arc::new(move || set.set()),
-                Arc::new(move || reset.reset()),
+                bell.wake(),
+                Arc::new(move || reset.clear()),
             ),
-            wake_fd: Some(fd),
-            doorbell: None,
+            wake_fd: Some(bell),
+            bell: None,
         })
     }
 }
@@ -219,9 +194,11 @@ fn host_options(
     acp.connection.trace = trace;
     HostOptions {
         acp,
-        // Reading stays on libacp's threads: a C host polls one descriptor
-        // (the wake-up fd), not the transport's.
-        drive_reads: false,
+        // Callback mode: the dispatch thread reads a descriptor transport
+        // itself (no hand-off from an I/O thread per message). Poll mode:
+        // reading stays on libacp's threads, since a C host polls one
+        // descriptor (the wake-up fd), not the transport's.
+        drive_reads: options.event_callback.is_some(),
         // The engine's events as ACP_EVENT_ENGINE; the trace stays a
         // callback (above).
         hooks: InboxHooks {
@@ -232,18 +209,21 @@ fn host_options(
     }
 }
 
-/// Starts the dispatch thread of callback mode.
+/// Starts the dispatch thread of callback mode: it takes the events
+/// and, with the connection's reader (a descriptor transport), reads the
+/// transport itself (the core's [`HostThread`]).
 /// Its first event waits for `start` (see [`Doorbell`]).
 fn start_dispatch(
     options: &acp_options,
     wiring: &Wiring,
+    conn: &HostConnection<usize>,
     start: &Arc<Doorbell>,
     user_data: &Arc<AtomicPtr<c_void>>,
 ) -> Result<(Option<JoinHandle<()>>, Option<ThreadId>), acp_error> {
-    let (Some((cb, _)), Some(doorbell)) = (options.event_callback, wiring.doorbell.clone()) else {
+    let (Some((cb, _)), Some(bell)) = (options.event_callback, wiring.bell.clone()) else {
         return Ok((None, None));
     };
-    let inbox = Arc::clone(&wiring.inbox);
+    let mut events = HostThread::new(Arc::clone(&wiring.inbox), bell, conn.take_reader());
     let start = Arc::clone(start);
     let user_data = Arc::clone(user_data);
     let spawned = std::thread::Builder::new()
@@ -253,11 +233,7 @@ fn start_dispatch(
             // Final once `start` is rung (see `acp_connection`).
             let ud = UserData(user_data.load(Ordering::Acquire));
             loop {
-                let Some(delivery) = inbox.pop() else {
-                    doorbell.wait();
-                    continue;
-                };
-                let Some(event) = acp_event::of(delivery) else {
+                let Some(event) = acp_event::of(events.next_delivery()) else {
                     continue;
                 };
                 let last = event.kind == acp_event_kind::ACP_EVENT_CLOSED;
@@ -324,7 +300,7 @@ pub(crate) fn build(
             .event_callback
             .map_or(std::ptr::null_mut(), |(_, ud)| ud.0),
     ));
-    let (dispatch, dispatch_id) = start_dispatch(options, &wiring, &start, &user_data)?;
+    let (dispatch, dispatch_id) = start_dispatch(options, &wiring, &conn, &start, &user_data)?;
     Ok(Box::new(acp_connection {
         peer: conn.acp_peer(),
         conn: Some(conn),
@@ -721,7 +697,7 @@ pub unsafe extern "C" fn acp_connection_wakeup_fd(conn: *const acp_connection) -
     // SAFETY: `conn` is NULL or live, per this function's `# Safety`.
     unsafe {
         export::get(conn, -1, |c| {
-            c.wake_fd.as_ref().map_or(-1, |fd| fd.0.as_raw_fd())
+            c.wake_fd.as_ref().map_or(-1, |bell| bell.fd())
         })
     }
 }

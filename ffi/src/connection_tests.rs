@@ -1,7 +1,7 @@
-//! `acp_connection`'s callback-mode start: no event before the
-//! constructor wrote `*out`.
+//! `acp_connection`'s callback mode: no event before the constructor
+//! wrote `*out`; a descriptor transport is read on the dispatch thread.
 
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void};
 use std::os::fd::{IntoRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
@@ -23,6 +23,25 @@ fn socket_with_a_request() -> (RawFd, UnixStream) {
         panic!("write: {e}");
     }
     (ours.into_raw_fd(), theirs)
+}
+
+/// `acp_connection_from_fds` in the agent role on the socket `fd` (given
+/// up), the connection written to `out`.
+fn agent_on(options: &acp_options, fd: RawFd, out: *mut *mut acp_connection) {
+    let mut error = std::ptr::null_mut();
+    // SAFETY: live options, a stream socket given up, `out` valid for a
+    // write, a valid error out-param.
+    let status = unsafe {
+        acp_connection_from_fds(
+            options,
+            acp_role::ACP_ROLE_AGENT as i32,
+            fd,
+            fd,
+            out,
+            &raw mut error,
+        )
+    };
+    assert_eq!(status, acp_status::ACP_OK);
 }
 
 /// Counts events; `user_data` is the counter.
@@ -74,11 +93,8 @@ fn the_dispatch_thread_waits_for_the_constructor() {
         Ok(conn) => conn,
         Err(e) => panic!("{e:?}"),
     };
-    // The request is in the inbox by now (read on libacp's threads);
-    // the callback must still not have run.
-    wait_for("the request reaches the inbox", || {
-        !conn.inbox.is_empty() || EVENTS.load(Ordering::SeqCst) > 0
-    });
+    // The request is waiting on the socket, which the dispatch thread
+    // reads: the callback must still not have run.
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(
         EVENTS.load(Ordering::SeqCst),
@@ -119,20 +135,8 @@ fn the_first_event_finds_out_written() {
             ..acp_options::default()
         };
         let (fd, _peer) = socket_with_a_request();
-        let mut error = std::ptr::null_mut();
-        // SAFETY: live options, a stream socket given up, valid
-        // out-params (the slot is read atomically by the callback).
-        let status = unsafe {
-            acp_connection_from_fds(
-                &raw const options,
-                acp_role::ACP_ROLE_AGENT as i32,
-                fd,
-                fd,
-                SLOT.as_ptr(),
-                &raw mut error,
-            )
-        };
-        assert_eq!(status, acp_status::ACP_OK);
+        // The slot is read atomically by the callback.
+        agent_on(&options, fd, SLOT.as_ptr());
         wait_for("the first event", || SEEN.load(Ordering::SeqCst) != 0);
         assert_eq!(
             SEEN.load(Ordering::SeqCst),
@@ -142,4 +146,79 @@ fn the_first_event_finds_out_written() {
         // SAFETY: the live connection the constructor wrote, freed once.
         unsafe { acp_connection_free(SLOT.swap(std::ptr::null_mut(), Ordering::SeqCst)) };
     }
+}
+
+/// The threads that traced incoming and outgoing frames and that ran the
+/// event callback, and the callback's answer status.
+static THREADS: Mutex<Vec<(&str, std::thread::ThreadId)>> = Mutex::new(Vec::new());
+
+fn note(what: &'static str) {
+    THREADS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push((what, std::thread::current().id()));
+}
+
+unsafe extern "C" fn trace_thread(_: *mut c_void, dir: acp_direction, _: *const c_char, _: usize) {
+    note(match dir {
+        acp_direction::ACP_DIRECTION_INCOMING => "in",
+        acp_direction::ACP_DIRECTION_OUTGOING => "out",
+    });
+}
+
+/// Answers the `initialize` request, noting its thread.
+unsafe extern "C" fn answer(_: *mut c_void, event: *mut acp_event) {
+    let mut request = std::ptr::null_mut();
+    // SAFETY: the callee owns the event; `request` is a valid out-param.
+    if unsafe { crate::events::acp_event_take_request(event, &raw mut request) }
+        == acp_status::ACP_OK
+    {
+        note("callback");
+        let result = r#"{"protocolVersion":1}"#;
+        let text = acp_str {
+            ptr: result.as_ptr().cast(),
+            len: result.len(),
+        };
+        // SAFETY: a live request, a valid string; the request freed once.
+        unsafe {
+            crate::request::acp_request_respond(request, text, std::ptr::null_mut());
+            crate::request::acp_request_free(request);
+        }
+    }
+    // SAFETY: the callee owns the event.
+    unsafe { acp_event_free(event) };
+}
+
+#[test]
+fn a_request_is_read_handled_and_answered_on_the_dispatch_thread() {
+    let options = acp_options {
+        event_callback: Some((answer, UserData(std::ptr::null_mut()))),
+        trace_callback: Some((trace_thread, UserData(std::ptr::null_mut()))),
+        ..acp_options::default()
+    };
+    let (fd, peer) = socket_with_a_request();
+    let mut conn = std::ptr::null_mut();
+    agent_on(&options, fd, &raw mut conn);
+    let mut line = String::new();
+    if let Err(e) = std::io::BufRead::read_line(&mut std::io::BufReader::new(&peer), &mut line) {
+        panic!("read: {e}");
+    }
+    assert!(line.contains(r#""protocolVersion":1"#), "{line}");
+    // SAFETY: the live connection the constructor wrote, freed once.
+    unsafe { acp_connection_free(conn) };
+    let threads = THREADS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    let of = |what: &str| {
+        threads
+            .iter()
+            .find(|(w, _)| *w == what)
+            .map(|(_, t)| *t)
+            .unwrap_or_else(|| panic!("no {what} in {threads:?}"))
+    };
+    // Read and handed to the callback on one thread: no hand-off from an
+    // I/O thread. (The answer is written there too once the writer has
+    // published its descriptor for direct writes: the writer's business.)
+    assert_eq!(of("in"), of("callback"), "{threads:?}");
 }

@@ -47,12 +47,15 @@ pub enum acp_direction {
 /// thread, one at a time. The callee owns `event` (free it with
 /// `acp_event_free`). The first call comes after the constructor
 /// returned: the connection pointer it wrote to `*out` is there to read.
+/// The dispatch thread also reads the transport (pipes, sockets, stdio):
+/// while the callback runs, nothing more is read.
 pub type acp_event_callback =
     Option<unsafe extern "C" fn(user_data: *mut c_void, event: *mut acp_event)>;
 
 /// Sees every frame (`frame`, `len` borrowed for the call). Runs on the
-/// thread that reads or writes the frame: libacp's I/O threads, or the
-/// thread whose `acp_*` call wrote an answer or a request directly (when
+/// thread that reads or writes the frame: libacp's I/O threads, the
+/// dispatch thread (callback mode reads pipes, sockets and stdio there), or
+/// the thread whose `acp_*` call wrote an answer or a request directly (when
 /// the writer was idle), possibly concurrently with events: it must be
 /// thread-safe, quick, and must not call blocking `acp_*` functions (they
 /// return `ACP_ERR_WRONG_THREAD` inside it, on any thread). It returns

@@ -25,9 +25,15 @@
 //! Round trips cost no thread hand-off: with the host reading, a request is
 //! read, dispatched and handed to the host on its own thread, and the
 //! answer is written there too when the writer is idle.
+//!
+//! A host whose code runs on one thread of its own that may block between
+//! deliveries (the C ABI's dispatch thread) does steps 2 and 3 with a
+//! [`HostThread`]: give the inbox a [`Bell`]'s wake-up and call
+//! [`HostThread::next_delivery`], which pumps the reader and sleeps in `poll(2)`.
 
 mod inbox;
 mod runtime;
+mod thread;
 
 use std::sync::{Arc, Mutex};
 
@@ -35,6 +41,7 @@ use serde_json::value::RawValue;
 
 pub use inbox::{Delivery, HookLane, HostRequest, Inbox, Pending, Wake};
 pub use runtime::ProcessRuntime;
+pub use thread::{Bell, HostThread};
 
 use crate::error::{CallError, ConnectionError};
 use crate::protocol::{AcpConnection, AcpOptions, AcpPeer, Role};
