@@ -134,15 +134,20 @@ impl Connection {
     /// path); bytes that are not UTF-8 answer `-32603`, as text that is not
     /// JSON does.
     pub(crate) fn respond_utf8(&self, key: u64, result: Vec<u8>) -> bool {
-        match String::from_utf8(result) {
-            Ok(text) => self.respond(key, text),
-            Err(e) => self.requests.answer(
-                key,
-                Err(libacp_core::RpcError::internal_error(format!(
+        self.answer_text(key, String::from_utf8(result).map_err(|e| e.to_string()))
+    }
+
+    /// Answers `key` with `result`, JSON text; text that is not JSON (or
+    /// not text: `Err`) answers `-32603` saying why.
+    fn answer_text(&self, key: u64, result: Result<String, String>) -> bool {
+        let answer = result
+            .and_then(|text| RawValue::from_string(text).map_err(|e| e.to_string()))
+            .map_err(|e| {
+                libacp_core::RpcError::internal_error(format!(
                     "the handler's result is not JSON: {e}"
-                ))),
-            ),
-        }
+                ))
+            });
+        self.requests.answer(key, answer)
     }
 
     /// [`Connection::start_call`] with the params as UTF-8 bytes (the JNI
@@ -420,10 +425,7 @@ impl Connection {
     /// engine (cancelled, the connection closed). A prompt answered after
     /// `session/cancel` is answered `stopReason: "cancelled"`.
     pub fn respond(&self, key: u64, result: String) -> bool {
-        let answer = RawValue::from_string(result).map_err(|e| {
-            libacp_core::RpcError::internal_error(format!("the handler's result is not JSON: {e}"))
-        });
-        self.requests.answer(key, answer)
+        self.answer_text(key, Ok(result))
     }
 
     /// Answers the peer's request `key` with an error:

@@ -26,7 +26,7 @@ use jni::sys::{jlong, jvalue};
 use jni::{Env, JavaVM, jni_sig, jni_str};
 use tokio::sync::oneshot;
 
-use super::attach;
+use super::{attach, uniffi_bytes};
 use crate::error::AcpError;
 use crate::handler::{HostHandler, IncomingRequest, Notification};
 use crate::options::{EngineEvent, WireDirection};
@@ -169,13 +169,11 @@ impl JniHost {
     /// [`HostHandler::on_request`] through JNI.
     pub(crate) fn on_request(&self, request: IncomingRequest) -> Result<(), AcpError> {
         // Sized once: a request may carry megabytes of params.
-        let mut bytes = Vec::with_capacity(
-            request.id.len()
-                + request.method.len()
-                + request.params.as_ref().map_or(0, String::len)
-                + 64,
-        );
-        <IncomingRequest as uniffi::Lower<crate::UniFfiTag>>::write(request, &mut bytes);
+        let size = request.id.len()
+            + request.method.len()
+            + request.params.as_ref().map_or(0, String::len)
+            + 64;
+        let bytes = uniffi_bytes(request, size);
         self.call(self.request, &bytes, None)
             .map_err(|e| e.into_error("on_request"))
     }
@@ -195,8 +193,7 @@ impl JniHost {
     /// [`HostHandler::on_call_error`] through JNI; errors as
     /// [`Self::on_call_result`]'s.
     fn on_call_error(&self, token: u64, error: &AcpError) -> Result<(), Option<AcpError>> {
-        let mut bytes = Vec::new();
-        <AcpError as uniffi::Lower<crate::UniFfiTag>>::write(error.clone(), &mut bytes);
+        let bytes = uniffi_bytes(error.clone(), 0);
         self.call(self.call_error, &bytes, Some((token as jlong, true)))
             .map_err(|e| e.into_error_if_called("on_call_error"))
     }
@@ -208,8 +205,7 @@ impl JniHost {
             .iter()
             .map(|n| n.method.len() + n.params.as_ref().map_or(0, String::len) + 16)
             .sum::<usize>();
-        let mut bytes = Vec::with_capacity(size + 8);
-        <Vec<Notification> as uniffi::Lower<crate::UniFfiTag>>::write(batch, &mut bytes);
+        let bytes = uniffi_bytes(batch, size + 8);
         let (done, handled) = oneshot::channel();
         let done = Box::into_raw(Box::<Done>::new(done));
         match self.call(self.notifications, &bytes, Some((done as jlong, false))) {

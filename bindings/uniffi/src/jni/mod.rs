@@ -66,3 +66,12 @@ pub(crate) mod host;
 pub(crate) mod natives;
 
 pub(crate) use host::{Routed, Slot};
+
+/// `value` as UniFFI writes it and the generated Kotlin reads it back
+/// (`FfiConverter*.read`), in a buffer of `capacity` bytes to start with:
+/// how records and errors cross this path.
+fn uniffi_bytes<T: uniffi::Lower<crate::UniFfiTag>>(value: T, capacity: usize) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(capacity);
+    T::write(value, &mut bytes);
+    bytes
+}

@@ -22,6 +22,7 @@ use jni::sys::{self, jboolean, jint, jlong};
 use jni::{EnvUnowned, NativeMethod, Outcome, jni_str};
 
 use super::host::{Done, JniHost};
+use super::uniffi_bytes;
 use crate::connection::Connection;
 use crate::error::AcpError;
 
@@ -163,11 +164,7 @@ extern "system" fn start_call<'local>(
         };
         match started {
             Ok(()) => Ok(JByteArray::default()),
-            Err(error) => {
-                let mut bytes = Vec::new();
-                <AcpError as uniffi::Lower<crate::UniFfiTag>>::write(error, &mut bytes);
-                Ok(env.byte_array_from_slice(&bytes)?)
-            }
+            Err(error) => Ok(env.byte_array_from_slice(&uniffi_bytes(error, 0))?),
         }
     })
     .resolve::<ThrowRuntimeExAndDefault>()
