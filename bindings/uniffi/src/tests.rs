@@ -53,7 +53,15 @@ impl HostHandler for Recorder {
     fn on_request(&self, request: IncomingRequest) -> Result<(), AcpError> {
         self.send(Event::Request(request));
         if let Some(hold) = self.hold.lock().expect("hold").take() {
-            let _ = hold.recv_timeout(PATIENCE);
+            // This runs on a libacp runtime worker (the inbox task): held
+            // there plainly, the tasks queued on that worker (its LIFO
+            // slot, which the other worker cannot steal) waited with it,
+            // among them this connection's reader and other tests' tasks,
+            // until the hold timed out (1 run in 4 failed so). Handing the
+            // worker's queue to another thread first lets them run.
+            tokio::task::block_in_place(|| {
+                let _ = hold.recv_timeout(PATIENCE);
+            });
         }
         Ok(())
     }
