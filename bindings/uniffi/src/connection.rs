@@ -428,11 +428,15 @@ impl Connection {
         self.answer_text(key, Ok(result))
     }
 
-    /// Answers the peer's request `key` with an error:
-    /// [`AcpError::Rpc`] with its code and data, [`AcpError::Cancelled`] for
-    /// `-32800` (a cancelled prompt then answers `stopReason: "cancelled"`),
-    /// [`AcpError::InvalidParams`] for `-32602`; anything else is `-32603`.
-    /// `false` as for [`Connection::respond`].
+    /// Answers the peer's request `key` with an error: [`AcpError::Rpc`]
+    /// unchanged (its code, message and data: `-32602` for params the
+    /// handler refuses is an `Rpc` error); any other kind is `-32603`
+    /// `"Internal error"` with the error's text as `data`, as every binding
+    /// answers a nested call's local failure (refused, invalid params of the
+    /// call, timed out, cancelled, closed) that escapes a handler. A request
+    /// the peer cancelled was answered by the engine (`-32800`, a prompt
+    /// `stopReason: "cancelled"`) and this returns `false`, as it does for
+    /// [`Connection::respond`].
     pub fn respond_error(&self, key: u64, error: AcpError) -> bool {
         self.requests.answer(key, Err(error.to_rpc()))
     }

@@ -44,8 +44,10 @@ pub enum AcpError {
         /// A sentence saying why.
         detail: String,
     },
-    /// The params broke the spec's rules (a relative path, a missing field)
-    /// or were not a JSON object; nothing was sent.
+    /// The params of a call broke the spec's rules (a relative path, a
+    /// missing field) or were not a JSON object; nothing was sent. Thrown
+    /// by a handler it answers `-32603` (a local failure): a handler
+    /// refuses the peer's params with an `Rpc` `-32602`.
     InvalidParams {
         /// What was wrong.
         detail: String,
@@ -60,10 +62,10 @@ pub enum AcpError {
         /// Why it closed.
         detail: String,
     },
-    /// The call was cancelled: by the caller (the peer was sent
-    /// `$/cancel_request`), or, thrown by a request handler, because the
-    /// peer cancelled the request (answered `-32800`; a prompt answers
-    /// `stopReason: "cancelled"`).
+    /// The call was cancelled by the caller (the peer was sent
+    /// `$/cancel_request`). A request handler whose request the peer
+    /// cancelled sees its task cancelled; the engine has answered it then
+    /// (`-32800`, a prompt `stopReason: "cancelled"`).
     Cancelled {
         /// What cancelled it.
         detail: String,
@@ -147,11 +149,18 @@ impl AcpError {
         }
     }
 
-    /// The JSON-RPC error a request handler's thrown error answers with.
-    /// `Rpc` is answered unchanged (code, message, data): a nested call's
-    /// error that escapes a Kotlin or Swift handler reaches the caller as
-    /// the peer sent it, a `-32601` too (it keeps naming the nested method),
-    /// as in the core's `From<CallError> for RpcError` and every binding.
+    /// The JSON-RPC error a request handler's thrown error answers with,
+    /// the rule of the core's `From<CallError> for RpcError` that every
+    /// binding follows: `Rpc` is answered unchanged (code, message, data),
+    /// so a nested call's error that escapes a Kotlin or Swift handler
+    /// reaches the caller as the peer sent it, a `-32601` too (it keeps
+    /// naming the nested method); every other kind is a local failure (of a
+    /// call the handler made: refused, invalid params, timed out, cancelled,
+    /// closed) and answers `-32603` with its text as `data`, never a code
+    /// that blames the caller's request. A handler refuses its own params
+    /// with an `Rpc` `-32602` (Kotlin `AcpErrors.invalidParams`, Swift
+    /// `AcpError.invalidParams`). The peer's cancellation is answered by the
+    /// engine, not here.
     pub(crate) fn to_rpc(&self) -> RpcError {
         match self {
             Self::Rpc { code, detail, data } => {
@@ -166,8 +175,6 @@ impl AcpError {
                     Some(Err(_)) => error.with_data(data.clone().unwrap_or_default()),
                 }
             }
-            Self::Cancelled { .. } => RpcError::request_cancelled(),
-            Self::InvalidParams { detail } => RpcError::invalid_params(detail.clone()),
             other => RpcError::internal_error(other.to_string()),
         }
     }
@@ -331,9 +338,34 @@ mod tests {
         assert!(matches!(e, AcpError::Refused { version: Some(v), .. } if v == "99"));
     }
 
+    /// A nested call's local failure, thrown on by a handler, answers
+    /// `-32603` as the core's `From<CallError> for RpcError` does (the same
+    /// answer as a Rust handler's `?`), never `-32602` or `-32800`, which
+    /// would blame the caller's request.
     #[test]
-    fn a_thrown_cancellation_answers_request_cancelled() {
-        let e = AcpError::Cancelled { detail: "x".into() };
-        assert_eq!(e.to_rpc().code, libacp_core::codes::REQUEST_CANCELLED);
+    fn a_nested_local_failure_answers_internal_error() {
+        let refusal = CallError::Refused(Refusal::CapabilityNotAdvertised {
+            method: "terminal/create".into(),
+            capability: "clientCapabilities.terminal".into(),
+        });
+        let params = CallError::InvalidParams("/path must be an absolute path".into());
+        for local in [refusal, params] {
+            let thrown = AcpError::from(local.clone());
+            assert_eq!(thrown.to_rpc(), RpcError::from(local));
+        }
+        for thrown in [
+            AcpError::from(CallError::Cancelled),
+            AcpError::from(CallError::Timeout),
+            AcpError::from(CallError::InvalidResult("stopReason".into())),
+            AcpError::Closed { detail: "x".into() },
+        ] {
+            let answer = thrown.to_rpc();
+            assert_eq!(
+                answer.code,
+                libacp_core::codes::INTERNAL_ERROR,
+                "{thrown:?}"
+            );
+            assert_eq!(answer.data, Some(serde_json::json!(thrown.to_string())));
+        }
     }
 }

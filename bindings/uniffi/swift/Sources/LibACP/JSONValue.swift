@@ -141,14 +141,14 @@ enum JSON {
         }
     }
 
-    /// Decodes a peer's params (a failure is `InvalidParams`) or result
-    /// (`InvalidResult`).
+    /// Decodes a peer's params (a failure is the `-32602` a handler answers,
+    /// `AcpError.invalidParams`) or a call's result (`InvalidResult`).
     static func decode<T: Decodable>(_ type: T.Type, _ text: String?, params: Bool) throws -> T {
         do {
             return try TreeDecoder.decode(T.self, from: JSONParser.parse(text ?? "null"), at: [])
         } catch {
             let detail = "\(T.self): \(describe(error))"
-            throw params ? AcpError.InvalidParams(detail: detail) : AcpError.InvalidResult(detail: detail)
+            throw params ? AcpError.invalidParams(detail) : AcpError.InvalidResult(detail: detail)
         }
     }
 

@@ -840,11 +840,15 @@ public protocol ConnectionProtocol: AnyObject, Sendable {
     func respond(key: UInt64, result: String)  -> Bool
     
     /**
-     * Answers the peer's request `key` with an error:
-     * [`AcpError::Rpc`] with its code and data, [`AcpError::Cancelled`] for
-     * `-32800` (a cancelled prompt then answers `stopReason: "cancelled"`),
-     * [`AcpError::InvalidParams`] for `-32602`; anything else is `-32603`.
-     * `false` as for [`Connection::respond`].
+     * Answers the peer's request `key` with an error: [`AcpError::Rpc`]
+     * unchanged (its code, message and data: `-32602` for params the
+     * handler refuses is an `Rpc` error); any other kind is `-32603`
+     * `"Internal error"` with the error's text as `data`, as every binding
+     * answers a nested call's local failure (refused, invalid params of the
+     * call, timed out, cancelled, closed) that escapes a handler. A request
+     * the peer cancelled was answered by the engine (`-32800`, a prompt
+     * `stopReason: "cancelled"`) and this returns `false`, as it does for
+     * [`Connection::respond`].
      */
     func respondError(key: UInt64, error: AcpError)  -> Bool
     
@@ -1261,11 +1265,15 @@ open func respond(key: UInt64, result: String) -> Bool  {
 }
     
     /**
-     * Answers the peer's request `key` with an error:
-     * [`AcpError::Rpc`] with its code and data, [`AcpError::Cancelled`] for
-     * `-32800` (a cancelled prompt then answers `stopReason: "cancelled"`),
-     * [`AcpError::InvalidParams`] for `-32602`; anything else is `-32603`.
-     * `false` as for [`Connection::respond`].
+     * Answers the peer's request `key` with an error: [`AcpError::Rpc`]
+     * unchanged (its code, message and data: `-32602` for params the
+     * handler refuses is an `Rpc` error); any other kind is `-32603`
+     * `"Internal error"` with the error's text as `data`, as every binding
+     * answers a nested call's local failure (refused, invalid params of the
+     * call, timed out, cancelled, closed) that escapes a handler. A request
+     * the peer cancelled was answered by the engine (`-32800`, a prompt
+     * `stopReason: "cancelled"`) and this returns `false`, as it does for
+     * [`Connection::respond`].
      */
 open func respondError(key: UInt64, error: AcpError) -> Bool  {
     return try!  FfiConverterBool.lift(try! rustCall() {
@@ -4054,8 +4062,10 @@ public enum AcpError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
          */detail: String
     )
     /**
-     * The params broke the spec's rules (a relative path, a missing field)
-     * or were not a JSON object; nothing was sent.
+     * The params of a call broke the spec's rules (a relative path, a
+     * missing field) or were not a JSON object; nothing was sent. Thrown
+     * by a handler it answers `-32603` (a local failure): a handler
+     * refuses the peer's params with an `Rpc` `-32602`.
      */
     case InvalidParams(
         /**
@@ -4079,10 +4089,10 @@ public enum AcpError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
          */detail: String
     )
     /**
-     * The call was cancelled: by the caller (the peer was sent
-     * `$/cancel_request`), or, thrown by a request handler, because the
-     * peer cancelled the request (answered `-32800`; a prompt answers
-     * `stopReason: "cancelled"`).
+     * The call was cancelled by the caller (the peer was sent
+     * `$/cancel_request`). A request handler whose request the peer
+     * cancelled sees its task cancelled; the engine has answered it then
+     * (`-32800`, a prompt `stopReason: "cancelled"`).
      */
     case Cancelled(
         /**
@@ -5161,7 +5171,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_acp_uniffi_checksum_method_connection_respond() != 38806) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_acp_uniffi_checksum_method_connection_respond_error() != 58254) {
+    if (uniffi_acp_uniffi_checksum_method_connection_respond_error() != 55781) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_method_connection_role() != 61743) {

@@ -59,7 +59,8 @@ final class JSONCodecTests: XCTestCase {
             do {
                 _ = try JSON.decode(T.self, text, params: true)
                 return "decoded"
-            } catch AcpError.InvalidParams(let detail) {
+            } catch let e as AcpError {
+                guard e.code == -32602, case .string(let detail)? = e.data else { return "\(e)" }
                 return detail
             } catch {
                 return "\(error)"

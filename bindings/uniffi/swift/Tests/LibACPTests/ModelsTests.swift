@@ -76,7 +76,9 @@ final class ModelsTests: XCTestCase {
 
     func testMissingRequiredMembersAreInvalidParamsNamingTheMember() {
         XCTAssertThrowsError(try JSON.decode(PromptRequest.self, #"{"prompt":[]}"#, params: true)) { error in
-            guard case AcpError.InvalidParams(let detail) = error else { return XCTFail("\(error)") }
+            guard let e = error as? AcpError, e.code == -32602, case .string(let detail)? = e.data else {
+                return XCTFail("\(error)")
+            }
             XCTAssertTrue(detail.contains("sessionId"), detail)
         }
     }

@@ -120,7 +120,8 @@ final class PairTests: XCTestCase {
             XCTAssertEqual(missing?.code, -32601)
             // Not JSON: refused locally.
             let notJSON = await assertThrowsAcp { try await connection.callJSON("_test/x", paramsJSON: "{not json") }
-            XCTAssertEqual(notJSON?.code, -32602)
+            guard case .InvalidParams? = notJSON else { return XCTFail("\(String(describing: notJSON))") }
+            XCTAssertEqual(notJSON?.code, -32603, "a local failure answers -32603 when it escapes a handler")
             // Params that break the schema: refused locally, nothing sent.
             let bad = await assertThrowsAcp { try await connection.call("session/new", params: ["cwd": 3]) }
             guard case .InvalidParams(let why)? = bad else { return XCTFail("\(String(describing: bad))") }

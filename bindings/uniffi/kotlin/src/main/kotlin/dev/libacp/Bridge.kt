@@ -275,7 +275,13 @@ internal class HostBridge(
         try {
             result = host.request(call)
         } catch (e: CancellationException) {
-            error = AcpException.Cancelled("the peer cancelled ${call.method}")
+            // The peer's cancellation was answered by the engine (-32800,
+            // a prompt stopReason "cancelled"): this answer is refused then.
+            // Any other cancellation of the handler answers -32603.
+            error = AcpException.Cancelled(
+                if (call.isCancelled) "the peer cancelled ${call.method}"
+                else "the handler of ${call.method} was cancelled: ${e.message}",
+            )
         } catch (e: AcpException) {
             error = e
         } catch (e: Exception) {

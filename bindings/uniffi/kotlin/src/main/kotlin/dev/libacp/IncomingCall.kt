@@ -45,15 +45,24 @@ class IncomingCall internal constructor(
  * [AcpException.Rpc] that escapes a handler is answered unchanged (code,
  * message, `data`): a nested call's error the handler does not catch reaches
  * the caller as the peer sent it, a `-32601` too (it is not rewritten into
- * [methodNotFound] for the handler's own method).
+ * [methodNotFound] for the handler's own method). Any other [AcpException]
+ * that escapes (a nested call's local failure: [AcpException.InvalidParams]
+ * of the handler's own call, [AcpException.Refused], a timeout, a
+ * cancellation) answers `-32603` `"Internal error"` with its text as
+ * `data`, as in every libacp binding: it never blames the caller's request.
  */
 object AcpErrors {
     /** `-32601` with `data: {"method": method}`, as libacp answers unhandled methods. */
     fun methodNotFound(method: String): AcpException =
         AcpException.Rpc(-32601, "Method not found", """{"method":${JsonPrimitive(method)}}""")
 
-    /** `-32602` with [detail] as `data`. */
-    fun invalidParams(detail: String): AcpException = AcpException.InvalidParams(detail)
+    /**
+     * `-32602` `"Invalid params"` with [detail] as `data`: the handler
+     * refuses the peer's params (what libacp answers for params that break
+     * the spec's rules, and the typed API for params that do not decode).
+     */
+    fun invalidParams(detail: String): AcpException =
+        AcpException.Rpc(-32602, "Invalid params", JsonPrimitive(detail).toString())
 
     /** An error with this code, message and `data` (JSON). */
     fun rpc(code: Long, message: String, data: JsonElement? = null): AcpException =

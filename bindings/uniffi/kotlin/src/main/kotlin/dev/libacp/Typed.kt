@@ -75,15 +75,29 @@ import kotlinx.serialization.json.JsonObject
 // to send them uses `AcpConnection.call` (the dynamic API of the same
 // connection).
 
+/**
+ * Decodes the peer's params (a failure is the `-32602` a handler answers,
+ * [AcpErrors.invalidParams]) or a call's result ([AcpException.InvalidResult]).
+ */
 private fun <T> decode(serializer: KSerializer<T>, text: String?, params: Boolean): T =
     try {
         ACPJson.decodeFromString(serializer, text ?: "null")
     } catch (e: SerializationException) {
-        throw if (params) AcpException.InvalidParams(e.message ?: "params did not decode")
+        throw if (params) AcpErrors.invalidParams(e.message ?: "params did not decode")
         else AcpException.InvalidResult(e.message ?: "result did not decode")
     } catch (e: IllegalArgumentException) {
-        throw if (params) AcpException.InvalidParams(e.message ?: "params did not decode")
+        throw if (params) AcpErrors.invalidParams(e.message ?: "params did not decode")
         else AcpException.InvalidResult(e.message ?: "result did not decode")
+    }
+
+/** A notification's params decoded, or null when they do not decode. */
+private fun <T> decodeOrNull(serializer: KSerializer<T>, text: String?): T? =
+    try {
+        ACPJson.decodeFromString(serializer, text ?: "null")
+    } catch (e: SerializationException) {
+        null
+    } catch (e: IllegalArgumentException) {
+        null
     }
 
 private suspend fun <P, R> AcpConnection.typed(
@@ -118,11 +132,7 @@ private fun <P> notificationRoute(
     ext: suspend (String, JsonElement?) -> Unit,
     handle: suspend (P) -> Unit,
 ): NotificationRoute = { params ->
-    val decoded = try {
-        decode(ps, params, params = true)
-    } catch (e: AcpException.InvalidParams) {
-        null
-    }
+    val decoded = decodeOrNull(ps, params)
     if (decoded != null) handle(decoded) else ext(method, parse(params))
 }
 
@@ -434,11 +444,7 @@ internal class ClientHost(private val client: Client) : TypedHost() {
     private suspend fun sessionUpdate(params: String?) {
         // An update the models cannot decode (a variant from a newer
         // protocol, say) goes to extNotification whole, not dropped.
-        val update = try {
-            decode(SessionNotification.serializer(), params, params = true)
-        } catch (e: AcpException.InvalidParams) {
-            null
-        }
+        val update = decodeOrNull(SessionNotification.serializer(), params)
         if (update != null) client.sessionUpdate(update) else client.extNotification("session/update", parse(params))
     }
 

@@ -1191,7 +1191,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if (lib.uniffi_acp_uniffi_checksum_method_connection_respond() != 38806.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if (lib.uniffi_acp_uniffi_checksum_method_connection_respond_error() != 58254.toShort()) {
+    if (lib.uniffi_acp_uniffi_checksum_method_connection_respond_error() != 55781.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_method_connection_role() != 61743.toShort()) {
@@ -2314,11 +2314,15 @@ public interface ConnectionInterface {
     fun `respond`(`key`: kotlin.ULong, `result`: kotlin.String): kotlin.Boolean
     
     /**
-     * Answers the peer's request `key` with an error:
-     * [`AcpError::Rpc`] with its code and data, [`AcpError::Cancelled`] for
-     * `-32800` (a cancelled prompt then answers `stopReason: "cancelled"`),
-     * [`AcpError::InvalidParams`] for `-32602`; anything else is `-32603`.
-     * `false` as for [`Connection::respond`].
+     * Answers the peer's request `key` with an error: [`AcpError::Rpc`]
+     * unchanged (its code, message and data: `-32602` for params the
+     * handler refuses is an `Rpc` error); any other kind is `-32603`
+     * `"Internal error"` with the error's text as `data`, as every binding
+     * answers a nested call's local failure (refused, invalid params of the
+     * call, timed out, cancelled, closed) that escapes a handler. A request
+     * the peer cancelled was answered by the engine (`-32800`, a prompt
+     * `stopReason: "cancelled"`) and this returns `false`, as it does for
+     * [`Connection::respond`].
      */
     fun `respondError`(`key`: kotlin.ULong, `error`: AcpException): kotlin.Boolean
     
@@ -2803,11 +2807,15 @@ open class Connection: Disposable, AutoCloseable, ConnectionInterface
 
     
     /**
-     * Answers the peer's request `key` with an error:
-     * [`AcpError::Rpc`] with its code and data, [`AcpError::Cancelled`] for
-     * `-32800` (a cancelled prompt then answers `stopReason: "cancelled"`),
-     * [`AcpError::InvalidParams`] for `-32602`; anything else is `-32603`.
-     * `false` as for [`Connection::respond`].
+     * Answers the peer's request `key` with an error: [`AcpError::Rpc`]
+     * unchanged (its code, message and data: `-32602` for params the
+     * handler refuses is an `Rpc` error); any other kind is `-32603`
+     * `"Internal error"` with the error's text as `data`, as every binding
+     * answers a nested call's local failure (refused, invalid params of the
+     * call, timed out, cancelled, closed) that escapes a handler. A request
+     * the peer cancelled was answered by the engine (`-32800`, a prompt
+     * `stopReason: "cancelled"`) and this returns `false`, as it does for
+     * [`Connection::respond`].
      */override fun `respondError`(`key`: kotlin.ULong, `error`: AcpException): kotlin.Boolean {
             return FfiConverterBoolean.lift(
     callWithHandle {
@@ -5862,8 +5870,10 @@ sealed class AcpException: kotlin.Exception() {
     }
     
     /**
-     * The params broke the spec's rules (a relative path, a missing field)
-     * or were not a JSON object; nothing was sent.
+     * The params of a call broke the spec's rules (a relative path, a
+     * missing field) or were not a JSON object; nothing was sent. Thrown
+     * by a handler it answers `-32603` (a local failure): a handler
+     * refuses the peer's params with an `Rpc` `-32602`.
      */
     class InvalidParams(
         
@@ -5905,10 +5915,10 @@ sealed class AcpException: kotlin.Exception() {
     }
     
     /**
-     * The call was cancelled: by the caller (the peer was sent
-     * `$/cancel_request`), or, thrown by a request handler, because the
-     * peer cancelled the request (answered `-32800`; a prompt answers
-     * `stopReason: "cancelled"`).
+     * The call was cancelled by the caller (the peer was sent
+     * `$/cancel_request`). A request handler whose request the peer
+     * cancelled sees its task cancelled; the engine has answered it then
+     * (`-32800`, a prompt `stopReason: "cancelled"`).
      */
     class Cancelled(
         
