@@ -809,10 +809,20 @@ pub unsafe extern "C" fn acp_connection_free(conn: *mut acp_connection) {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .take();
+            let on_dispatch = Some(std::thread::current().id()) == conn.dispatch_id;
             if let Some(handle) = handle
-                && Some(std::thread::current().id()) != conn.dispatch_id
+                && !on_dispatch
             {
                 let _ = handle.join();
+            }
+            // Nobody takes from the inbox any more (poll mode, or the
+            // dispatch thread ended): what waits there, a request that came
+            // before the close, would keep the engine and its socket alive
+            // (the request holds the engine, which holds the inbox). Not
+            // when freed inside its own callback: that thread goes on until
+            // `ACP_EVENT_CLOSED`.
+            if !on_dispatch {
+                conn.inbox.discard();
             }
             // The engine may still write (a flush on close) on its threads:
             // the trace callback's user_data is the host's to free from now

@@ -177,6 +177,8 @@ struct Lanes<T> {
     urgent_scheduled: bool,
     /// `Closed` was queued: only late call outcomes are accepted after it.
     closed: bool,
+    /// The host is gone ([`Inbox::discard`]): nothing is queued any more.
+    discarded: bool,
     /// stderr lines dropped because the inbox was full.
     dropped_logs: usize,
     /// Engine events dropped because the inbox was full.
@@ -235,6 +237,7 @@ impl<T: Send + 'static> Inbox<T> {
                 ordered_scheduled: false,
                 urgent_scheduled: false,
                 closed: false,
+                discarded: false,
                 dropped_logs: 0,
                 dropped_events: 0,
                 holding: false,
@@ -255,7 +258,7 @@ impl<T: Send + 'static> Inbox<T> {
     fn push(&self, delivery: Delivery<T>, urgent: bool) -> Result<(), Delivery<T>> {
         let wake = {
             let mut lanes = lock(&self.lanes);
-            if lanes.closed && !matches!(delivery, Delivery::Result { .. }) {
+            if lanes.discarded || (lanes.closed && !matches!(delivery, Delivery::Result { .. })) {
                 return Err(delivery);
             }
             // A late call outcome still comes before `Closed`.
@@ -457,6 +460,32 @@ impl<T: Send + 'static> Inbox<T> {
         if self.push(Delivery::Closed(reason), false).is_ok() {
             self.room.notify_waiters();
         }
+    }
+
+    /// The host is gone for good (its connection object was freed): drops
+    /// what waits and everything queued from now on, so nothing is left
+    /// holding the connection. A queued request holds the engine's state,
+    /// which holds this inbox (through the handler): a host that stopped
+    /// taking (a C poll-mode connection freed before it polled) would leave
+    /// that cycle alive, the connection and its socket with it. A dropped
+    /// request is answered `-32603` by the engine if it can still write;
+    /// dropped calls' outcomes have no caller left. Call it once the
+    /// connection was told to close.
+    pub fn discard(&self) {
+        let (ordered, urgent) = {
+            let mut lanes = lock(&self.lanes);
+            lanes.discarded = true;
+            lanes.closed = true;
+            lanes.ordered_scheduled = false;
+            lanes.urgent_scheduled = false;
+            (
+                std::mem::take(&mut lanes.ordered),
+                std::mem::take(&mut lanes.urgent),
+            )
+        };
+        // Dropped outside the lock: a request's drop answers it.
+        drop((ordered, urgent));
+        self.room.notify_waiters();
     }
 
     /// Whether [`Delivery::Closed`] was queued.

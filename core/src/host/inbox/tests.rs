@@ -93,6 +93,42 @@ fn close_is_delivered_last_and_late_outcomes_come_before_it() {
     ));
 }
 
+/// A host that is gone drops what waits and everything after: a queued
+/// item that holds the engine (a request holds its state, which holds the
+/// inbox) must not keep the connection alive (the C poll-mode connection
+/// freed before it polled leaked its engine and socket this way).
+#[tokio::test]
+async fn discard_drops_what_waits_and_refuses_everything_after() {
+    let inbox: Arc<Inbox<Arc<u32>>> = Inbox::new(1, Arc::new(|| {}));
+    let tag = Arc::new(7);
+    inbox.push_notification("n".into(), None);
+    inbox.push_result(Arc::clone(&tag), ok(), false);
+    inbox.push_result(Arc::clone(&tag), ok(), true);
+    assert_eq!(Arc::strong_count(&tag), 3);
+    let room = {
+        let inbox = Arc::clone(&inbox);
+        tokio::spawn(async move { inbox.room().await })
+    };
+    inbox.discard();
+    assert_eq!(
+        Arc::strong_count(&tag),
+        1,
+        "the queued outcomes were dropped"
+    );
+    assert!(inbox.is_empty());
+    tokio::time::timeout(std::time::Duration::from_secs(20), room)
+        .await
+        .expect("a waiter for room goes on")
+        .expect("task");
+    // Nothing is queued any more, a late outcome and the close included.
+    assert!(!inbox.push_notification("after".into(), None));
+    inbox.push_result(Arc::clone(&tag), ok(), true);
+    inbox.close(CloseReason::PeerClosed);
+    assert!(inbox.is_empty());
+    assert_eq!(Arc::strong_count(&tag), 1);
+    assert!(inbox.pop().is_none());
+}
+
 #[tokio::test]
 async fn notifications_wait_for_room_and_are_released_by_the_host_taking_items() {
     let (inbox, _) = counted(2);
