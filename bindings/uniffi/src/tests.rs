@@ -337,14 +337,34 @@ fn a_request_is_answered_once_through_respond() {
     let key = pair.request(8, "_ask");
     assert!(pair.conn.respond(key, "not json".into()));
     assert_eq!(pair.peer.read()["error"]["code"], -32603);
+    // An Rpc error is the answer as it is; any other kind is a local
+    // failure: -32603 with its text, never -32602 (issue 24 item 5).
     let key = pair.request(9, "_ask");
+    assert!(pair.conn.respond_error(
+        key,
+        AcpError::Rpc {
+            code: -32602,
+            detail: "Invalid params".into(),
+            data: Some(r#""bad""#.into()),
+        }
+    ));
+    let error = &pair.peer.read()["error"];
+    assert_eq!(
+        *error,
+        json!({"code": -32602, "message": "Invalid params", "data": "bad"})
+    );
+    let key = pair.request(10, "_ask");
     assert!(pair.conn.respond_error(
         key,
         AcpError::InvalidParams {
             detail: "bad".into()
         }
     ));
-    assert_eq!(pair.peer.read()["error"]["code"], -32602);
+    let error = &pair.peer.read()["error"];
+    assert_eq!(
+        *error,
+        json!({"code": -32603, "message": "Internal error", "data": "invalid params: bad"})
+    );
 }
 
 #[test]
