@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 repo=$(pwd)
 cargo_fuzz_version=0.13.2
 seconds=${FUZZ_SECONDS:-60}
-targets=(framing_ndjson framing_content_length message_decode protocol ffi_text remote_route)
+targets=(framing_ndjson framing_content_length message_decode protocol ffi_text remote_route json_check)
 
 if [ "${FUZZ:-1}" = "0" ]; then
   echo "fuzz: skipped (FUZZ=0)"

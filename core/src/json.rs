@@ -1,6 +1,9 @@
 //! Helpers for raw JSON text crossing the engine.
 
+pub(crate) mod check;
 pub(crate) mod scan;
+
+pub use check::is_valid;
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -17,8 +20,50 @@ pub fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, serde_j
 /// the text (see [`compact_if_needed`]); text without them is kept byte for
 /// byte.
 pub fn parse_host_json(text: &str) -> Result<Box<RawValue>, serde_json::Error> {
-    let raw: Box<RawValue> = serde_json::from_str(text)?;
-    Ok(compact_if_needed(raw))
+    Ok(compact_if_needed(raw_from_string(text.to_owned())?))
+}
+
+/// [`RawValue::from_string`], checked by [`is_valid`] instead of a
+/// `serde_json` pass (several times faster on escape-dense strings; see
+/// `json/check.rs`): the same value for the same text, and `serde_json`'s
+/// own error for text that is not JSON. Leading or trailing whitespace is
+/// dropped, as `RawValue` does.
+pub fn raw_from_string(text: String) -> Result<Box<RawValue>, serde_json::Error> {
+    let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let bytes = text.as_bytes();
+    let trimmed =
+        bytes.first().is_some_and(|b| !space(b)) && bytes.last().is_some_and(|b| !space(b));
+    if trimmed && is_valid(&text) {
+        return Ok(valid_raw(text));
+    }
+    RawValue::from_string(text)
+}
+
+/// `text`, known to be one JSON value without whitespace around it, as a
+/// [`RawValue`], without a copy.
+fn valid_raw(text: String) -> Box<RawValue> {
+    // SAFETY: `RawValue` is `#[repr(transparent)]` over `str` (serde_json
+    // 1.0.154, pinned in the workspace; its own `RawValue::from_owned` is
+    // this same transmute), so `Box<str>` and `Box<RawValue>` have the same
+    // layout and metadata; the text is valid JSON (every caller's
+    // contract), which is all `RawValue` requires of its contents.
+    #[allow(unsafe_code)]
+    unsafe {
+        std::mem::transmute::<Box<str>, Box<RawValue>>(text.into_boxed_str())
+    }
+}
+
+/// [`valid_raw`] for borrowed text: a frame's member that [`is_valid`]
+/// checked as part of the whole frame.
+pub(crate) fn valid_raw_ref(text: &str) -> &RawValue {
+    debug_assert!(serde_json::from_str::<&RawValue>(text).is_ok_and(|raw| raw.get() == text));
+    // SAFETY: as in `valid_raw`: `&str` and `&RawValue` have the same
+    // layout and metadata (serde_json's own `RawValue::from_borrowed` is
+    // this cast), and the text is one valid JSON value.
+    #[allow(unsafe_code)]
+    unsafe {
+        std::mem::transmute::<&str, &RawValue>(text)
+    }
 }
 
 /// JSON text from a host serializer that only ever writes valid, compact
@@ -37,15 +82,7 @@ pub fn trusted_host_json(text: String) -> Box<RawValue> {
             && memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_none(),
         "trusted_host_json: not valid compact JSON: {text:.200}"
     );
-    // SAFETY: `RawValue` is `#[repr(transparent)]` over `str` (serde_json
-    // 1.0.154, pinned in the workspace; its own `RawValue::from_owned` is
-    // this same transmute), so `Box<str>` and `Box<RawValue>` have the same
-    // layout and metadata; the text is valid JSON by the caller's contract,
-    // which is all `RawValue` requires of its contents.
-    #[allow(unsafe_code)]
-    unsafe {
-        std::mem::transmute::<Box<str>, Box<RawValue>>(text.into_boxed_str())
-    }
+    valid_raw(text)
 }
 
 /// Removes the raw newlines and carriage returns of `raw`, which NDJSON

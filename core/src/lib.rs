@@ -98,6 +98,9 @@ pub mod services;
 pub mod transport;
 pub mod typed;
 
+#[cfg(test)]
+mod test_rng;
+
 pub use error::{CallError, CloseReason, ConnectionError, Refusal, RespondError, RpcError, codes};
 pub use framing::Framing;
 pub use message::RequestId;

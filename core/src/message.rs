@@ -141,7 +141,7 @@ pub struct DecodeError {
 /// `null`**: `"result": null` is a successful answer and `"id": null` makes
 /// a request, so "absent" and "null" must never be confused (serde's
 /// `Option` would read `null` as absent; [`present`] does not).
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct Envelope<'a> {
     #[serde(default, borrow, deserialize_with = "present")]
     jsonrpc: Option<&'a RawValue>,
@@ -155,6 +155,69 @@ struct Envelope<'a> {
     result: Option<&'a RawValue>,
     #[serde(default, borrow, deserialize_with = "present")]
     error: Option<&'a RawValue>,
+}
+
+/// The envelope of a frame [`crate::json::is_valid`] accepted, read by the
+/// scanner for valid text (no second validating pass over the params, which
+/// can be megabytes): what serde's reading of [`Envelope`] gives. `None`
+/// where that takes serde's own reading: not an object, a member name with
+/// an escape, a member of the envelope written twice (serde refuses it).
+fn scan_envelope(frame: &str) -> Option<Envelope<'_>> {
+    use crate::json::scan::{skip_string, skip_value};
+    let bytes = frame.as_bytes();
+    let space = |mut i: usize| {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(i) {
+            i += 1;
+        }
+        i
+    };
+    let mut env = Envelope::default();
+    let mut i = space(0);
+    if bytes.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = space(i + 1);
+    if bytes.get(i) == Some(&b'}') {
+        return Some(env);
+    }
+    loop {
+        if bytes.get(i) != Some(&b'"') {
+            return None;
+        }
+        let end = skip_string(bytes, i + 1)?;
+        let name = frame.get(i + 1..end - 1)?;
+        if name.contains('\\') {
+            return None;
+        }
+        i = space(end);
+        if bytes.get(i) != Some(&b':') {
+            return None;
+        }
+        i = space(i + 1);
+        let value_end = skip_value(bytes, i)?;
+        let slot = match name {
+            "jsonrpc" => Some(&mut env.jsonrpc),
+            "id" => Some(&mut env.id),
+            "method" => Some(&mut env.method),
+            "params" => Some(&mut env.params),
+            "result" => Some(&mut env.result),
+            "error" => Some(&mut env.error),
+            // Other members are ignored, as serde's reading ignores them.
+            _ => None,
+        };
+        if let Some(slot) = slot {
+            if slot.is_some() {
+                return None;
+            }
+            *slot = Some(crate::json::valid_raw_ref(frame.get(i..value_end)?));
+        }
+        i = space(value_end);
+        match bytes.get(i)? {
+            b',' => i = space(i + 1),
+            b'}' => return Some(env),
+            _ => return None,
+        }
+    }
 }
 
 /// A member that is present, whatever its value (`null` included).
@@ -212,7 +275,14 @@ pub fn decode(frame: &[u8]) -> Result<Message, Box<DecodeError>> {
             Err(e) => parse_error(&e),
         });
     }
-    let env: Envelope<'_> = match serde_json::from_str(frame) {
+    // The fast reading first (every frame a peer sends is checked here);
+    // serde's reading decides what it leaves, and names the errors.
+    let scanned = if crate::json::is_valid(frame) {
+        scan_envelope(frame)
+    } else {
+        None
+    };
+    let env: Envelope<'_> = match scanned.map_or_else(|| serde_json::from_str(frame), Ok) {
         Ok(env) => env,
         Err(e) if e.is_data() => {
             // An object whose members do not fit (a duplicate member).
@@ -695,5 +765,52 @@ mod tests {
         let err = decode(deep.as_bytes()).unwrap_err();
         let echoed = serde_json::to_string(&err.error).expect("json");
         assert!(echoed.len() < 400, "{} bytes: {echoed}", echoed.len());
+    }
+
+    /// The scanner's reading of an envelope is serde's, member for member,
+    /// wherever it gives one (it leaves escaped names and duplicates to
+    /// serde).
+    #[test]
+    fn the_scanned_envelope_is_serdes() {
+        fn members<'a>(env: &Envelope<'a>) -> [Option<&'a str>; 6] {
+            [
+                env.jsonrpc,
+                env.id,
+                env.method,
+                env.params,
+                env.result,
+                env.error,
+            ]
+            .map(|m| m.map(RawValue::get))
+        }
+        let frames = [
+            r#"{}"#,
+            r#" { "jsonrpc" : "2.0" , "id" : 1 , "method" : "m" , "params" : { "a" : [ 1 , "x" ] } } "#,
+            r#"{"jsonrpc":"2.0","id":"s\"1","result":null,"error":null}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"m","params":null,"extra":{"id":2},"id2":3}"#,
+            r#"{"jsonrpc":"2.0","id":-1.5e3,"error":{"code":-32601,"message":"no"}}"#,
+            r#"{"x":1,"x":2,"result":true}"#,
+            r#"{"jsonrpc":"2.0","method":"n","params":[1,2,{"\u0041":"\n"}]}"#,
+            r#"{"id":1,"id":2}"#,
+            r#"{"\u0069d":1}"#,
+            r#"[1]"#,
+        ];
+        let mut scanned = 0;
+        for frame in frames {
+            assert!(crate::json::is_valid(frame), "{frame}");
+            let by_serde = serde_json::from_str::<Envelope<'_>>(frame);
+            match scan_envelope(frame) {
+                Some(env) => {
+                    scanned += 1;
+                    let by_serde = by_serde.expect("serde reads what the scanner reads");
+                    assert_eq!(members(&env), members(&by_serde), "{frame}");
+                }
+                None => assert!(
+                    frame.starts_with('[') || frame.contains('\\') || frame.contains(r#""id":2"#),
+                    "the scanner left {frame}"
+                ),
+            }
+        }
+        assert_eq!(scanned, 7);
     }
 }

@@ -141,7 +141,7 @@ impl Connection {
     /// not text: `Err`) answers `-32603` saying why.
     fn answer_text(&self, key: u64, result: Result<String, String>) -> bool {
         let answer = result
-            .and_then(|text| RawValue::from_string(text).map_err(|e| e.to_string()))
+            .and_then(|text| libacp_core::json::raw_from_string(text).map_err(|e| e.to_string()))
             .map_err(|e| {
                 libacp_core::RpcError::internal_error(format!(
                     "the handler's result is not JSON: {e}"
@@ -182,7 +182,7 @@ impl Connection {
 fn raw_params(params: Option<String>) -> Result<Option<Box<RawValue>>, AcpError> {
     params
         .map(|text| {
-            RawValue::from_string(text).map_err(|e| AcpError::InvalidParams {
+            libacp_core::json::raw_from_string(text).map_err(|e| AcpError::InvalidParams {
                 detail: format!("params are not JSON: {e}"),
             })
         })

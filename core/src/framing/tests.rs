@@ -325,21 +325,7 @@ fn the_buffer_of_a_frame_over_the_limit_is_released_after_it_was_skipped() {
     }
 }
 
-/// A deterministic xorshift generator for the randomized tests below.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % n as u64).expect("small")
-    }
-}
+use crate::test_rng::Rng;
 
 #[test]
 fn frames_do_not_depend_on_how_the_bytes_were_split() {

@@ -249,7 +249,7 @@ pub(crate) fn skip_string(bytes: &[u8], start: usize) -> Option<usize> {
 /// (escaped), given the block's backslashes; `carry` says whether the block
 /// starts escaped and is updated for the next one. (The carry-propagation
 /// method of simdjson's first stage.)
-fn escaped_bytes(backslashes: u64, carry: &mut u64) -> u64 {
+pub(super) fn escaped_bytes(backslashes: u64, carry: &mut u64) -> u64 {
     const EVEN: u64 = 0x5555_5555_5555_5555;
     const ODD: u64 = !EVEN;
     let starts = backslashes & !(backslashes << 1);
