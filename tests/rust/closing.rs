@@ -186,3 +186,42 @@ impl libacp_core::Handler for Keep {
             .push((req.cancellation, responder));
     }
 }
+
+/// The close is reported before the connection counts as terminated: a
+/// host that stops listening once it terminated (the host inbox queues
+/// `Closed` then and refuses what comes after) still hears it, however
+/// late the closing thread gets to its report (it is the last step of the
+/// close; under load that thread can be preempted while the writer, on
+/// another thread, finishes: the Python `closed` event was lost this way).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_closed_event_is_reported_before_the_connection_terminates() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use libacp_core::Event;
+
+    let heard = Arc::new(AtomicBool::new(false));
+    let events: libacp_core::EventHook = Arc::new({
+        let heard = Arc::clone(&heard);
+        move |event: &Event| {
+            if matches!(event, Event::Closed(_)) {
+                // A closing thread slow to report (preempted).
+                std::thread::sleep(Duration::from_millis(300));
+                heard.store(true, Ordering::SeqCst);
+            }
+        }
+    });
+    let options = ConnectionOptions {
+        events: Some(events),
+        ..ConnectionOptions::default()
+    };
+    let (conn, _peer) = connect_raw(FnHandler::new(), options);
+    let peer = conn.peer();
+    let closing = tokio::spawn(async move { conn.close().await });
+    within("terminated", peer.terminated()).await;
+    assert!(
+        heard.load(Ordering::SeqCst),
+        "the connection terminated before its close was reported"
+    );
+    within("close", closing).await.expect("the close task");
+}

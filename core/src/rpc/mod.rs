@@ -910,6 +910,16 @@ impl Connection {
             if let Some(process) = process {
                 process.shutdown().await;
             }
+            // The writer ends only after `shutdown` began (it alone closes
+            // the outbox, and a failed write calls it), which reports the
+            // close last: wait for that report, so nothing the host hears
+            // after `terminated` is lost (the host inbox refuses events
+            // once it queued `Closed`).
+            let _ = finisher
+                .close_reported
+                .subscribe()
+                .wait_for(|reported| *reported)
+                .await;
             finisher.terminated.send_replace(true);
         });
         (

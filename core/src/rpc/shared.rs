@@ -279,6 +279,11 @@ pub(crate) struct Shared {
     reason: watch::Sender<Option<CloseReason>>,
     /// Set when the writer finished and the agent process (if any) is gone.
     pub(crate) terminated: watch::Sender<bool>,
+    /// Set once [`Event::Closed`] was reported (the last step of
+    /// [`Shared::shutdown`]): `terminated` waits for it, so a host that
+    /// stops listening once the connection terminated (the host inbox
+    /// queues `Closed` then and refuses what comes after) never misses it.
+    pub(crate) close_reported: watch::Sender<bool>,
     /// Stops the reader and the dispatcher.
     pub(crate) stop: CancellationToken,
     /// Aborts the writer, even mid-write (after `flush_timeout`).
@@ -312,6 +317,7 @@ impl Shared {
             next_id: AtomicI64::new(0),
             reason: watch::channel(None).0,
             terminated: watch::channel(false).0,
+            close_reported: watch::channel(false).0,
             stop: CancellationToken::new(),
             hard_stop: CancellationToken::new(),
             input_finished: std::sync::atomic::AtomicBool::new(false),
@@ -509,6 +515,7 @@ impl Shared {
             hard_stop.cancel();
         });
         self.event(Event::Closed(reason));
+        self.close_reported.send_replace(true);
     }
 }
 
