@@ -163,61 +163,29 @@ struct Envelope<'a> {
 /// where that takes serde's own reading: not an object, a member name with
 /// an escape, a member of the envelope written twice (serde refuses it).
 fn scan_envelope(frame: &str) -> Option<Envelope<'_>> {
-    use crate::json::scan::{skip_string, skip_value};
-    let bytes = frame.as_bytes();
-    let space = |mut i: usize| {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(i) {
-            i += 1;
-        }
-        i
-    };
     let mut env = Envelope::default();
-    let mut i = space(0);
-    if bytes.get(i) != Some(&b'{') {
-        return None;
-    }
-    i = space(i + 1);
-    if bytes.get(i) == Some(&b'}') {
-        return Some(env);
-    }
-    loop {
-        if bytes.get(i) != Some(&b'"') {
-            return None;
-        }
-        let end = skip_string(bytes, i + 1)?;
-        let name = frame.get(i + 1..end - 1)?;
+    crate::json::scan::each_member(frame, |name, value| {
+        let name = name.strip_prefix('"')?.strip_suffix('"')?;
         if name.contains('\\') {
             return None;
         }
-        i = space(end);
-        if bytes.get(i) != Some(&b':') {
+        let slot = match name {
+            "jsonrpc" => &mut env.jsonrpc,
+            "id" => &mut env.id,
+            "method" => &mut env.method,
+            "params" => &mut env.params,
+            "result" => &mut env.result,
+            "error" => &mut env.error,
+            // Other members are ignored, as serde's reading ignores them.
+            _ => return Some(()),
+        };
+        if slot.is_some() {
             return None;
         }
-        i = space(i + 1);
-        let value_end = skip_value(bytes, i)?;
-        let slot = match name {
-            "jsonrpc" => Some(&mut env.jsonrpc),
-            "id" => Some(&mut env.id),
-            "method" => Some(&mut env.method),
-            "params" => Some(&mut env.params),
-            "result" => Some(&mut env.result),
-            "error" => Some(&mut env.error),
-            // Other members are ignored, as serde's reading ignores them.
-            _ => None,
-        };
-        if let Some(slot) = slot {
-            if slot.is_some() {
-                return None;
-            }
-            *slot = Some(crate::json::valid_raw_ref(frame.get(i..value_end)?));
-        }
-        i = space(value_end);
-        match bytes.get(i)? {
-            b',' => i = space(i + 1),
-            b'}' => return Some(env),
-            _ => return None,
-        }
-    }
+        *slot = Some(crate::json::valid_raw_ref(value));
+        Some(())
+    })?;
+    Some(env)
 }
 
 /// A member that is present, whatever its value (`null` included).

@@ -46,6 +46,26 @@ pub(crate) fn sparse<S: Select>(text: &str, select: S) -> Option<Value> {
     walker.value(select).filter(|_| walker.peek().is_none())
 }
 
+/// Calls `each` with the raw text of each member name (quotes included)
+/// and of its value, in order, for `text` (valid JSON: a [`RawValue`]'s)
+/// that is an object; `None` if it is not one or `each` says stop. Nothing
+/// is unescaped or parsed.
+///
+/// [`RawValue`]: serde_json::value::RawValue
+pub(crate) fn each_member<'a>(
+    text: &'a str,
+    mut each: impl FnMut(&'a str, &'a str) -> Option<()>,
+) -> Option<()> {
+    let mut walker = Walker { text, pos: 0 };
+    let object = walker.each_in(b'{', b'}', |walker| {
+        let name = walker.raw()?;
+        walker.eat(b':')?;
+        let value = walker.raw()?;
+        each(name, value)
+    })?;
+    (object && walker.peek().is_none()).then_some(())
+}
+
 /// Walks the text for [`sparse`].
 struct Walker<'a> {
     text: &'a str,
