@@ -14,8 +14,22 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+summary=$(mktemp)
+trap 'rm -f "$log" "$summary"' EXIT
 status=0
+
+# note_stage NAME PASSED FAILED SECONDS LOG: one line of the summary printed
+# at the end, and the lines of LOG that name what failed (at most 15), so
+# that the tail of the output (all a CI report may keep) says which test
+# failed and how long each stage took.
+failure_lines='^test .* \.\.\. FAILED|^error: test failed|^FAILED |^ERROR |^not ok |<<< (FAILURE|ERROR)!|Test Case .* failed|\*\*\*Failed|valgrind FAIL|: [1-9][0-9]* failed|^fuzz: .* FAILED|^FAIL '
+note_stage() {
+  local name=$1 p=$2 f=$3 secs=$4 stage_log=$5
+  printf '%-12s %5s passed, %3s failed, %5s s\n' "$name" "$p" "$f" "$secs" >>"$summary"
+  if [ "$f" -ne 0 ]; then
+    grep -aE "$failure_lines" "$stage_log" | grep -v ' 0 failed' | head -n 15 | sed 's/^/    /' >>"$summary"
+  fi
+}
 
 echo "== Installing the pinned official SDKs the interop tests run against"
 if ! ./scripts/setup-interop.sh; then
@@ -30,6 +44,7 @@ if ! ./scripts/setup-lb.sh; then
 fi
 
 echo "== Rust: unit, integration, scenario and interop tests (cargo test --workspace)"
+rust_start=$SECONDS
 cargo test --locked --workspace --no-fail-fast 2>&1 | tee "$log" || status=1
 
 echo "== C/C++ examples: install-ffi.sh, find_package, the examples against official SDK peers"
@@ -46,6 +61,7 @@ if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
   # A build error or a crashed test binary: count it as a failure.
   failed=1
 fi
+note_stage "Rust + C ex" "$passed" "$failed" $((SECONDS - rust_start)) "$log"
 
 # stage TITLE PREFIX COMMAND...: runs one language's suite, which ends with
 # "PREFIX: N passed, M failed", and folds those counts into the totals. A
@@ -55,17 +71,18 @@ stage() {
   local title=$1 prefix=$2
   shift 2
   echo "== $title"
-  local stage_log s_status s_passed s_failed
+  local stage_log s_status s_passed s_failed s_start=$SECONDS
   stage_log=$(mktemp)
   "$@" 2>&1 | tee "$stage_log"
   s_status=${PIPESTATUS[0]}
   read -r s_passed s_failed < <(sed -n "s/^$prefix: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p" "$stage_log" | tail -n 1)
-  rm -f "$stage_log"
   s_passed=${s_passed:-0}
   s_failed=${s_failed:-0}
   if [ "$s_status" -ne 0 ] && [ "$s_failed" -eq 0 ]; then
     s_failed=1
   fi
+  note_stage "$prefix" "$s_passed" "$s_failed" $((SECONDS - s_start)) "$stage_log"
+  rm -f "$stage_log"
   if [ "$s_status" -ne 0 ]; then
     status=1
     # A build that dies of a full disk says so far above; say it here too.
@@ -107,5 +124,7 @@ stage "Fuzzing: every cargo-fuzz target for a minute (scripts/test-fuzz.sh)" \
   fuzz ./scripts/test-fuzz.sh
 
 echo
+echo "== summary: each stage's counts and time, and the lines naming what failed"
+cat "$summary"
 echo "${passed} passed, ${failed} failed"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]
