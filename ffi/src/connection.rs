@@ -229,6 +229,8 @@ fn start_dispatch(
     let spawned = std::thread::Builder::new()
         .name("libacp-dispatch".into())
         .spawn(move || {
+            // The host's signals go to the host's threads (core::host::runtime).
+            libacp_core::host::block_signals();
             start.wait();
             // Final once `start` is rung (see `acp_connection`).
             let ud = UserData(user_data.load(Ordering::Acquire));

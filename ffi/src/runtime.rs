@@ -9,7 +9,8 @@ static RUNTIME: ProcessRuntime = ProcessRuntime::new();
 
 /// The shared runtime (the core's [`ProcessRuntime`]: two workers, SIGPIPE
 /// blocked on them, since a C or C++ host usually keeps SIGPIPE's default
-/// action), or `None` if it could not be started.
+/// action, and the host's signals: SIGINT, SIGTERM, SIGHUP, SIGQUIT), or
+/// `None` if it could not be started.
 pub(crate) fn handle() -> Option<&'static tokio::runtime::Runtime> {
     RUNTIME.get(|_| {}).ok()
 }

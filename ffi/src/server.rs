@@ -206,7 +206,12 @@ pub unsafe extern "C" fn acp_server_new(
             // If the thread cannot start, `server` is dropped: closed.
             let thread = std::thread::Builder::new()
                 .name("libacp-server".into())
-                .spawn(move || handover.run(inbox))
+                .spawn(move || {
+                    // The host's signals go to the host's threads
+                    // (core::host::runtime).
+                    libacp_core::host::block_signals();
+                    handover.run(inbox);
+                })
                 .map_err(|e| {
                     acp_error::new(
                         acp_status::ACP_ERR_IO,

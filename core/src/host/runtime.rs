@@ -2,14 +2,26 @@
 //! started on first use, shared by every connection of that binding.
 //!
 //! [`ProcessRuntime::get`] builds it the same way for every binding: two
-//! worker threads named `libacp`, I/O and timers enabled, and SIGPIPE blocked
-//! on its threads. libacp's threads write to pipes and sockets whose reader
-//! may be gone (an agent that exited or closed its stdin); the write must
-//! fail with `EPIPE`, not kill the host. Rust programs ignore SIGPIPE at
-//! startup, but a C or C++ host usually keeps the default action
-//! (terminate), so libacp blocks it on its own threads only and leaves the
-//! host's disposition alone. (Spawned processes start with an empty signal
-//! mask: the standard library resets it in the child.)
+//! worker threads named `libacp`, I/O and timers enabled, and these signals
+//! blocked on its threads ([`block_signals`]):
+//!
+//! * **SIGPIPE**: libacp's threads write to pipes and sockets whose reader
+//!   may be gone (an agent that exited or closed its stdin); the write must
+//!   fail with `EPIPE`, not kill the host. Rust programs ignore SIGPIPE at
+//!   startup, but a C or C++ host usually keeps the default action
+//!   (terminate), so libacp blocks it on its own threads only and leaves the
+//!   host's disposition alone.
+//! * **SIGINT, SIGTERM, SIGHUP, SIGQUIT**: the signals sent to a process
+//!   (Ctrl+C, a service manager) are the host's. The kernel may hand such a
+//!   signal to any thread that does not block it: the host's handler would
+//!   then run on a libacp thread, and Python only notes it there for its
+//!   main thread, which an idle asyncio loop (`asyncio.run`'s Ctrl+C
+//!   handler sets no wake-up descriptor) does not notice. Blocked here, they
+//!   always reach a host thread, and a host that waits for them with
+//!   `sigwait` in a thread of its own gets them there.
+//!
+//! (Spawned processes start with an empty signal mask: the standard library
+//! resets it in the child.)
 
 use std::sync::OnceLock;
 
@@ -46,7 +58,7 @@ impl ProcessRuntime {
                 builder
                     .worker_threads(2)
                     .thread_name("libacp")
-                    .on_thread_start(block_sigpipe)
+                    .on_thread_start(block_signals)
                     .enable_all();
                 configure(&mut builder);
                 builder
@@ -58,14 +70,28 @@ impl ProcessRuntime {
     }
 }
 
-/// Blocks SIGPIPE on the calling thread (see the module docs).
-fn block_sigpipe() {
+/// The signals libacp's threads block (see the module docs).
+pub const BLOCKED_SIGNALS: [libc::c_int; 5] = [
+    libc::SIGPIPE,
+    libc::SIGINT,
+    libc::SIGTERM,
+    libc::SIGHUP,
+    libc::SIGQUIT,
+];
+
+/// Blocks [`BLOCKED_SIGNALS`] on the calling thread: the first thing every
+/// thread libacp starts does (the runtime's, and a binding's own threads),
+/// so that the host's signals reach the host's threads (see the module
+/// docs). Never call it on a host thread.
+pub fn block_signals() {
     // SAFETY: plain libc calls on a local, initialized signal set; they only
     // change this thread's signal mask.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&raw mut set);
-        libc::sigaddset(&raw mut set, libc::SIGPIPE);
+        for signal in BLOCKED_SIGNALS {
+            libc::sigaddset(&raw mut set, signal);
+        }
         libc::pthread_sigmask(libc::SIG_BLOCK, &raw const set, std::ptr::null_mut());
     }
 }
@@ -75,7 +101,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn started_once_with_blocked_sigpipe() {
+    fn started_once_with_the_host_signals_blocked() {
         static RT: ProcessRuntime = ProcessRuntime::new();
         let rt = RT.get(|_| {}).expect("runtime");
         let again = RT.get(|_| panic!("configured twice")).expect("runtime");
@@ -86,7 +112,7 @@ mod tests {
                 let blocked = unsafe {
                     let mut set: libc::sigset_t = std::mem::zeroed();
                     libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &raw mut set);
-                    libc::sigismember(&raw const set, libc::SIGPIPE) == 1
+                    BLOCKED_SIGNALS.map(|s| libc::sigismember(&raw const set, s) == 1)
                 };
                 (std::thread::current().name().map(str::to_owned), blocked)
             })
@@ -94,6 +120,6 @@ mod tests {
             .expect("task")
         });
         assert_eq!(name.as_deref(), Some("libacp"));
-        assert!(blocked);
+        assert_eq!(blocked, [true; 5]);
     }
 }
