@@ -43,14 +43,22 @@ def test_the_readme_quickstarts_are_the_examples():
 
 
 def test_the_remote_quickstart_runs_as_documented():
-    env = dict(os.environ, ACP_TOKEN="s3cret")
-    server = subprocess.Popen(
-        [sys.executable, str(EXAMPLES / "remote_server.py"), "127.0.0.1:0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    env = dict(os.environ, ACP_TOKEN="s3cret", PYTHONFAULTHANDLER="1")
+    # Started as a terminal starts it, with Ctrl+C's default action: a test
+    # run started in the background without job control (`make test &` in a
+    # script) ignores SIGINT, and a child inherits an ignored signal (a
+    # handler resets to the default on exec).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        server = subprocess.Popen(
+            [sys.executable, str(EXAMPLES / "remote_server.py"), "127.0.0.1:0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
     try:
         line = server.stdout.readline()  # "serving ws://... and http://..."
         assert line.startswith("serving ws://127.0.0.1:"), line + server.stderr.read()
@@ -77,7 +85,14 @@ def test_the_remote_quickstart_runs_as_documented():
         )
         assert out.returncode == 1 and "unauthorized" in out.stderr, out.stderr
         server.send_signal(signal.SIGINT)  # Ctrl+C: a graceful shutdown
-        assert server.wait(timeout=60) == 0, server.stderr.read()
+        try:
+            code = server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            # PYTHONFAULTHANDLER: SIGABRT prints every thread's stack.
+            server.send_signal(signal.SIGABRT)
+            server.wait(timeout=60)
+            raise AssertionError(f"Ctrl+C did not stop the server: {server.stderr.read()}")
+        assert code == 0, server.stderr.read()
     finally:
         if server.poll() is None:
             server.kill()
