@@ -95,20 +95,19 @@ if [ "${VALGRIND:-1}" != "0" ]; then
   export ACP_TEST_TIME_SCALE=10
   # Lets a test tell valgrind artifacts from libacp bugs (see basics.c).
   export ACP_UNDER_VALGRIND=1
-  vg_log=$(mktemp)
-  run_vg() { # NAME COMMAND...: one valgrind run, counted
-    local name=$1
+  # Two runs at a time (valgrind runs a process on one core at a time): each
+  # writes its output and exit code to vg_dir/K.{log,rc}; they are reported
+  # and counted in order once all ended.
+  vg_dir=$(mktemp -d)
+  vg_names=()
+  run_vg() { # NAME COMMAND...: one valgrind run, started in the background
+    local k=${#vg_names[@]}
+    vg_names+=("$1")
     shift
-    if "$@" >"$vg_log" 2>&1; then
-      passed=$((passed + 1))
-      echo "valgrind ok   $name"
-    else
-      local rc=$?
-      failed=$((failed + 1))
-      failures+=("valgrind: $name (exit $rc)")
-      echo "valgrind FAIL $name (exit $rc; 99 = memcheck errors)"
-      sed 's/^/    /' "$vg_log"
-    fi
+    while [ "$(jobs -rp | wc -l)" -ge 2 ]; do
+      wait -n
+    done
+    ("$@" >"$vg_dir/$k.log" 2>&1; echo $? >"$vg_dir/$k.rc") &
   }
   for t in $("$build/acp_c_tests" --list); do
     run_vg "c.$t" "${vg[@]}" "$build/acp_c_tests" "$t"
@@ -127,7 +126,22 @@ if [ "${VALGRIND:-1}" != "0" ]; then
     grep -q "ERROR SUMMARY: 0 errors" "$3" || { cat "$3"; exit 99; }' \
     sh "$profile/libacp-interop-client" "$repo/tests/c/valgrind.supp" "$agent_vg" \
     "$build/acp_c_interop_agent"
-  rm -f "$vg_log" "$agent_vg"
+  wait
+  for k in "${!vg_names[@]}"; do
+    name=${vg_names[$k]}
+    rc=$(cat "$vg_dir/$k.rc" 2>/dev/null || echo "none")
+    if [ "$rc" = 0 ]; then
+      passed=$((passed + 1))
+      echo "valgrind ok   $name"
+    else
+      failed=$((failed + 1))
+      failures+=("valgrind: $name (exit $rc)")
+      echo "valgrind FAIL $name (exit $rc; 99 = memcheck errors)"
+      sed 's/^/    /' "$vg_dir/$k.log"
+    fi
+  done
+  rm -rf "$vg_dir"
+  rm -f "$agent_vg"
 fi
 
 if [ "${SANITIZE:-1}" != "0" ]; then
