@@ -63,13 +63,15 @@ PY
   fi
 
   # The Node binding's native module, a release build (scripts/install.js
-  # builds it with cargo and strips it), when its sources or the core's changed.
-  stamp=$( (git ls-files -s bindings/node/src core; git diff HEAD -- bindings/node/src core) | sha1sum | cut -c1-40)
+  # builds it with cargo and strips it; `npm run build:native` in
+  # bindings/node, as scripts/test-node.sh does, makes the same), when a
+  # source of it or of the core is newer than the module.
   module=$(ls bindings/node/libacp.*.node 2>/dev/null | head -n 1 || true)
-  if [ -z "$module" ] || [ "$(cat bench/node/.libacp-stamp 2>/dev/null)" != "$stamp" ]; then
+  if [ -z "$module" ] ||
+     [ -n "$(find bindings/node/src bindings/node/Cargo.toml core/src core/Cargo.toml Cargo.lock \
+       -newer "$module" -print -quit)" ]; then
     say "building libacp's Node binding (bindings/node/scripts/install.js --rebuild, a release build)"
     nice -n 10 node bindings/node/scripts/install.js --rebuild >&2
-    echo "$stamp" > bench/node/.libacp-stamp
   fi
   if [ ! -e bench/node/node_modules/libacp ]; then
     say "linking libacp's Node binding into bench/node (npm ci)"
