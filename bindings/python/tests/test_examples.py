@@ -91,7 +91,9 @@ def test_the_remote_quickstart_runs_as_documented():
             # PYTHONFAULTHANDLER: SIGABRT prints every thread's stack.
             server.send_signal(signal.SIGABRT)
             server.wait(timeout=60)
-            raise AssertionError(f"Ctrl+C did not stop the server: {server.stderr.read()}")
+            raise AssertionError(
+                f"Ctrl+C did not stop the server: {server.stderr.read()}"
+            ) from None
         assert code == 0, server.stderr.read()
     finally:
         if server.poll() is None:
