@@ -22,7 +22,7 @@ status=0
 # at the end, and the lines of LOG that name what failed (at most 15), so
 # that the tail of the output (all a CI report may keep) says which test
 # failed and how long each stage took.
-failure_lines='^test .* \.\.\. FAILED|^error: test failed|^FAILED |^ERROR |^not ok |<<< (FAILURE|ERROR)!|Test Case .* failed|\*\*\*Failed|valgrind FAIL|: [1-9][0-9]* failed|^fuzz: .* FAILED|^FAIL '
+failure_lines='^test .* \.\.\. FAILED|^error: test failed|^FAILED[ :]|^ERROR |^not ok |<<< (FAILURE|ERROR)!|Test Case .* failed|\*\*\*Failed|valgrind FAIL|: [1-9][0-9]* failed|^fuzz: .* FAILED|^FAIL '
 note_stage() {
   local name=$1 p=$2 f=$3 secs=$4 stage_log=$5
   printf '%-12s %5s passed, %3s failed, %5s s\n' "$name" "$p" "$f" "$secs" >>"$summary"
