@@ -40,7 +40,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::value::RawValue;
 
 pub use inbox::{Delivery, HookLane, HostRequest, Inbox, Pending, Wake};
-pub use runtime::{BLOCKED_SIGNALS, ProcessRuntime, block_signals};
+pub use runtime::{ProcessRuntime, block_signals};
 pub use thread::{Bell, HostThread};
 
 use crate::error::{CallError, ConnectionError};

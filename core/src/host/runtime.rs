@@ -71,7 +71,7 @@ impl ProcessRuntime {
 }
 
 /// The signals libacp's threads block (see the module docs).
-pub const BLOCKED_SIGNALS: [libc::c_int; 5] = [
+const BLOCKED_SIGNALS: [libc::c_int; 5] = [
     libc::SIGPIPE,
     libc::SIGINT,
     libc::SIGTERM,
@@ -79,10 +79,10 @@ pub const BLOCKED_SIGNALS: [libc::c_int; 5] = [
     libc::SIGQUIT,
 ];
 
-/// Blocks [`BLOCKED_SIGNALS`] on the calling thread: the first thing every
-/// thread libacp starts does (the runtime's, and a binding's own threads),
-/// so that the host's signals reach the host's threads (see the module
-/// docs). Never call it on a host thread.
+/// Blocks SIGPIPE, SIGINT, SIGTERM, SIGHUP and SIGQUIT on the calling
+/// thread: the first thing every thread libacp starts does (the runtime's,
+/// and a binding's own threads), so that the host's signals reach the
+/// host's threads (see the module docs). Never call it on a host thread.
 pub fn block_signals() {
     // SAFETY: plain libc calls on a local, initialized signal set; they only
     // change this thread's signal mask.
