@@ -12,7 +12,7 @@ static RUNTIME: ProcessRuntime = ProcessRuntime::new();
 /// action, and the host's signals: SIGINT, SIGTERM, SIGHUP, SIGQUIT), or
 /// `None` if it could not be started.
 pub(crate) fn handle() -> Option<&'static tokio::runtime::Runtime> {
-    RUNTIME.get(|_| {}).ok()
+    RUNTIME.get().ok()
 }
 
 thread_local! {

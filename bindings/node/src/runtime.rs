@@ -9,5 +9,5 @@ static RUNTIME: ProcessRuntime = ProcessRuntime::new();
 
 /// The runtime's handle, or why it could not start.
 pub(crate) fn handle() -> Result<&'static tokio::runtime::Handle, String> {
-    RUNTIME.get(|_| {}).map(tokio::runtime::Runtime::handle)
+    RUNTIME.get().map(tokio::runtime::Runtime::handle)
 }

@@ -24,15 +24,15 @@ use crate::inbox::PyInbox;
 use crate::interpreter::attach_alive;
 
 /// The runtime, or why it could not be started.
-static RUNTIME: libacp_core::host::ProcessRuntime = libacp_core::host::ProcessRuntime::new();
+/// Its threads forget their interpreter state as they end.
+static RUNTIME: libacp_core::host::ProcessRuntime =
+    libacp_core::host::ProcessRuntime::with_thread_stop(crate::interpreter::forget_thread_state);
 
 /// libacp's runtime (started on first use). Fails only if the OS refuses
 /// its threads or its I/O driver.
 pub(crate) fn runtime() -> PyResult<&'static tokio::runtime::Runtime> {
     RUNTIME
-        .get(|builder| {
-            builder.on_thread_stop(crate::interpreter::forget_thread_state);
-        })
+        .get()
         .map_err(pyo3::exceptions::PyRuntimeError::new_err)
 }
 

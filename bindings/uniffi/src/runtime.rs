@@ -21,9 +21,20 @@ static RUNTIME: ProcessRuntime = ProcessRuntime::new();
 /// The runtime's handle, or why it could not start.
 pub(crate) fn handle() -> Result<&'static tokio::runtime::Handle, AcpError> {
     RUNTIME
-        .get(|_| {})
+        .get()
         .map(tokio::runtime::Runtime::handle)
         .map_err(|detail| AcpError::Internal { detail })
+}
+
+/// How many threads libacp's runtime has now (its two workers and the
+/// blocking pool's threads, which end after 10 s idle; 0 before the first
+/// connection). A diagnostic for leak checks: counting the process's
+/// threads named `libacp` also counts threads a host's pool started from a
+/// libacp thread, which inherit that name (Swift's Dispatch workers, since
+/// handlers run on the thread that delivered their request).
+#[uniffi::export]
+pub fn runtime_threads() -> u32 {
+    u32::try_from(RUNTIME.threads()).unwrap_or(u32::MAX)
 }
 
 /// A future polled with libacp's runtime entered (see the module docs).

@@ -24,6 +24,7 @@
 //! resets it in the child.)
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::runtime::{Builder, Runtime};
 
@@ -31,6 +32,10 @@ use tokio::runtime::{Builder, Runtime};
 #[derive(Debug)]
 pub struct ProcessRuntime {
     cell: OnceLock<Result<Runtime, String>>,
+    /// The binding's hook run on each of the runtime's threads as it ends.
+    on_thread_stop: Option<fn()>,
+    /// The runtime's threads alive now (workers and blocking pool).
+    threads: AtomicUsize,
 }
 
 impl Default for ProcessRuntime {
@@ -44,29 +49,56 @@ impl ProcessRuntime {
     pub const fn new() -> Self {
         Self {
             cell: OnceLock::new(),
+            on_thread_stop: None,
+            threads: AtomicUsize::new(0),
+        }
+    }
+
+    /// A runtime not started yet whose threads each run `hook` as they end
+    /// (Python forgets the thread's interpreter state there).
+    pub const fn with_thread_stop(hook: fn()) -> Self {
+        Self {
+            cell: OnceLock::new(),
+            on_thread_stop: Some(hook),
+            threads: AtomicUsize::new(0),
         }
     }
 
     /// The runtime, started on the first call with libacp's settings (see
-    /// the module docs) and then `configure` (a binding's own hooks, such as
-    /// `on_thread_stop`); later calls return the same runtime, or the same
+    /// the module docs); later calls return the same runtime, or the same
     /// error: why the OS refused its threads or its I/O driver.
-    pub fn get(&self, configure: impl FnOnce(&mut Builder)) -> Result<&Runtime, String> {
+    pub fn get(&'static self) -> Result<&'static Runtime, String> {
         self.cell
             .get_or_init(|| {
-                let mut builder = Builder::new_multi_thread();
-                builder
+                Builder::new_multi_thread()
                     .worker_threads(2)
                     .thread_name("libacp")
-                    .on_thread_start(block_signals)
-                    .enable_all();
-                configure(&mut builder);
-                builder
+                    .on_thread_start(|| {
+                        block_signals();
+                        self.threads.fetch_add(1, Ordering::Relaxed);
+                    })
+                    .on_thread_stop(|| {
+                        if let Some(hook) = self.on_thread_stop {
+                            hook();
+                        }
+                        self.threads.fetch_sub(1, Ordering::Relaxed);
+                    })
+                    .enable_all()
                     .build()
                     .map_err(|e| format!("libacp could not start its runtime: {e}"))
             })
             .as_ref()
             .map_err(Clone::clone)
+    }
+
+    /// How many threads the runtime has now: its workers and the blocking
+    /// pool's threads (which end after 10 s idle); 0 before it started. A
+    /// diagnostic for leak checks: the OS's view (`/proc/self/task/*/comm`
+    /// named `libacp`) also counts threads a host's thread pool started from
+    /// a libacp thread, which inherit its name (Swift's Dispatch workers,
+    /// when a handler runs on the thread that delivered its request).
+    pub fn threads(&self) -> usize {
+        self.threads.load(Ordering::Relaxed)
     }
 }
 
@@ -103,8 +135,9 @@ mod tests {
     #[test]
     fn started_once_with_the_host_signals_blocked() {
         static RT: ProcessRuntime = ProcessRuntime::new();
-        let rt = RT.get(|_| {}).expect("runtime");
-        let again = RT.get(|_| panic!("configured twice")).expect("runtime");
+        assert_eq!(RT.threads(), 0);
+        let rt = RT.get().expect("runtime");
+        let again = RT.get().expect("runtime");
         assert!(std::ptr::eq(rt, again));
         let (name, blocked) = rt.block_on(async {
             tokio::spawn(async {
@@ -121,5 +154,38 @@ mod tests {
         });
         assert_eq!(name.as_deref(), Some("libacp"));
         assert_eq!(blocked, [true; 5]);
+    }
+
+    /// Polls `ok` for up to 60 s (a hang detector: threads start and end
+    /// asynchronously).
+    fn eventually(what: &str, ok: impl Fn() -> bool) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !ok() {
+            assert!(std::time::Instant::now() < deadline, "{what}");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn counts_its_threads_and_runs_the_stop_hook() {
+        static STOPPED: AtomicUsize = AtomicUsize::new(0);
+        fn stopped() {
+            STOPPED.fetch_add(1, Ordering::Relaxed);
+        }
+        static RT: ProcessRuntime = ProcessRuntime::with_thread_stop(stopped);
+        let rt = RT.get().expect("runtime");
+        eventually("the two workers are counted", || RT.threads() == 2);
+        // A blocking thread is counted while it lives...
+        let during = rt.block_on(async {
+            tokio::task::spawn_blocking(|| RT.threads())
+                .await
+                .expect("blocking")
+        });
+        assert_eq!(during, 3);
+        // ...and uncounted, its stop hook run, when it ends (after tokio's
+        // 10 s keep-alive).
+        eventually("the blocking thread ends", || {
+            RT.threads() == 2 && STOPPED.load(Ordering::Relaxed) == 1
+        });
     }
 }

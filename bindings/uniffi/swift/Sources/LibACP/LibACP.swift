@@ -5089,6 +5089,20 @@ public func remoteServe(listen: String, factory: RemoteAgentFactory, options: Co
             errorHandler: FfiConverterTypeAcpError_lift
         )
 }
+/**
+ * How many threads libacp's runtime has now (its two workers and the
+ * blocking pool's threads, which end after 10 s idle; 0 before the first
+ * connection). A diagnostic for leak checks: counting the process's
+ * threads named `libacp` also counts threads a host's pool started from a
+ * libacp thread, which inherit that name (Swift's Dispatch workers, since
+ * handlers run on the thread that delivered their request).
+ */
+public func runtimeThreads() -> UInt32  {
+    return try!  FfiConverterUInt32.lift(try! rustCall() {
+    uniffi_acp_uniffi_fn_func_runtime_threads($0
+    )
+})
+}
 
 private enum InitializationResult {
     case ok
@@ -5118,6 +5132,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_func_remote_serve() != 22824) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_acp_uniffi_checksum_func_runtime_threads() != 10636) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_acp_uniffi_checksum_method_callcanceller_cancel() != 3343) {

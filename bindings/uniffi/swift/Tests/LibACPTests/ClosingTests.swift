@@ -47,15 +47,13 @@ final class ClosingTests: XCTestCase {
         }
     }
 
-    /// libacp's threads in this process (Linux: /proc/self/task/*/comm). Its
-    /// runtime names every thread it starts `libacp`; Swift's and Dispatch's
-    /// own pools grow and shrink on their own and are not counted.
+    /// libacp's threads in this process, as its runtime counts them
+    /// (`runtimeThreads()`). Not the threads named `libacp` in
+    /// /proc/self/task: a Dispatch worker started from a libacp thread (a
+    /// handler runs on the thread that delivered its request) inherits the
+    /// name, and Dispatch's pool grows and shrinks on its own.
     private func libacpThreads() -> Int {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.filter { task in
-            let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
-            return comm?.hasPrefix("libacp") ?? false
-        }.count
+        Int(runtimeThreads())
     }
 
     func testASpawnedAgentIsGoneAfterShutdownAndNoThreadIsLeftPerConnection() async throws {

@@ -363,12 +363,12 @@ final class FaultsTests: XCTestCase {
     /// descriptors and threads are released asynchronously as tasks end, and
     /// tokio keeps an idle blocking thread for 10 s).
     ///
-    /// Threads: only libacp's are counted, from /proc/self/task/STAR/comm
-    /// (STAR meaning every task), as ClosingTests does: libacp's runtime
-    /// names every thread it starts (workers and blocking pool) `libacp`.
-    /// Swift's cooperative pool and Dispatch's worker threads grow and
-    /// shrink on their own and say nothing about libacp. All threads are
-    /// printed for the record.
+    /// Threads: only libacp's are counted, as its runtime counts them
+    /// (`runtimeThreads()`: workers and blocking pool), as ClosingTests
+    /// does. Not the threads named `libacp` in /proc/self/task: a Dispatch
+    /// worker started from a libacp thread inherits that name, and Swift's
+    /// cooperative pool and Dispatch's workers grow and shrink on their own.
+    /// All threads are printed for the record.
     func testFaultsFailPendingCallsPromptlyAndLeakNothing() async throws {
         let outcome = await Scenarios.within(600) { () -> Result<Void, Error> in
             do {
@@ -420,12 +420,9 @@ final class FaultsTests: XCTestCase {
         (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
     }
 
-    /// libacp's threads in this process (their `comm` starts with `libacp`).
+    /// libacp's threads in this process (its runtime's count).
     private static func libacpThreads() -> Int {
-        entries("/proc/self/task").filter { task in
-            let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
-            return comm?.hasPrefix("libacp") ?? false
-        }.count
+        Int(runtimeThreads())
     }
 
     /// This process's children (zombies included): /proc/PID/stat whose ppid is this process.

@@ -688,6 +688,12 @@ uint64_t uniffi_acp_uniffi_fn_func_remote_connect(RustBuffer url, uint64_t handl
 uint64_t uniffi_acp_uniffi_fn_func_remote_serve(RustBuffer listen, uint64_t factory, RustBuffer options
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FUNC_RUNTIME_THREADS
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_FN_FUNC_RUNTIME_THREADS
+uint32_t uniffi_acp_uniffi_fn_func_runtime_threads(RustCallStatus *_Nonnull out_status
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_FFI_ACP_UNIFFI_RUSTBUFFER_ALLOC
 #define UNIFFI_FFIDEF_FFI_ACP_UNIFFI_RUSTBUFFER_ALLOC
 RustBuffer ffi_acp_uniffi_rustbuffer_alloc(uint64_t size, RustCallStatus *_Nonnull out_status
@@ -975,6 +981,12 @@ uint16_t uniffi_acp_uniffi_checksum_func_remote_connect(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_FUNC_REMOTE_SERVE
 #define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_FUNC_REMOTE_SERVE
 uint16_t uniffi_acp_uniffi_checksum_func_remote_serve(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_FUNC_RUNTIME_THREADS
+#define UNIFFI_FFIDEF_UNIFFI_ACP_UNIFFI_CHECKSUM_FUNC_RUNTIME_THREADS
+uint16_t uniffi_acp_uniffi_checksum_func_runtime_threads(void
     
 );
 #endif

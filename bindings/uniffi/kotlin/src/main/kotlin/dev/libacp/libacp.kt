@@ -739,6 +739,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Short
     external fun uniffi_acp_uniffi_checksum_func_remote_serve(
     ): Short
+    external fun uniffi_acp_uniffi_checksum_func_runtime_threads(
+    ): Short
     external fun uniffi_acp_uniffi_checksum_method_callcanceller_cancel(
     ): Short
     external fun uniffi_acp_uniffi_checksum_method_callcanceller_is_cancelled(
@@ -1006,6 +1008,8 @@ external fun uniffi_acp_uniffi_fn_func_remote_connect(`url`: RustBuffer.ByValue,
 ): Long
 external fun uniffi_acp_uniffi_fn_func_remote_serve(`listen`: RustBuffer.ByValue,`factory`: Long,`options`: RustBuffer.ByValue,
 ): Long
+external fun uniffi_acp_uniffi_fn_func_runtime_threads(uniffi_out_err: UniffiRustCallStatus, 
+): Int
 external fun ffi_acp_uniffi_rustbuffer_alloc(`size`: Long,uniffi_out_err: UniffiRustCallStatus, 
 ): RustBuffer.ByValue
 external fun ffi_acp_uniffi_rustbuffer_from_bytes(`bytes`: ForeignBytes.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1138,6 +1142,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_func_remote_serve() != 22824.toShort()) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if (lib.uniffi_acp_uniffi_checksum_func_runtime_threads() != 10636.toShort()) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if (lib.uniffi_acp_uniffi_checksum_method_callcanceller_cancel() != 3343.toShort()) {
@@ -6918,5 +6925,23 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         AcpException.ErrorHandler,
     )
     }
+
+        /**
+         * How many threads libacp's runtime has now (its two workers and the
+         * blocking pool's threads, which end after 10 s idle; 0 before the first
+         * connection). A diagnostic for leak checks: counting the process's
+         * threads named `libacp` also counts threads a host's pool started from a
+         * libacp thread, which inherit that name (Swift's Dispatch workers, since
+         * handlers run on the thread that delivered their request).
+         */ fun `runtimeThreads`(): kotlin.UInt {
+            return FfiConverterUInt.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_acp_uniffi_fn_func_runtime_threads(
+    
+        _status)
+}
+    )
+    }
+    
 
 
