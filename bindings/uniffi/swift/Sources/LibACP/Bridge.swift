@@ -27,7 +27,9 @@ enum InNotification {
 /// The `HostHandler` libacp calls (from its threads).
 ///
 /// **Requests.** A request handler runs in its own `Task`, started by
-/// `onRequest` and answered with one call into libacp
+/// `onRequest` on the libacp thread that delivered it (DeliveryExecutor.swift:
+/// until it first suspends, and after each call outcome libacp delivers) and
+/// answered with one call into libacp
 /// (`Connection.respond`); the task is cancelled when the peer cancels the
 /// request (`$/cancel_request`, `session/cancel` for a prompt, the end of
 /// the peer's input), and then answers `-32800` (a prompt:
@@ -89,10 +91,16 @@ final class HostBridge: HostHandler, @unchecked Sendable {
     }
 
     func onRequest(request: IncomingRequest) throws {
+        Delivery.run { start(request) }
+    }
+
+    /// Starts the handler's task, on this libacp thread once `onRequest`
+    /// returns to `Delivery.run` (DeliveryExecutor.swift).
+    private func start(_ request: IncomingRequest) {
         let call = IncomingCall(request)
         let host = self.host
         lock.withLock { inflight[request.key] = call }
-        let work = Task {
+        let work = deliveryTask {
             let native = await self.connection()
             let outcome: Result<String, Error>
             do {
@@ -130,7 +138,9 @@ final class HostBridge: HostHandler, @unchecked Sendable {
 
     func onCancel(key: UInt64) throws {
         let call = lock.withLock { inflight[key] }
-        call?.cancel()
+        // The handler resumes here once cancel() returned (not inside its
+        // task's cancellation handlers).
+        Delivery.run { call?.cancel() }
     }
 
     /// Sends request `method` on `native` and waits for its outcome (see
@@ -182,7 +192,9 @@ final class HostBridge: HostHandler, @unchecked Sendable {
                 return pending.continuation != nil && calls[token] != nil
             }
             if started {
-                _ = native.abandonCall(token: token)
+                // A cancellation handler: the call's outcome must not resume
+                // the task in here (DeliveryExecutor.swift, `outside`).
+                Delivery.outside { _ = native.abandonCall(token: token) }
             }
         }
     }
@@ -198,12 +210,14 @@ final class HostBridge: HostHandler, @unchecked Sendable {
         continuation?.resume(with: outcome)
     }
 
+    // The caller resumes on this libacp thread when its task prefers
+    // DeliveryExecutor (a handler's task), on the global executor otherwise.
     func onCallResult(token: UInt64, result: String) throws {
-        finish(token, .success(result))
+        Delivery.run { finish(token, .success(result)) }
     }
 
     func onCallError(token: UInt64, error: AcpError) throws {
-        finish(token, .failure(error))
+        Delivery.run { finish(token, .failure(error)) }
     }
 
     func onStderr(line: String) throws {
