@@ -234,6 +234,16 @@ pub(crate) fn skip_value(bytes: &[u8], start: usize) -> Option<usize> {
     }
 }
 
+/// Whether `text` may hold a `\u` escape (an escaped backslash before a
+/// `u` counts too: a yes only means maybe). For prefilters that look for
+/// words in raw JSON text, which an escape could spell in disguise.
+pub(crate) fn may_hold_unicode_escape(text: &[u8]) -> bool {
+    /// Built once (building a searcher per call showed in `perf`).
+    static ESCAPE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\u"));
+    ESCAPE.find(text).is_some()
+}
+
 /// The index just past the closing quote of the string whose contents
 /// start at `bytes[start]` (just after its opening quote); `None` if the
 /// text ends first. See [`skip_value`].

@@ -24,12 +24,16 @@
 //! Rules of an unstable feature apply only while the feature is on (off,
 //! its members are opaque to the core, like any extension).
 
+use std::sync::LazyLock;
+
+use memchr::memmem;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::Role;
 use super::methods::Capability;
 use super::unstable::{Feature, Features};
+use crate::json::scan;
 
 /// Where in a message a rule looks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -394,6 +398,14 @@ impl PartialEq for PayloadRule {
 
 impl Eq for PayloadRule {}
 
+/// Whether `rule` applies to `part` of `method` sent by `sender`.
+fn selects(rule: &PayloadRule, sender: Role, method: &str, part: Part, features: Features) -> bool {
+    rule.sender == sender
+        && rule.part == part
+        && rule.methods.contains(&method)
+        && rule.feature.is_none_or(|f| features.has(f))
+}
+
 /// The rules that apply to `part` of `method` sent by `sender`.
 fn rules_for(
     sender: Role,
@@ -401,13 +413,32 @@ fn rules_for(
     part: Part,
     features: Features,
 ) -> impl Iterator<Item = &'static PayloadRule> + '_ {
-    RULES.iter().filter(move |r| {
-        r.sender == sender
-            && r.part == part
-            && r.methods.contains(&method)
-            && r.feature.is_none_or(|f| features.has(f))
-    })
+    RULES
+        .iter()
+        .filter(move |r| selects(r, sender, method, part, features))
 }
+
+/// What each rule of [`RULES`] (same index) looks for in raw text: its
+/// matcher's values as JSON strings, quotes included (`"notice"`), each
+/// with its searcher built once (building them per message was 2 % of each
+/// side's samples on a stream of updates: bench/README.md, W1). Empty for
+/// the matchers a word cannot tell ([`Member`], [`NonEmpty`]).
+static NEEDLES: LazyLock<Vec<Vec<memmem::Finder<'static>>>> = LazyLock::new(|| {
+    RULES
+        .iter()
+        .map(|rule| {
+            let words: Vec<&str> = match rule.matcher {
+                Update(tags) => tags.to_vec(),
+                Equals(_, v) | Item { value: v, .. } => vec![v],
+                Member(_) | NonEmpty(_) => Vec::new(),
+            };
+            words
+                .into_iter()
+                .map(|w| memmem::Finder::new(format!("\"{w}\"").as_bytes()).into_owned())
+                .collect()
+        })
+        .collect()
+});
 
 /// Whether any rule applies to `part` of `method` from `sender`.
 pub fn applies(sender: Role, method: &str, part: Part, features: Features) -> bool {
@@ -484,9 +515,10 @@ fn matches(matcher: Matcher, value: &Value) -> Vec<String> {
     }
 }
 
-/// The values a raw text must contain for any rule on it to match: a
-/// cheap test on the hot path (`session/update`), before any parse. A
-/// `\u` escape could spell any of them, so it counts as a yes.
+/// Whether any rule on `part` of `method` may match the raw text: a cheap
+/// test on the hot path (`session/update`), before any parse: the words a
+/// rule looks for, as JSON strings. A `\u` escape could spell any of them,
+/// so it counts as a yes.
 pub fn may_match(
     sender: Role,
     method: &str,
@@ -497,28 +529,20 @@ pub fn may_match(
 ) -> bool {
     let text = raw.get().as_bytes();
     let mut any = false;
-    for rule in rules_for(sender, method, part, features) {
-        if rule.capability.advertised_in(receiver_caps) {
+    for (rule, needles) in RULES.iter().zip(NEEDLES.iter()) {
+        if !selects(rule, sender, method, part, features)
+            || rule.capability.advertised_in(receiver_caps)
+        {
             continue;
         }
         any = true;
-        let needles: &[&str] = match rule.matcher {
-            Update(tags) => tags,
-            Equals(_, v) | Item { value: v, .. } => &[v][..],
-            Member(_) | NonEmpty(_) => return true,
-        };
-        if needles.iter().any(|n| contains_quoted(text, n.as_bytes())) {
+        if matches!(rule.matcher, Member(_) | NonEmpty(_))
+            || needles.iter().any(|n| n.find(text).is_some())
+        {
             return true;
         }
     }
-    any && memchr::memmem::find(text, b"\\u").is_some()
-}
-
-/// Whether `text` holds `word` as a whole JSON string (`"word"`), without
-/// allocating (this runs on every streamed update).
-fn contains_quoted(text: &[u8], word: &[u8]) -> bool {
-    memchr::memmem::find_iter(text, word)
-        .any(|at| at > 0 && text[at - 1] == b'"' && text.get(at + word.len()) == Some(&b'"'))
+    any && scan::may_hold_unicode_escape(text)
 }
 
 /// Removes what `breaches` found from `value` (the items of arrays; the

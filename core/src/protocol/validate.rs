@@ -20,7 +20,9 @@
 //! own decode is the only one.
 
 use std::fmt;
+use std::sync::LazyLock;
 
+use memchr::memmem;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -578,11 +580,17 @@ fn kind_of(rules: &[Rule], name: &str) -> Option<Kind> {
 /// path of streamed chunks skips the walk). Decided on the raw text, so any
 /// `\u` escape, which could spell a tag in disguise, counts as a yes.
 pub(crate) fn update_needs_check(raw: &RawValue) -> bool {
+    /// Built once: building a searcher per call was 2 % of a W1 client's
+    /// samples (`perf`, bench/README.md).
+    static TAGS: LazyLock<[memmem::Finder<'static>; 3]> = LazyLock::new(|| {
+        [
+            memmem::Finder::new(b"\"tool_call"),
+            memmem::Finder::new(b"\"notice\""),
+            memmem::Finder::new(b"\"compaction_"),
+        ]
+    });
     let text = raw.get().as_bytes();
-    memchr::memmem::find(text, b"\"tool_call").is_some()
-        || memchr::memmem::find(text, b"\"notice\"").is_some()
-        || memchr::memmem::find(text, b"\"compaction_").is_some()
-        || memchr::memmem::find(text, b"\\u").is_some()
+    TAGS.iter().any(|tag| tag.find(text).is_some()) || scan::may_hold_unicode_escape(text)
 }
 
 /// Parses `params` of `method` into the tree [`check`] and the protocol
