@@ -47,19 +47,19 @@ impl Default for ProcessRuntime {
 impl ProcessRuntime {
     /// A runtime not started yet.
     pub const fn new() -> Self {
-        Self {
-            cell: OnceLock::new(),
-            on_thread_stop: None,
-            threads: AtomicUsize::new(0),
-        }
+        Self::hooked(None)
     }
 
     /// A runtime not started yet whose threads each run `hook` as they end
     /// (Python forgets the thread's interpreter state there).
     pub const fn with_thread_stop(hook: fn()) -> Self {
+        Self::hooked(Some(hook))
+    }
+
+    const fn hooked(on_thread_stop: Option<fn()>) -> Self {
         Self {
             cell: OnceLock::new(),
-            on_thread_stop: Some(hook),
+            on_thread_stop,
             threads: AtomicUsize::new(0),
         }
     }

@@ -83,10 +83,7 @@ final class Delivery {
             return
         }
         let delivery = Delivery(inline: true)
-        // The key holds it unretained: keep it alive until the key is cleared.
-        withExtendedLifetime(delivery) {
-            pthread_setspecific(key, Unmanaged.passUnretained(delivery).toOpaque())
-            defer { pthread_setspecific(key, nil) }
+        delivery.installed {
             body()
             let executor = DeliveryExecutor.shared.asUnownedTaskExecutor()
             var next = 0
@@ -110,11 +107,15 @@ extension Delivery {
             body()
             return
         }
-        let marker = Delivery(inline: false)
+        Delivery(inline: false).installed(body)
+    }
+
+    /// Runs `body` with this as the thread's current delivery (`current`).
+    fileprivate func installed(_ body: () -> Void) {
         // The key holds it unretained: keep it alive until the key is cleared.
-        withExtendedLifetime(marker) {
-            pthread_setspecific(key, Unmanaged.passUnretained(marker).toOpaque())
-            defer { pthread_setspecific(key, nil) }
+        withExtendedLifetime(self) {
+            pthread_setspecific(Delivery.key, Unmanaged.passUnretained(self).toOpaque())
+            defer { pthread_setspecific(Delivery.key, nil) }
             body()
         }
     }
